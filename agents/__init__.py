@@ -1,0 +1,1 @@
+"""Built-in agents; each module is a plugin declared in the `arena` entry-point group."""

@@ -1,0 +1,191 @@
+"""The public contract between Arena and its plugins: games, states and agents.
+
+A game is metadata plus rules (`Game`), played through a small OpenSpiel-like `State`.
+An agent type is a class (`Agent`) that is made once per seat and match and answers `act`.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Sequence
+
+from arena.errors import ArenaError
+from arena.params import Param, format_value, validate_params
+
+#: `current_player` of a finished game.
+TERMINAL = -1
+
+Evaluation = Callable[["State", int], float]
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a game is, independent of its parameters.
+
+    `version` must change whenever the rules change: results never mix across versions.
+    """
+
+    id: str
+    version: str
+    name: str
+    min_players: int = 2
+    max_players: int = 2
+    params: tuple[Param, ...] = ()
+    perfect_information: bool = True
+    stochastic: bool = False
+    description: str = ""
+
+
+class State(ABC):
+    """A game position. Attribute `current_player` is the seat to act, or TERMINAL at the end.
+
+    Chance (shuffles, draws) comes only from a seeded RNG the state owns, so the same seed
+    gives the same match.
+    """
+
+    current_player: int
+
+    @abstractmethod
+    def legal_actions(self) -> list[int]:
+        """The legal action ids for `current_player`, in increasing order."""
+
+    @abstractmethod
+    def apply(self, action: int) -> None:
+        """Play `action` (assumed legal) for `current_player`."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool:
+        """True when the game is over."""
+
+    @abstractmethod
+    def returns(self) -> list[float]:
+        """One number per player; meaningful at the end (higher is better)."""
+
+    @abstractmethod
+    def clone(self) -> State:
+        """An independent copy: playing on it never changes this state."""
+
+    @abstractmethod
+    def action_to_string(self, action: int) -> str:
+        """A readable name of `action` in this position."""
+
+    def string_to_action(self, text: str) -> int:
+        """The legal action whose name is `text` (or the id written as a number)."""
+        for action in self.legal_actions():
+            if self.action_to_string(action) == text:
+                return action
+        try:
+            action = int(text)
+        except ValueError:
+            raise ArenaError(f"no legal action named {text!r}") from None
+        if action not in self.legal_actions():
+            raise ArenaError(f"action {action} is not legal here")
+        return action
+
+    @abstractmethod
+    def render(self) -> str:
+        """The position as text for people."""
+
+    def observation(self, player: int) -> Any:
+        """A numpy tensor of the position from `player`'s point of view, for learning agents."""
+        raise NotImplementedError(f"{type(self).__name__} offers no observation tensor")
+
+    def view(self, player: int) -> State:
+        """What `player` may see: a clone for perfect information; hidden parts redacted or re-sampled otherwise."""
+        return self.clone()
+
+
+class Game(ABC):
+    """A configured game: `info` plus validated `params`; makes initial states from seeds."""
+
+    info: ClassVar[GameInfo]
+
+    def __init__(self, **params: Any) -> None:
+        self.params: dict[str, Any] = validate_params(self.info.params, params, f"game '{self.info.id}'")
+
+    @property
+    def num_players(self) -> int:
+        """Seats in a match: the `players` parameter where the game has one, else its minimum."""
+        return int(self.params.get("players", self.info.min_players))
+
+    @property
+    @abstractmethod
+    def num_distinct_actions(self) -> int:
+        """Action ids lie in range(num_distinct_actions); may depend on the parameters."""
+
+    @abstractmethod
+    def new_initial_state(self, seed: int = 0) -> State:
+        """The start position of a match; all of its chance comes from `seed`."""
+
+    def max_game_length(self) -> int | None:
+        """An upper bound on the number of actions in a match, where one is known."""
+        return None
+
+    # Evaluations: optional knowledge that greedy and search agents use.
+
+    def heuristic(self, state: State, player: int) -> float:
+        """How good `state` is for `player` (higher is better); games without one raise NotImplementedError."""
+        raise NotImplementedError
+
+    def evaluations(self) -> dict[str, Evaluation]:
+        """Named evaluation functions; "heuristic" is the game's main one when it has one."""
+        if type(self).heuristic is Game.heuristic:
+            return {}
+        return {"heuristic": self.heuristic}
+
+    #: Names of the values `features` returns, for linear evaluators.
+    feature_names: ClassVar[tuple[str, ...]] = ()
+
+    def features(self, state: State, player: int) -> Sequence[float]:
+        """Named numeric features of `state` from `player`'s point of view."""
+        raise NotImplementedError(f"game '{self.info.id}' offers no features")
+
+    def label(self) -> str:
+        """The game id with its non-default parameters, as a spec."""
+        changed = [
+            f"{p.name}={format_value(self.params[p.name])}" for p in self.info.params if self.params[p.name] != p.default
+        ]
+        return self.info.id + (":" + ",".join(changed) if changed else "")
+
+
+@dataclass(frozen=True)
+class AgentInfo:
+    """What an agent type is; every agent also takes `seed` (mixed into its per-match RNG)."""
+
+    id: str
+    version: str = "1"
+    description: str = ""
+    params: tuple[Param, ...] = ()
+
+
+class Agent(ABC):
+    """A player. One instance is made per seat and match: `Agent(game, player, seed, **params)`.
+
+    `self.rng` is seeded from the match seed, the seat and the agent's `seed` parameter, so the
+    same tournament seed gives the same play.
+    """
+
+    info: ClassVar[AgentInfo]
+
+    def __init__(self, game: Game, player: int, seed: int, **params: Any) -> None:
+        self.game = game
+        self.player = player
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.params = params
+
+    @classmethod
+    def check_game(cls, game: Game, params: dict[str, Any]) -> None:
+        """Raise ArenaError if this agent cannot play `game`; called before a tournament starts."""
+
+    @abstractmethod
+    def act(self, state: State) -> int:
+        """Choose a legal action in `state`, this seat's view of the position."""
+
+    def reset(self) -> None:
+        """Forget anything kept from a previous match."""
+
+    def close(self) -> None:
+        """Release resources at the end of a match."""

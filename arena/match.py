@@ -1,0 +1,144 @@
+"""Playing one match: seats, seed, turn limit, time per move, and forfeits."""
+
+from __future__ import annotations
+
+import numbers
+import time
+from array import array
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from arena.api import Agent, Game, State
+
+# Why a match ended.
+NORMAL = "normal"
+TURN_LIMIT = "turn_limit"
+ILLEGAL_ACTION = "illegal_action"
+TIMEOUT = "timeout"
+AGENT_ERROR = "agent_error"
+AGENT_CRASHED = "agent_crashed"
+REASONS = (NORMAL, TURN_LIMIT, ILLEGAL_ACTION, TIMEOUT, AGENT_ERROR, AGENT_CRASHED)
+
+WIN, DRAW, LOSS = "win", "draw", "loss"
+
+DEFAULT_MAX_TURNS = 200
+
+
+@dataclass
+class MatchResult:
+    """What happened in one match; scores, outcomes and ranks are per seat."""
+
+    scores: list[float]
+    outcomes: list[str]
+    ranks: list[int]
+    turns: int
+    reason: str
+    detail: str | None = None
+    think_times: list[float] = field(default_factory=list)
+    moves: list[int] = field(default_factory=list)
+    legal_counts: list[int] = field(default_factory=list)
+
+
+def outcomes_from_returns(returns: Sequence[float]) -> tuple[list[int], list[str]]:
+    """Ranks (1 = best, ties share) and win/draw/loss from final returns.
+
+    A seat wins when it is alone at rank 1, draws when it shares rank 1, and loses otherwise.
+    """
+    ranks = [1 + sum(1 for other in returns if other > mine) for mine in returns]
+    firsts = ranks.count(1)
+    outcomes = [(WIN if firsts == 1 else DRAW) if rank == 1 else LOSS for rank in ranks]
+    return ranks, outcomes
+
+
+def forfeit_result(num_players: int, seat: int) -> tuple[list[float], list[str], list[int]]:
+    """The seat at fault loses (score -1, last rank); every other seat wins (score 1, rank 1)."""
+    scores = [1.0] * num_players
+    outcomes = [WIN] * num_players
+    ranks = [1] * num_players
+    scores[seat], outcomes[seat], ranks[seat] = -1.0, LOSS, num_players
+    return scores, outcomes, ranks
+
+
+def play_match(
+    game: Game,
+    agents: Sequence[Agent],
+    seed: int,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    time_per_move: float | None = None,
+) -> MatchResult:
+    """Play one match to its end, the turn limit, or the first fault of an agent."""
+    state: State = game.new_initial_state(seed)
+    num_players = len(agents)
+    think = [0.0] * num_players
+    moves: list[int] = []
+    legal_counts: list[int] = []
+    clock = time.perf_counter
+    turns = 0
+    while not state.is_terminal():
+        if turns >= max_turns:
+            return MatchResult(
+                [0.0] * num_players, [DRAW] * num_players, [1] * num_players, turns, TURN_LIMIT, None,
+                think, moves, legal_counts,
+            )  # fmt: skip
+        seat = state.current_player
+        legal = state.legal_actions()
+        start = clock()
+        try:
+            action = agents[seat].act(state.view(seat))
+        except Exception as exc:  # a fault of the agent, not of the arena
+            think[seat] += clock() - start
+            return _forfeit(num_players, seat, turns, AGENT_ERROR, f"{type(exc).__name__}: {exc}", think, moves, legal_counts)
+        elapsed = clock() - start
+        think[seat] += elapsed
+        if time_per_move is not None and elapsed > time_per_move:
+            detail = f"seat {seat} took {elapsed:.3f}s, limit {time_per_move:g}s"
+            return _forfeit(num_players, seat, turns, TIMEOUT, detail, think, moves, legal_counts)
+        if isinstance(action, numbers.Integral) and not isinstance(action, bool):
+            action = int(action)
+        if action not in legal or isinstance(action, bool) or not isinstance(action, int):
+            detail = f"seat {seat} answered {action!r}, not a legal action"
+            return _forfeit(num_players, seat, turns, ILLEGAL_ACTION, detail, think, moves, legal_counts)
+        state.apply(action)
+        moves.append(action)
+        legal_counts.append(len(legal))
+        turns += 1
+    returns = state.returns()
+    ranks, outcomes = outcomes_from_returns(returns)
+    return MatchResult([float(r) for r in returns], outcomes, ranks, turns, NORMAL, None, think, moves, legal_counts)
+
+
+def _forfeit(
+    num_players: int, seat: int, turns: int, reason: str, detail: str,
+    think: list[float], moves: list[int], legal_counts: list[int],
+) -> MatchResult:  # fmt: skip
+    scores, outcomes, ranks = forfeit_result(num_players, seat)
+    return MatchResult(scores, outcomes, ranks, turns, reason, detail, think, moves, legal_counts)
+
+
+def encode_ints(values: Sequence[int]) -> bytes:
+    """Compact bytes for a move list: a type code ('H' 16-bit or 'I' 32-bit) then the values."""
+    code = "H" if all(0 <= v < 65536 for v in values) else "I"
+    return code.encode() + array(code, values).tobytes()
+
+
+def decode_ints(data: bytes | None) -> list[int]:
+    if not data:
+        return []
+    code = chr(data[0])
+    values = array(code)
+    values.frombytes(data[1:])
+    return values.tolist()
+
+
+def replay(game: Game, seed: int, moves: Sequence[int]) -> list[tuple[int, int, str, State]]:
+    """Re-play stored moves: (turn, seat, action text, state after) for each move; raises on a bad move list."""
+    state = game.new_initial_state(seed)
+    steps = []
+    for turn, action in enumerate(moves, start=1):
+        seat = state.current_player
+        if action not in state.legal_actions():
+            raise ValueError(f"stored move {action} at turn {turn} is not legal")
+        text = state.action_to_string(action)
+        state.apply(action)
+        steps.append((turn, seat, text, state.clone()))
+    return steps

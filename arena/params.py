@@ -1,0 +1,211 @@
+"""Declared parameters of games and agents, and the `id:key=value,...` spec syntax."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from arena.errors import ArenaError
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter: name, default, and what values it accepts.
+
+    The type is taken from the default (int, float, str, bool, or a tuple of floats
+    written `1,2,3` on the command line) unless `type` says otherwise.
+    """
+
+    name: str
+    default: Any
+    help: str = ""
+    type: type | None = None
+    choices: tuple[Any, ...] | None = None
+    min: float | None = None
+    max: float | None = None
+
+    @property
+    def kind(self) -> type:
+        if self.type is not None:
+            return self.type
+        return type(self.default) if self.default is not None else str
+
+    def convert(self, value: Any, owner: str) -> Any:
+        """Turn a raw value (often a string from the command line) into a checked value."""
+        kind = self.kind
+        try:
+            if kind is bool:
+                converted = _to_bool(value)
+            elif kind is tuple:
+                converted = _to_float_tuple(value)
+            elif kind is int:
+                if isinstance(value, float) and not value.is_integer():
+                    raise ValueError(value)
+                converted = int(value)
+            elif kind is float:
+                converted = float(value)
+                if not math.isfinite(converted):
+                    raise ValueError(value)
+            else:
+                converted = kind(value)
+        except (TypeError, ValueError):
+            raise ArenaError(
+                f"bad value {value!r} for parameter '{self.name}' of {owner}: expected {_kind_name(kind)}"
+            ) from None
+        if self.choices is not None and converted not in self.choices:
+            options = ", ".join(str(c) for c in self.choices)
+            raise ArenaError(f"bad value {value!r} for parameter '{self.name}' of {owner}: choose one of {options}")
+        if self.min is not None and converted < self.min:
+            raise ArenaError(f"bad value {value!r} for parameter '{self.name}' of {owner}: must be >= {self.min:g}")
+        if self.max is not None and converted > self.max:
+            raise ArenaError(f"bad value {value!r} for parameter '{self.name}' of {owner}: must be <= {self.max:g}")
+        return converted
+
+    def describe(self) -> str:
+        text = f"{self.name}={format_value(self.default)}"
+        if self.choices is not None:
+            text += " (" + "|".join(str(c) for c in self.choices) + ")"
+        elif self.min is not None or self.max is not None:
+            low = "" if self.min is None else f"{self.min:g}"
+            high = "" if self.max is None else f"{self.max:g}"
+            text += f" [{low}..{high}]"
+        return text
+
+
+def _kind_name(kind: type) -> str:
+    return {int: "an integer", float: "a number", bool: "true or false", tuple: "a comma-separated list of numbers"}.get(
+        kind, "text"
+    )
+
+
+def _to_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(value)
+
+
+def _to_float_tuple(value: Any) -> tuple[float, ...]:
+    items = value.split(",") if isinstance(value, str) else list(value)
+    numbers = tuple(float(item) for item in items)
+    if not numbers or not all(math.isfinite(n) for n in numbers):
+        raise ValueError(value)
+    return numbers
+
+
+def format_value(value: Any) -> str:
+    """Write a parameter value the way the spec syntax reads it back."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, tuple):
+        return ",".join(format_value(v) for v in value)
+    return str(value)
+
+
+def validate_params(declared: Sequence[Param], given: Mapping[str, Any], owner: str) -> dict[str, Any]:
+    """Check `given` against `declared`: unknown names and bad values raise ArenaError; defaults fill the rest."""
+    by_name = {p.name: p for p in declared}
+    unknown = [name for name in given if name not in by_name]
+    if unknown:
+        known = ", ".join(by_name) or "none"
+        raise ArenaError(f"unknown parameter '{unknown[0]}' for {owner} (known: {known})")
+    values = {p.name: p.default for p in declared}
+    for name, raw in given.items():
+        values[name] = by_name[name].convert(raw, owner)
+    return values
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed `id:key=value,...` spec: which registered thing, and the parameters given explicitly."""
+
+    id: str
+    params: Mapping[str, str] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        if not self.params:
+            return self.id
+        return self.id + ":" + ",".join(f"{k}={v}" for k, v in self.params.items())
+
+
+def _looks_like_value(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_specs(text: str) -> list[Spec]:
+    """Parse a comma-separated list of specs.
+
+    `random,greedy:eval=heuristic,minimax:depth=3,weights=0,2,4` gives three specs: a token with
+    `:` starts a spec, `key=value` adds a parameter to the current one, and a bare number
+    continues the previous value (so list-valued parameters need no quoting).
+    """
+    specs: list[tuple[str, dict[str, str]]] = []
+    last_key: str | None = None
+    for raw in text.split(","):
+        token = raw.strip()
+        if not token:
+            raise ArenaError(f"empty item in {text!r}")
+        if ":" in token:
+            name, _, rest = token.partition(":")
+            name = name.strip()
+            if not name:
+                raise ArenaError(f"missing name before ':' in {token!r}")
+            specs.append((name, {}))
+            last_key = None
+            token = rest.strip()
+            if not token:
+                continue
+            if "=" not in token:
+                raise ArenaError(f"expected key=value after ':' in {raw.strip()!r}")
+        if "=" in token:
+            if not specs:
+                raise ArenaError(f"parameter {token!r} comes before any name in {text!r}")
+            key, _, value = token.partition("=")
+            key = key.strip()
+            if not key:
+                raise ArenaError(f"missing parameter name in {token!r}")
+            if key in specs[-1][1]:
+                raise ArenaError(f"parameter '{key}' given twice for '{specs[-1][0]}'")
+            specs[-1][1][key] = value.strip()
+            last_key = key
+        elif last_key is not None and _looks_like_value(token):
+            specs[-1][1][last_key] += "," + token
+        else:
+            specs.append((token, {}))
+            last_key = None
+    return [Spec(name, params) for name, params in specs]
+
+
+def parse_spec(text: str) -> Spec:
+    """Parse exactly one `id:key=value,...` spec."""
+    specs = parse_specs(text)
+    if len(specs) != 1:
+        raise ArenaError(f"expected one spec, got {len(specs)} in {text!r}")
+    return specs[0]
+
+
+def parse_assignments(items: Iterable[str]) -> dict[str, str]:
+    """Parse repeated `--param key=value` options."""
+    result: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ArenaError(f"expected key=value, got {item!r}")
+        result[key.strip()] = value.strip()
+    return result
+
+
+def canonical(values: Mapping[str, Any]) -> str:
+    """A stable text form of validated parameters: sorted `key=value` pairs joined by ';'."""
+    return ";".join(f"{k}={format_value(values[k])}" for k in sorted(values))

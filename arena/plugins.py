@@ -1,0 +1,201 @@
+"""Plugin discovery and the typed registry in front of `pm.hook`.
+
+Sources, in order: the `arena` entry-point group (built-ins and installed packages), then loose
+`*.py` files from `./plugins/`, `$ARENA_PLUGINS_DIR` and `--plugins-dir`. A plugin that fails to
+import is reported by name and skipped; a duplicate game or agent id is an error naming both.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Iterable
+
+import pluggy
+
+from arena import hookspecs
+from arena.api import Agent, Game
+from arena.errors import ArenaError
+
+ENTRY_POINT_GROUP = "arena"
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    name: str
+    source: str  # "entry point (dist)" or a file path
+    version: str
+    hooks: tuple[str, ...]
+
+
+@dataclass
+class Registry:
+    """Everything the plugins registered, plus what went wrong while loading them."""
+
+    pm: pluggy.PluginManager
+    games: dict[str, type[Game]] = field(default_factory=dict)
+    agents: dict[str, type[Agent]] = field(default_factory=dict)
+    plugins: list[PluginInfo] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    _owner: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def game_class(self, game_id: str) -> type[Game]:
+        try:
+            return self.games[game_id]
+        except KeyError:
+            known = ", ".join(sorted(self.games)) or "none"
+            raise ArenaError(f"unknown game '{game_id}' (known: {known})") from None
+
+    def agent_class(self, agent_id: str) -> type[Agent]:
+        try:
+            return self.agents[agent_id]
+        except KeyError:
+            known = ", ".join(sorted(self.agents)) or "none"
+            raise ArenaError(f"unknown agent type '{agent_id}' (known: {known})") from None
+
+    def owner(self, kind: str, item_id: str) -> str:
+        return self._owner[(kind, item_id)]
+
+
+def _plugin_dirs(extra: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    dirs = [Path("plugins")]
+    env = os.environ.get("ARENA_PLUGINS_DIR")
+    if env:
+        dirs.extend(Path(p) for p in env.split(os.pathsep) if p)
+    dirs.extend(Path(p) for p in extra)
+    unique: list[Path] = []
+    for d in dirs:
+        if d.is_dir() and d.resolve() not in [u.resolve() for u in unique]:
+            unique.append(d)
+    return unique
+
+
+def _load_file(path: Path) -> ModuleType:
+    module_name = f"arena_plugin_{path.stem}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses and pickling look modules up by name
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[module_name]
+        raise
+    return module
+
+
+def _hooks_of(pm: pluggy.PluginManager, plugin: object) -> tuple[str, ...]:
+    return tuple(sorted(caller.name for caller in pm.get_hookcallers(plugin) or []))
+
+
+def load(plugins_dirs: Iterable[str | os.PathLike[str]] = (), warn: Callable[[str], None] | None = None) -> Registry:
+    """Discover every plugin and collect what they register."""
+    pm = pluggy.PluginManager("arena")
+    pm.add_hookspecs(hookspecs)
+    registry = Registry(pm=pm)
+
+    def report(message: str) -> None:
+        registry.errors.append(message)
+        if warn is not None:
+            warn(message)
+
+    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        dist = ep.dist.name if ep.dist is not None else "?"
+        version = ep.dist.version if ep.dist is not None else "?"
+        if pm.get_plugin(ep.name) is not None:
+            continue  # the same distribution seen twice on sys.path
+        try:
+            module = ep.load()
+        except Exception as exc:
+            report(f"plugin '{ep.name}' (entry point of {dist}) failed to load: {type(exc).__name__}: {exc}")
+            continue
+        _register(pm, registry, module, ep.name, f"entry point ({dist})", version, report)
+
+    for directory in _plugin_dirs(plugins_dirs):
+        for path in sorted(directory.glob("*.py")):
+            if path.name.startswith("_"):
+                continue
+            name = path.stem
+            try:
+                module = _load_file(path)
+            except Exception as exc:
+                report(f"plugin '{name}' ({path}) failed to load: {type(exc).__name__}: {exc}")
+                continue
+            version = str(getattr(module, "__version__", "-"))
+            _register(pm, registry, module, name, str(path), version, report)
+
+    pm.check_pending()
+    _collect(registry)
+    return registry
+
+
+def _register(
+    pm: pluggy.PluginManager,
+    registry: Registry,
+    module: ModuleType,
+    name: str,
+    source: str,
+    version: str,
+    report: Callable[[str], None],
+) -> None:
+    if pm.get_plugin(name) is not None:
+        report(f"plugin '{name}' ({source}) skipped: a plugin of that name is already loaded")
+        return
+    try:
+        pm.register(module, name=name)
+    except Exception as exc:  # pluggy rejects bad hook signatures here
+        report(f"plugin '{name}' ({source}) failed to register: {exc}")
+        return
+    registry.plugins.append(PluginInfo(name, source, version, _hooks_of(pm, module)))
+
+
+def _collect(registry: Registry) -> None:
+    """Call each plugin's register_* hooks with a `register` that knows which plugin is calling."""
+    pm = registry.pm
+    for hook_name, kind, table, base in (
+        ("register_games", "game", registry.games, Game),
+        ("register_agents", "agent", registry.agents, Agent),
+    ):
+        hook = getattr(pm.hook, hook_name)
+        # get_hookimpls() is in registration order (built-ins first), so a duplicate names the later plugin.
+        for impl in hook.get_hookimpls():
+            plugin_name = impl.plugin_name
+
+            def register(item: Any, _plugin: str = plugin_name, _kind: str = kind, _table: dict = table, _base: type = base) -> None:
+                if not (isinstance(item, type) and issubclass(item, _base)):
+                    raise ArenaError(f"plugin '{_plugin}' registered {item!r}, which is not an arena.{_base.__name__} class")
+                item_id = item.info.id
+                if item_id in _table:
+                    first = registry._owner[(_kind, item_id)]
+                    raise ArenaError(f"duplicate {_kind} id '{item_id}': registered by plugins '{first}' and '{_plugin}'")
+                _table[item_id] = item
+                registry._owner[(_kind, item_id)] = _plugin
+
+            try:
+                impl.function(register)
+            except ArenaError:
+                raise
+            except Exception as exc:
+                registry.errors.append(f"plugin '{plugin_name}' failed in {hook_name}: {type(exc).__name__}: {exc}")
+
+
+_cache: dict[tuple[str, ...], Registry] = {}
+
+
+def get_registry(plugins_dirs: Iterable[str | os.PathLike[str]] = (), warn: Callable[[str], None] | None = None) -> Registry:
+    """The registry for these plugin directories, loaded once per process."""
+    key = tuple(str(Path(p).resolve()) for p in plugins_dirs) + (os.environ.get("ARENA_PLUGINS_DIR", ""), os.getcwd())
+    if key not in _cache:
+        _cache[key] = load(plugins_dirs, warn)
+    return _cache[key]
+
+
+def register_commands(registry: Registry, cli: Any) -> None:
+    """Let plugins add CLI commands."""
+    registry.pm.hook.register_commands(cli=cli)

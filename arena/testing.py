@@ -1,0 +1,164 @@
+"""The public conformance suite: checks every game and every agent must pass.
+
+Use it from any test suite, a plugin's own included:
+
+    from arena.testing import check_game, check_agent
+    check_game(MyGame())
+    check_agent(MyAgent, MyGame())
+
+Each check raises AssertionError with a message that says what is wrong.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any, Iterable
+
+from arena.api import TERMINAL, Agent, Game, State
+from arena.match import play_match
+from arena.seeding import derive_seed
+
+#: A random play-through of a game with no declared bound stops (without failing) after this many actions.
+UNBOUNDED_CAP = 2000
+
+
+def _snapshot(state: State) -> tuple[Any, ...]:
+    terminal = state.is_terminal()
+    return (state.current_player, terminal, tuple(state.legal_actions()), state.render(),
+            tuple(state.returns()) if terminal else None)  # fmt: skip
+
+
+def check_metadata(game: Game) -> None:
+    info = game.info
+    assert info.id and info.id.replace("_", "").isalnum(), f"game id {info.id!r} must be a simple name"
+    assert info.version, f"game '{info.id}' needs a version"
+    assert 1 <= info.min_players <= info.max_players, f"game '{info.id}': bad player range"
+    assert info.min_players <= game.num_players <= info.max_players, f"game '{info.id}': num_players out of range"
+    assert game.num_distinct_actions > 0, f"game '{info.id}': num_distinct_actions must be positive"
+
+
+def _check_state(game: Game, state: State, where: str) -> list[int]:
+    n = game.num_players
+    returns = state.returns()
+    assert len(returns) == n, f"{where}: returns() has {len(returns)} entries for {n} players"
+    assert all(math.isfinite(r) for r in returns), f"{where}: returns() not finite: {returns}"
+    assert isinstance(state.render(), str), f"{where}: render() must return text"
+    legal = state.legal_actions()
+    if state.is_terminal():
+        assert state.current_player == TERMINAL, f"{where}: terminal state must have current_player TERMINAL"
+        assert legal == [], f"{where}: a terminal state has no legal actions, got {legal}"
+        return legal
+    assert 0 <= state.current_player < n, f"{where}: current_player {state.current_player} out of range"
+    assert legal, f"{where}: a non-terminal state must have legal actions"
+    assert legal == sorted(set(legal)), f"{where}: legal_actions() must be sorted and unique: {legal}"
+    assert all(isinstance(a, int) and 0 <= a < game.num_distinct_actions for a in legal), (
+        f"{where}: legal actions outside range({game.num_distinct_actions}): {legal}"
+    )
+    for action in legal:
+        text = state.action_to_string(action)
+        assert isinstance(text, str) and text, f"{where}: action_to_string({action}) is empty"
+        back = state.string_to_action(text)
+        assert back == action, f"{where}: string_to_action({text!r}) gave {back}, expected {action}"
+    return legal
+
+
+def random_playthrough(game: Game, seed: int, check: bool = True) -> list[tuple[Any, ...]]:
+    """Play random legal actions from the seed's initial state; returns the trajectory of snapshots."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    bound = game.max_game_length()
+    cap = bound if bound is not None else UNBOUNDED_CAP
+    trajectory = [_snapshot(state)]
+    steps = 0
+    while not state.is_terminal() and steps < cap:
+        where = f"game '{game.info.id}' seed {seed} step {steps}"
+        legal = _check_state(game, state, where) if check else state.legal_actions()
+        state.apply(rng.choice(legal))
+        steps += 1
+        trajectory.append(_snapshot(state))
+    if check:
+        _check_state(game, state, f"game '{game.info.id}' seed {seed} end")
+        if bound is not None:
+            assert state.is_terminal(), f"game '{game.info.id}' seed {seed}: not over after max_game_length()={bound}"
+    return trajectory
+
+
+def check_clone_independent(game: Game, seed: int) -> None:
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    while not state.is_terminal():
+        before = _snapshot(state)
+        copy = state.clone()
+        assert _snapshot(copy) == before, f"game '{game.info.id}': a clone differs from its original"
+        # Play the copy to the end (or a while): the original must not change.
+        for _ in range(50):
+            if copy.is_terminal():
+                break
+            copy.apply(rng.choice(copy.legal_actions()))
+        assert _snapshot(state) == before, f"game '{game.info.id}': playing on a clone changed the original"
+        view = state.view(state.current_player)
+        assert set(view.legal_actions()) == set(state.legal_actions()), (
+            f"game '{game.info.id}': the acting seat's view must have the same legal actions"
+        )
+        state.apply(rng.choice(state.legal_actions()))
+
+
+def check_observation(game: Game, seed: int) -> None:
+    state = game.new_initial_state(seed)
+    try:
+        first = state.observation(0)
+    except NotImplementedError:
+        return
+    rng = random.Random(seed)
+    shape = getattr(first, "shape", None)
+    steps = 0
+    while not state.is_terminal() and steps < 300:
+        for player in range(game.num_players):
+            obs = state.observation(player)
+            assert getattr(obs, "shape", None) == shape, f"game '{game.info.id}': observation shape changes"
+        state.apply(rng.choice(state.legal_actions()))
+        steps += 1
+
+
+def check_game(game: Game, seeds: Iterable[int] = range(20)) -> None:
+    """Every check for one configured game."""
+    check_metadata(game)
+    seeds = list(seeds)
+    for seed in seeds:
+        first = random_playthrough(game, seed)
+        again = random_playthrough(game, seed, check=False)
+        assert first == again, f"game '{game.info.id}' seed {seed}: same seed and actions gave another trajectory"
+    for seed in seeds[:3]:
+        check_clone_independent(game, seed)
+        check_observation(game, seed)
+
+
+def check_agent(
+    agent_cls: type[Agent], game: Game, params: dict[str, Any] | None = None, seeds: Iterable[int] = range(3),
+    max_turns: int = 200,
+) -> None:  # fmt: skip
+    """The agent answers a legal action in every seat, and the same seed gives the same match."""
+    from arena.plugins import get_registry  # the opponents are the built-in random agent where available
+
+    params = dict(params or {})
+    agent_cls.check_game(game, params)
+    registry = get_registry()
+    opponent_cls = registry.agents.get("random", agent_cls)
+    for seed in seeds:
+        for seat in range(game.num_players):
+            results = []
+            for _ in range(2):
+                agents = [
+                    agent_cls(game, p, derive_seed(seed, p), **params) if p == seat else opponent_cls(game, p, derive_seed(seed, p))
+                    for p in range(game.num_players)
+                ]  # fmt: skip
+                result = play_match(game, agents, seed, max_turns=max_turns)
+                assert result.reason in ("normal", "turn_limit"), (
+                    f"agent '{agent_cls.info.id}' in seat {seat} on '{game.info.id}' seed {seed}: "
+                    f"{result.reason} ({result.detail})"
+                )
+                results.append((result.moves, result.outcomes))
+            assert results[0] == results[1], (
+                f"agent '{agent_cls.info.id}' on '{game.info.id}' seed {seed}: the same seed gave another match"
+            )

@@ -1,0 +1,180 @@
+"""Connect four with OpenSpiel's encoding: action = column (0 = left); player 0 is "x" and moves first.
+
+Cells are stored at row*columns + col with row 0 at the bottom; `render()` prints the top row first.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+import arena
+from arena import TERMINAL
+
+_MARKS = ".xo"
+_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
+
+
+@lru_cache(maxsize=None)
+def _windows(rows: int, cols: int, k: int) -> tuple[tuple[int, ...], ...]:
+    """Every run of k cells in a line: the places a win can happen."""
+    result = []
+    for r in range(rows):
+        for c in range(cols):
+            for dr, dc in _DIRECTIONS:
+                end_r, end_c = r + dr * (k - 1), c + dc * (k - 1)
+                if 0 <= end_r < rows and 0 <= end_c < cols:
+                    result.append(tuple((r + dr * i) * cols + c + dc * i for i in range(k)))
+    return tuple(result)
+
+
+class ConnectFourState(arena.State):
+    __slots__ = ("rows", "cols", "k", "board", "heights", "current_player", "winner", "filled")
+
+    def __init__(self, rows: int, cols: int, k: int) -> None:
+        self.rows, self.cols, self.k = rows, cols, k
+        self.board = [0] * (rows * cols)  # 0 empty, 1 = player 0 (x), 2 = player 1 (o)
+        self.heights = [0] * cols
+        self.current_player = 0
+        self.winner = -1
+        self.filled = 0
+
+    def legal_actions(self) -> list[int]:
+        if self.current_player == TERMINAL:
+            return []
+        rows = self.rows
+        return [c for c, h in enumerate(self.heights) if h < rows]
+
+    def apply(self, action: int) -> None:
+        cols = self.cols
+        row = self.heights[action]
+        self.heights[action] = row + 1
+        mark = self.current_player + 1
+        board = self.board
+        board[row * cols + action] = mark
+        self.filled += 1
+        if self._wins(row, action, mark):
+            self.winner = self.current_player
+            self.current_player = TERMINAL
+        elif self.filled == len(board):
+            self.current_player = TERMINAL
+        else:
+            self.current_player = 1 - self.current_player
+
+    def _wins(self, row: int, col: int, mark: int) -> bool:
+        board, rows, cols, need = self.board, self.rows, self.cols, self.k - 1
+        for dr, dc in _DIRECTIONS:
+            count = 0
+            r, c = row + dr, col + dc
+            while 0 <= r < rows and 0 <= c < cols and board[r * cols + c] == mark:
+                count += 1
+                r += dr
+                c += dc
+            r, c = row - dr, col - dc
+            while 0 <= r < rows and 0 <= c < cols and board[r * cols + c] == mark:
+                count += 1
+                r -= dr
+                c -= dc
+            if count >= need:
+                return True
+        return False
+
+    def is_terminal(self) -> bool:
+        return self.current_player == TERMINAL
+
+    def returns(self) -> list[float]:
+        if self.winner == 0:
+            return [1.0, -1.0]
+        if self.winner == 1:
+            return [-1.0, 1.0]
+        return [0.0, 0.0]
+
+    def clone(self) -> ConnectFourState:
+        other = ConnectFourState.__new__(ConnectFourState)
+        other.rows, other.cols, other.k = self.rows, self.cols, self.k
+        other.board = self.board[:]
+        other.heights = self.heights[:]
+        other.current_player = self.current_player
+        other.winner = self.winner
+        other.filled = self.filled
+        return other
+
+    def action_to_string(self, action: int) -> str:
+        player = self.current_player if self.current_player != TERMINAL else 0
+        return f"{_MARKS[player + 1]}{action}"
+
+    def string_to_action(self, text: str) -> int:
+        text = text.strip()
+        if text[:1] in ("x", "o"):
+            text = text[1:]
+        return super().string_to_action(text)
+
+    def render(self) -> str:
+        lines = [
+            "".join(_MARKS[self.board[r * self.cols + c]] for c in range(self.cols)) for r in reversed(range(self.rows))
+        ]
+        return "\n".join(lines)
+
+    def observation(self, player: int) -> np.ndarray:
+        """Planes (own discs, opponent discs, empty), rows x columns with the top row first."""
+        board = np.array(self.board).reshape(self.rows, self.cols)[::-1]
+        own, other = player + 1, 2 - player
+        return np.stack([board == own, board == other, board == 0]).astype(np.float32)
+
+
+class ConnectFour(arena.Game):
+    info = arena.GameInfo(
+        id="connect_four",
+        version="1",
+        name="Connect Four",
+        params=(
+            arena.Param("rows", 6, "board height", min=1, max=20),
+            arena.Param("columns", 7, "board width", min=1, max=20),
+            arena.Param("x_in_row", 4, "discs in a line needed to win", min=2, max=20),
+        ),
+        description="Drop discs into columns; x_in_row in a line wins. Action = column (0 = left).",
+    )
+
+    def __init__(self, **params: object) -> None:
+        super().__init__(**params)
+        k, rows, cols = self.params["x_in_row"], self.params["rows"], self.params["columns"]
+        if k > max(rows, cols):
+            raise arena.ArenaError(f"game 'connect_four': x_in_row={k} cannot fit on a {rows}x{cols} board")
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return self.params["columns"]
+
+    def new_initial_state(self, seed: int = 0) -> ConnectFourState:
+        return ConnectFourState(self.params["rows"], self.params["columns"], self.params["x_in_row"])
+
+    def max_game_length(self) -> int:
+        return self.params["rows"] * self.params["columns"]
+
+    def heuristic(self, state: arena.State, player: int) -> float:
+        """Open windows: 1, 4 and 16 points for 1, 2, 3 own discs in a window free of the opponent; minus the same for the opponent."""
+        assert isinstance(state, ConnectFourState)
+        if state.is_terminal():
+            return 1000.0 * state.returns()[player]
+        own, other = player + 1, 2 - player
+        board = state.board
+        score = 0.0
+        for window in _windows(state.rows, state.cols, state.k):
+            mine = theirs = 0
+            for cell in window:
+                value = board[cell]
+                if value == own:
+                    mine += 1
+                elif value == other:
+                    theirs += 1
+            if mine and not theirs:
+                score += 4.0 ** (mine - 1)
+            elif theirs and not mine:
+                score -= 4.0 ** (theirs - 1)
+        return score
+
+
+@arena.hookimpl
+def register_games(register):
+    register(ConnectFour)
