@@ -169,6 +169,10 @@ class Agent(ABC):
 
     info: ClassVar[AgentInfo]
 
+    #: The match's limit per move in seconds, or None; the runner sets it before the first move.
+    #: Agents that search by time must answer within it.
+    time_per_move: float | None = None
+
     def __init__(self, game: Game, player: int, seed: int, **params: Any) -> None:
         self.game = game
         self.player = player

@@ -67,6 +67,8 @@ def play_match(
     time_per_move: float | None = None,
 ) -> MatchResult:
     """Play one match to its end, the turn limit, or the first fault of an agent."""
+    for agent in agents:
+        agent.time_per_move = time_per_move
     state: State = game.new_initial_state(seed)
     num_players = len(agents)
     think = [0.0] * num_players
