@@ -1,1 +1,533 @@
-"""Not written yet: this plugin registers nothing."""
+"""Onitama: 5x5 board, two hand cards each plus a side card, win by Stone or by Stream.
+
+Rules follow RULES.md section 1 (the official rulebook), including the pass-with-exchange rule.
+
+Seats and board
+    Seat 0 is **Blue**, seat 1 is **Red**. Blue starts on the top row (row 0, rank 5) and Red on the
+    bottom row (row 4, rank 1), as in the Onitama study's code. Blue's temple arch is c5, Red's c1.
+    The first mover is the colour of the side card's stamp, so `current_player` may start at 1.
+    Squares are numbered sq = row*5 + col in this fixed frame (row 0 top, col 0 = file a).
+    Written squares are `a1`..`e5`: file a..e = col 0..4, rank 1..5 = row 4..0.
+
+Cards
+    The 16 cards of RULES.md, numbered 0..15 in its table order (Tiger=0, Dragon=1, ... Cobra=15).
+    Offsets are (dx, dy) from the mover's own view (dx>0 = mover's right, dy>0 = forward).
+    Parameter `cards`:
+      `all`    five of the sixteen dealt at random from the match seed (default);
+      `study5` Dragon, Elephant, Goose, Rooster, Monkey (the study's variant, all five in play);
+      `A+B+C+D+E` an explicit list of five card names (commas belong to the spec syntax).
+    The five cards in play are shuffled by the seed: the first is the side card, the next two go
+    to Blue and the last two to Red (RULES.md, as in the study's `start_hardcoded_game`).
+
+Action ids (num_distinct_actions = 202), stable and independent of the deal order
+    A move is `pov_square * 8 + slot * 4 + move_index`:
+      pov_square  the moving pawn's square seen from the mover (row 0 = far row, col 0 = the
+                  mover's left): the fixed square for Red, 24 - square for Blue. So ids line up
+                  with the observation planes, which are also drawn from the player's side;
+      slot        0 = the hand card with the lower card number, 1 = the higher one (a hand is a
+                  set: the same position always gives the same ids);
+      move_index  which offset of that card, in the RULES.md table order (0..3).
+    200 + slot: pass, giving the card in that slot to the side. Legal only when no pawn move
+    exists with either card (then both passes are legal: the player chooses the card).
+    This is the study's "piece x card x move" space (40 ids) with the pawn replaced by its square.
+
+Strings: "Monkey c1-d2" (card, from, to; the mover is implied) and "pass Goose".
+
+There is no draw rule: the arena's turn limit ends long matches, so max_game_length() is None.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+import arena
+from arena import TERMINAL
+
+BLUE, RED = 0, 1
+COLOURS = ("Blue", "Red")
+
+# (name, offsets (dx, dy) from the mover's view, stamp colour); the index is the card number.
+CARDS: tuple[tuple[str, tuple[tuple[int, int], ...], int], ...] = (
+    ("Tiger", ((0, 2), (0, -1)), BLUE),
+    ("Dragon", ((-2, 1), (2, 1), (-1, -1), (1, -1)), RED),
+    ("Frog", ((-2, 0), (-1, 1), (1, -1)), RED),
+    ("Rabbit", ((2, 0), (1, 1), (-1, -1)), BLUE),
+    ("Crab", ((0, 1), (-2, 0), (2, 0)), BLUE),
+    ("Elephant", ((-1, 1), (1, 1), (-1, 0), (1, 0)), RED),
+    ("Goose", ((-1, 1), (-1, 0), (1, 0), (1, -1)), BLUE),
+    ("Rooster", ((1, 1), (-1, 0), (1, 0), (-1, -1)), RED),
+    ("Monkey", ((-1, 1), (1, 1), (-1, -1), (1, -1)), BLUE),
+    ("Mantis", ((-1, 1), (1, 1), (0, -1)), RED),
+    ("Horse", ((0, 1), (-1, 0), (0, -1)), RED),
+    ("Ox", ((0, 1), (1, 0), (0, -1)), BLUE),
+    ("Crane", ((0, 1), (-1, -1), (1, -1)), BLUE),
+    ("Boar", ((0, 1), (-1, 0), (1, 0)), RED),
+    ("Eel", ((-1, 1), (-1, -1), (1, 0)), BLUE),
+    ("Cobra", ((1, 1), (1, -1), (-1, 0)), RED),
+)
+CARD_NAMES: tuple[str, ...] = tuple(name for name, _, _ in CARDS)
+STAMPS: tuple[int, ...] = tuple(stamp for _, _, stamp in CARDS)
+_CARD_BY_NAME = {name.lower(): i for i, name in enumerate(CARD_NAMES)}
+
+STUDY5: tuple[int, ...] = tuple(CARD_NAMES.index(n) for n in ("Dragon", "Elephant", "Goose", "Rooster", "Monkey"))
+
+NUM_ACTIONS = 202
+PASS = 200  # PASS + slot
+
+# Pieces on the board: 0 = empty, else (player + 1) * 8 + kind, kind 0..3 = pawns 1..4, 4 = master.
+# So `code >> 3` is the owner + 1 and an empty square is owned by nobody (0).
+MASTER = 4
+TEMPLE = (2, 22)  # each colour's own temple arch square (c5 for Blue, c1 for Red)
+
+
+def _pov(player: int, sq: int) -> int:
+    """The square as `player` sees it (own back row at the bottom, own left at col 0)."""
+    return sq if player == RED else 24 - sq
+
+
+def _target(player: int, sq: int, dx: int, dy: int) -> int:
+    """Where an offset from the mover's view lands in the fixed frame, or -1 off the board."""
+    row, col = divmod(sq, 5)
+    if player == RED:
+        row, col = row - dy, col + dx
+    else:
+        row, col = row + dy, col - dx
+    return row * 5 + col if 0 <= row < 5 and 0 <= col < 5 else -1
+
+
+# _TARGETS[p][card][sq]: the on-board (move_index, target) pairs, in move_index order.
+_TARGETS: tuple[tuple[tuple[tuple[tuple[int, int], ...], ...], ...], ...] = tuple(
+    tuple(
+        tuple(
+            tuple((i, t) for i, (dx, dy) in enumerate(moves) if (t := _target(p, sq, dx, dy)) >= 0)
+            for sq in range(25)
+        )
+        for _, moves, _ in CARDS
+    )
+    for p in (BLUE, RED)
+)
+# _MOVE_TO[p][card][sq * 4 + move_index]: target square or -1, for decoding an action in apply().
+_MOVE_TO: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(
+        tuple(
+            _target(p, sq, *moves[i]) if i < len(moves) else -1 for sq in range(25) for i in range(4)
+        )
+        for _, moves, _ in CARDS
+    )
+    for p in (BLUE, RED)
+)
+# Squares in increasing pov order, so legal_actions() comes out sorted without a sort.
+_SCAN: tuple[tuple[int, ...], ...] = (tuple(range(24, -1, -1)), tuple(range(25)))
+_CHEBYSHEV = tuple(tuple(max(abs(a // 5 - b // 5), abs(a % 5 - b % 5)) for b in range(25)) for a in range(25))
+
+
+def square_name(sq: int) -> str:
+    return "abcde"[sq % 5] + str(5 - sq // 5)
+
+
+def parse_square(text: str) -> int:
+    text = text.strip().lower()
+    if len(text) != 2 or text[0] not in "abcde" or text[1] not in "12345":
+        raise arena.ArenaError(f"bad Onitama square {text!r} (expected a1..e5)")
+    return (5 - int(text[1])) * 5 + "abcde".index(text[0])
+
+
+def card_index(name: str) -> int:
+    try:
+        return _CARD_BY_NAME[name.strip().lower()]
+    except KeyError:
+        raise arena.ArenaError(f"unknown Onitama card {name!r} (cards: {', '.join(CARD_NAMES)})") from None
+
+
+def parse_card_set(text: str) -> tuple[int, ...] | None:
+    """The `cards` parameter: None for `all`, else the five card numbers in play, sorted."""
+    value = str(text).strip()
+    if value.lower() == "all":
+        return None
+    if value.lower() == "study5":
+        return STUDY5
+    names = [part for part in value.split("+")]
+    if len(names) != 5 or not all(n.strip() for n in names):
+        raise arena.ArenaError(
+            f"bad value {text!r} for parameter 'cards' of game 'onitama': expected all, study5, "
+            "or five card names joined by '+' (e.g. Tiger+Crab+Ox+Eel+Cobra)"
+        )
+    indices = [card_index(n) for n in names]
+    if len(set(indices)) != 5:
+        raise arena.ArenaError(f"bad value {text!r} for parameter 'cards' of game 'onitama': a card is listed twice")
+    return tuple(sorted(indices))
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What every state of one configured game shares: the card set (None = any five of 16)."""
+
+    card_set: tuple[int, ...] | None
+
+    @property
+    def card_vector_size(self) -> int:
+        return 10 if self.card_set is not None else 48
+
+
+class OnitamaState(arena.State):
+    """board: 25 piece codes; hands[p]: the two card numbers of seat p, sorted; side: the side card."""
+
+    __slots__ = ("board", "hands", "side", "current_player", "winner", "win_way", "masters", "setup")
+
+    board: list[int]
+    hands: list[tuple[int, int]]
+    side: int
+    winner: int
+    win_way: str
+    masters: list[int]
+    setup: _Setup
+
+    # ---- rules ----
+
+    def legal_actions(self) -> list[int]:
+        p = self.current_player
+        if p == TERMINAL:
+            return []
+        board = self.board
+        me = p + 1
+        first, second = self.hands[p]
+        table = _TARGETS[p]
+        by_first, by_second = table[first], table[second]
+        actions: list[int] = []
+        append = actions.append
+        for sq in _SCAN[p]:
+            if board[sq] >> 3 != me:
+                continue
+            base = (sq if p else 24 - sq) << 3
+            for i, t in by_first[sq]:
+                if board[t] >> 3 != me:
+                    append(base + i)
+            for i, t in by_second[sq]:
+                if board[t] >> 3 != me:
+                    append(base + 4 + i)
+        if not actions:
+            return [PASS, PASS + 1]
+        return actions
+
+    def apply(self, action: int) -> None:
+        p = self.current_player
+        hand = self.hands[p]
+        if action >= PASS:
+            card = hand[action - PASS]
+        else:
+            card = hand[(action >> 2) & 1]
+            pov = action >> 3
+            sq = pov if p else 24 - pov
+            target = _MOVE_TO[p][card][(sq << 2) | (action & 3)]
+            board = self.board
+            code = board[sq]
+            captured = board[target]
+            board[target] = code
+            board[sq] = 0
+            if captured and captured & 7 == MASTER:
+                self._win(p, "stone")  # the study counts Stone-and-Stream at once as Stone
+                return
+            if code & 7 == MASTER:
+                self.masters[p] = target
+                if target == TEMPLE[1 - p]:
+                    self._win(p, "stream")
+                    return
+        # Exchange: the used card goes to the side, the old side card joins the hand.
+        other = hand[0] if hand[1] == card else hand[1]
+        side = self.side
+        self.hands[p] = (other, side) if other < side else (side, other)
+        self.side = card
+        self.current_player = 1 - p
+
+    def _win(self, player: int, way: str) -> None:
+        self.winner = player
+        self.win_way = way
+        self.current_player = TERMINAL
+
+    def is_terminal(self) -> bool:
+        return self.current_player == TERMINAL
+
+    def returns(self) -> list[float]:
+        if self.winner == BLUE:
+            return [1.0, -1.0]
+        if self.winner == RED:
+            return [-1.0, 1.0]
+        return [0.0, 0.0]
+
+    def clone(self) -> OnitamaState:
+        other = OnitamaState.__new__(OnitamaState)
+        other.board = self.board[:]
+        other.hands = self.hands[:]
+        other.side = self.side
+        other.current_player = self.current_player
+        other.winner = self.winner
+        other.win_way = self.win_way
+        other.masters = self.masters[:]
+        other.setup = self.setup
+        return other
+
+    def can_win_now(self, player: int) -> bool:
+        """True if `player`, moving now with its hand, could capture the enemy master or reach its temple."""
+        board = self.board
+        me = player + 1
+        enemy_master = self.masters[1 - player]
+        enemy_temple = TEMPLE[1 - player]
+        table = _TARGETS[player]
+        cards = self.hands[player]
+        for sq in range(25):
+            code = board[sq]
+            if code >> 3 != me:
+                continue
+            is_master = code & 7 == MASTER
+            for card in cards:
+                for _, t in table[card][sq]:
+                    if t == enemy_master or (is_master and t == enemy_temple and board[t] >> 3 != me):
+                        return True
+        return False
+
+    # ---- text ----
+
+    def _actor(self) -> int:
+        return self.current_player if self.current_player != TERMINAL else RED
+
+    def action_to_string(self, action: int) -> str:
+        p = self._actor()
+        if action >= PASS:
+            return f"pass {CARD_NAMES[self.hands[p][action - PASS]]}"
+        card = self.hands[p][(action >> 2) & 1]
+        pov = action >> 3
+        sq = pov if p else 24 - pov
+        target = _MOVE_TO[p][card][(sq << 2) | (action & 3)]
+        return f"{CARD_NAMES[card]} {square_name(sq)}-{square_name(target)}"
+
+    def string_to_action(self, text: str) -> int:
+        words = text.split()
+        if len(words) == 2 and words[0].lower() == "pass":
+            card = card_index(words[1])
+            wanted = f"pass {CARD_NAMES[card]}"
+        elif len(words) == 2 and "-" in words[1]:
+            card = card_index(words[0])
+            start, _, end = words[1].partition("-")
+            wanted = f"{CARD_NAMES[card]} {square_name(parse_square(start))}-{square_name(parse_square(end))}"
+        else:
+            return super().string_to_action(text)
+        for action in self.legal_actions():
+            if self.action_to_string(action) == wanted:
+                return action
+        raise arena.ArenaError(f"Onitama action {text!r} is not legal here")
+
+    def render(self) -> str:
+        marks = {BLUE + 1: "b", RED + 1: "r"}
+        lines = [f"Blue (seat 0) hand: {', '.join(CARD_NAMES[c] for c in self.hands[BLUE])}"]
+        for row in range(5):
+            cells = []
+            for col in range(5):
+                code = self.board[row * 5 + col]
+                if code:
+                    mark = marks[code >> 3]
+                    cells.append(mark.upper() if code & 7 == MASTER else mark)
+                else:
+                    cells.append(".")
+            lines.append(f"{5 - row} {' '.join(cells)}")
+        lines.append("  a b c d e")
+        lines.append(f"Red (seat 1) hand: {', '.join(CARD_NAMES[c] for c in self.hands[RED])}")
+        lines.append(f"Side card: {CARD_NAMES[self.side]} ({COLOURS[STAMPS[self.side]]} stamp)")
+        if self.current_player == TERMINAL:
+            way = "Way of the Stone" if self.win_way == "stone" else "Way of the Stream"
+            lines.append(f"Winner: {COLOURS[self.winner]} (seat {self.winner}) by the {way}")
+        else:
+            lines.append(f"To move: {COLOURS[self.current_player]} (seat {self.current_player})")
+        return "\n".join(lines)
+
+    # ---- observation ----
+
+    def board_planes(self, player: int) -> np.ndarray:
+        """The study's 10x5x5 board planes from `player`'s side.
+
+        Planes 0-3: the player's pawns 1-4, plane 4: its master, planes 5-9: the same for the
+        opponent. The board is turned so the player's own back row is row 4 (bottom) and its left
+        is column 0; for Red that is the fixed frame, for Blue a 180-degree turn of it.
+        """
+        planes = np.zeros((10, 5, 5), dtype=np.float32)
+        me = player + 1
+        for sq, code in enumerate(self.board):
+            if code:
+                pov = sq if player == RED else 24 - sq
+                plane = (code & 7) + (0 if code >> 3 == me else 5)
+                planes[plane, pov // 5, pov % 5] = 1.0
+        return planes
+
+    def card_vector(self, player: int) -> np.ndarray:
+        """The study's card one-hots: the player's cards, then the opponent's (side card implied).
+
+        For a fixed five-card set (study5 or an explicit list) this is 10 entries in card-number
+        order (for study5: Dragon, Elephant, Goose, Rooster, Monkey, the study's order). For
+        `cards=all` the five in play vary, so it is 48 entries: player's, opponent's and the side
+        card, each a 16-way indicator over all cards.
+        """
+        card_set = self.setup.card_set
+        if card_set is not None:
+            vector = np.zeros(10, dtype=np.float32)
+            for c in self.hands[player]:
+                vector[card_set.index(c)] = 1.0
+            for c in self.hands[1 - player]:
+                vector[5 + card_set.index(c)] = 1.0
+            return vector
+        vector = np.zeros(48, dtype=np.float32)
+        for c in self.hands[player]:
+            vector[c] = 1.0
+        for c in self.hands[1 - player]:
+            vector[16 + c] = 1.0
+        vector[32 + self.side] = 1.0
+        return vector
+
+    def observation(self, player: int) -> np.ndarray:
+        """Flat float32: the 250 board-plane values (10x5x5, C order) then the card vector (10 or 48)."""
+        return np.concatenate((self.board_planes(player).ravel(), self.card_vector(player)))
+
+
+def _new_state(setup: _Setup, board: list[int], hands: Sequence[Sequence[int]], side: int, to_move: int) -> OnitamaState:
+    state = OnitamaState.__new__(OnitamaState)
+    state.board = board
+    state.hands = [tuple(sorted(h)) for h in hands]  # type: ignore[misc]
+    state.side = side
+    state.current_player = to_move
+    state.winner = -1
+    state.win_way = ""
+    state.masters = [board.index((p + 1) * 8 + MASTER) for p in (BLUE, RED)]
+    state.setup = setup
+    return state
+
+
+class Onitama(arena.Game):
+    info = arena.GameInfo(
+        id="onitama",
+        version="1",
+        name="Onitama",
+        stochastic=True,
+        params=(
+            arena.Param(
+                "cards",
+                "all",
+                "cards in play: all (5 of 16 dealt by the seed), study5, or five names joined by '+'",
+                type=str,
+            ),
+        ),
+        description=(
+            "Onitama (official rules with pass-and-exchange). Seat 0 = Blue (top), seat 1 = Red (bottom); "
+            "the side card's stamp moves first. Action = pov_square*8 + hand_slot*4 + move_index; 200/201 = pass."
+        ),
+    )
+
+    feature_names = ("material", "my_master_attacked", "their_master_attacked", "my_master_to_temple", "their_master_to_temple")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.setup = _Setup(parse_card_set(self.params["cards"]))
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return NUM_ACTIONS
+
+    def new_initial_state(self, seed: int = 0) -> OnitamaState:
+        rng = random.Random(seed)
+        if self.setup.card_set is None:
+            deal = rng.sample(range(16), 5)
+        else:
+            deal = list(self.setup.card_set)
+            rng.shuffle(deal)
+        board = [0] * 25
+        for p, row in ((BLUE, 0), (RED, 4)):
+            # Pawns are numbered 1..4 from the owner's own left to right.
+            cols = (4, 3, 1, 0) if p == BLUE else (0, 1, 3, 4)
+            for kind, col in enumerate(cols):
+                board[row * 5 + col] = (p + 1) * 8 + kind
+            board[row * 5 + 2] = (p + 1) * 8 + MASTER
+        side = deal[0]
+        return _new_state(self.setup, board, (deal[1:3], deal[3:5]), side, STAMPS[side])
+
+    def position(
+        self, board: str, blue: Sequence[str], red: Sequence[str], side: str, to_move: int
+    ) -> OnitamaState:
+        """A hand-built position (for tests and analysis).
+
+        `board` is five lines of five characters, rank 5 (Blue's side) first: `.` empty, `b`/`B`
+        Blue pawn/master, `r`/`R` Red pawn/master (spaces are ignored). Pawns are numbered in the
+        owner's reading order from its own back-left corner.
+        """
+        rows = [line.replace(" ", "") for line in board.strip().splitlines()]
+        if len(rows) != 5 or any(len(r) != 5 for r in rows) or any(ch not in ".bBrR" for r in rows for ch in r):
+            raise arena.ArenaError("an Onitama board is 5 lines of 5 characters from '.bBrR'")
+        text = "".join(rows)
+        if text.count("B") != 1 or text.count("R") != 1 or text.count("b") > 4 or text.count("r") > 4:
+            raise arena.ArenaError("an Onitama position needs one master per side and at most 4 pawns each")
+        cells = [0] * 25
+        for p, pawn, master in ((BLUE, "b", "B"), (RED, "r", "R")):
+            kind = 0
+            for pov in range(24, -1, -1):  # own back row first, own left first
+                sq = _pov(p, pov)
+                if text[sq] == master:
+                    cells[sq] = (p + 1) * 8 + MASTER
+                elif text[sq] == pawn:
+                    cells[sq] = (p + 1) * 8 + kind
+                    kind += 1
+        deal = [card_index(n) for n in (*blue, *red, side)]
+        if len(blue) != 2 or len(red) != 2 or len(set(deal)) != 5:
+            raise arena.ArenaError("an Onitama position needs 2 + 2 + 1 distinct cards")
+        if self.setup.card_set is not None and sorted(deal) != list(self.setup.card_set):
+            raise arena.ArenaError("the position's cards are not this game's card set")
+        if to_move not in (BLUE, RED):
+            raise arena.ArenaError("to_move must be 0 (Blue) or 1 (Red)")
+        return _new_state(self.setup, cells, (deal[0:2], deal[2:4]), deal[4], to_move)
+
+    def max_game_length(self) -> int | None:
+        return None  # no draw rule: the arena's turn limit ends long matches
+
+    def features(self, state: arena.State, player: int) -> list[float]:
+        """material (pawns, mine - theirs), master threats (0/1), Chebyshev distance of each master to the enemy temple."""
+        assert isinstance(state, OnitamaState)
+        other = 1 - player
+        me = player + 1
+        mine = theirs = 0
+        for code in state.board:
+            if code and code & 7 != MASTER:
+                if code >> 3 == me:
+                    mine += 1
+                else:
+                    theirs += 1
+        masters = state.masters
+        return [
+            float(mine - theirs),
+            float(state.can_win_now(other)),
+            float(state.can_win_now(player)),
+            float(_CHEBYSHEV[masters[player]][TEMPLE[other]]),
+            float(_CHEBYSHEV[masters[other]][TEMPLE[player]]),
+        ]
+
+    def heuristic(self, state: arena.State, player: int) -> float:
+        """Material + master safety + master's road to the enemy temple, from `player`'s side.
+
+        A threat on a master (capture, or the enemy master reaching the temple) is worth 100 when
+        the threatening side is to move (it wins next action) and 3 otherwise (the defender must
+        answer it). Zero-sum: heuristic(s, p) == -heuristic(s, 1 - p). Terminal: +-1000.
+        """
+        assert isinstance(state, OnitamaState)
+        if state.current_player == TERMINAL:
+            return 1000.0 * state.returns()[player]
+        material, mine_attacked, theirs_attacked, my_distance, their_distance = self.features(state, player)
+        to_move = state.current_player
+        value = material + 0.1 * (their_distance - my_distance)
+        if theirs_attacked:
+            value += 100.0 if to_move == player else 3.0
+        if mine_attacked:
+            value -= 100.0 if to_move != player else 3.0
+        return value
+
+
+@arena.hookimpl
+def register_games(register):
+    register(Onitama)
