@@ -37,6 +37,7 @@ class MatchResult:
     think_times: list[float] = field(default_factory=list)
     moves: list[int] = field(default_factory=list)
     legal_counts: list[int] = field(default_factory=list)
+    move_counts: list[int] = field(default_factory=list)  # actions made by each seat
 
 
 def outcomes_from_returns(returns: Sequence[float]) -> tuple[list[int], list[str]]:
@@ -72,6 +73,7 @@ def play_match(
     state: State = game.new_initial_state(seed)
     num_players = len(agents)
     think = [0.0] * num_players
+    made = [0] * num_players
     moves: list[int] = []
     legal_counts: list[int] = []
     clock = time.perf_counter
@@ -80,7 +82,7 @@ def play_match(
         if turns >= max_turns:
             return MatchResult(
                 [0.0] * num_players, [DRAW] * num_players, [1] * num_players, turns, TURN_LIMIT, None,
-                think, moves, legal_counts,
+                think, moves, legal_counts, made,
             )  # fmt: skip
         seat = state.current_player
         legal = state.legal_actions()
@@ -89,32 +91,33 @@ def play_match(
             action = agents[seat].act(state.view(seat))
         except Exception as exc:  # a fault of the agent, not of the arena
             think[seat] += clock() - start
-            return _forfeit(num_players, seat, turns, AGENT_ERROR, f"{type(exc).__name__}: {exc}", think, moves, legal_counts)
+            return _forfeit(num_players, seat, turns, AGENT_ERROR, f"{type(exc).__name__}: {exc}", think, moves, legal_counts, made)
         elapsed = clock() - start
         think[seat] += elapsed
         if time_per_move is not None and elapsed > time_per_move:
             detail = f"seat {seat} took {elapsed:.3f}s, limit {time_per_move:g}s"
-            return _forfeit(num_players, seat, turns, TIMEOUT, detail, think, moves, legal_counts)
+            return _forfeit(num_players, seat, turns, TIMEOUT, detail, think, moves, legal_counts, made)
         if isinstance(action, numbers.Integral) and not isinstance(action, bool):
             action = int(action)
         if action not in legal or isinstance(action, bool) or not isinstance(action, int):
             detail = f"seat {seat} answered {action!r}, not a legal action"
-            return _forfeit(num_players, seat, turns, ILLEGAL_ACTION, detail, think, moves, legal_counts)
+            return _forfeit(num_players, seat, turns, ILLEGAL_ACTION, detail, think, moves, legal_counts, made)
         state.apply(action)
         moves.append(action)
         legal_counts.append(len(legal))
+        made[seat] += 1
         turns += 1
     returns = state.returns()
     ranks, outcomes = outcomes_from_returns(returns)
-    return MatchResult([float(r) for r in returns], outcomes, ranks, turns, NORMAL, None, think, moves, legal_counts)
+    return MatchResult([float(r) for r in returns], outcomes, ranks, turns, NORMAL, None, think, moves, legal_counts, made)
 
 
 def _forfeit(
     num_players: int, seat: int, turns: int, reason: str, detail: str,
-    think: list[float], moves: list[int], legal_counts: list[int],
+    think: list[float], moves: list[int], legal_counts: list[int], made: list[int],
 ) -> MatchResult:  # fmt: skip
     scores, outcomes, ranks = forfeit_result(num_players, seat)
-    return MatchResult(scores, outcomes, ranks, turns, reason, detail, think, moves, legal_counts)
+    return MatchResult(scores, outcomes, ranks, turns, reason, detail, think, moves, legal_counts, made)
 
 
 def encode_ints(values: Sequence[int]) -> bytes:

@@ -1,0 +1,96 @@
+"""Turning agent specs (inline `random:seed=3` or registered names) into playable agent entries."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.api import Agent, Game
+from arena.errors import ArenaError
+from arena.params import Param, Spec, format_value, parse_specs, validate_params
+from arena.plugins import Registry
+from arena.seeding import derive_seed
+
+#: Every agent takes `seed`: it is mixed with the match seed and the seat into the agent's RNG.
+SEED_PARAM = Param("seed", 0, "mixed into the agent's per-match random seed")
+
+
+def declared_params(agent_cls: type[Agent]) -> tuple[Param, ...]:
+    own = agent_cls.info.params
+    return own if any(p.name == "seed" for p in own) else own + (SEED_PARAM,)
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """One agent of a tournament: its label in the results and everything needed to rebuild it."""
+
+    label: str
+    type_id: str
+    raw_params: dict[str, str]
+    version: str
+    game: str | None = None
+    checkpoint: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)  # validated, `seed` included
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "type": self.type_id, "params": self.raw_params, "version": self.version,
+                "game": self.game, "checkpoint": self.checkpoint}  # fmt: skip
+
+    def params_json(self) -> str:
+        return json.dumps({k: format_value(v) for k, v in sorted(self.params.items())})
+
+    def make(self, registry: Registry, game: Game, seat: int, match_seed: int) -> Agent:
+        agent_cls = registry.agent_class(self.type_id)
+        params = dict(self.params)
+        seed = derive_seed(match_seed, seat, params.pop("seed", 0))
+        return agent_cls(game, seat, seed, **params)
+
+
+def build_entry(
+    registry: Registry, label: str, type_id: str, raw: dict[str, str], game: Game,
+    restricted_to: str | None = None, checkpoint: str | None = None,
+) -> AgentEntry:  # fmt: skip
+    """Validate an agent against its type and the game; raises ArenaError with the reason."""
+    agent_cls = registry.agent_class(type_id)
+    declared = declared_params(agent_cls)
+    if checkpoint is not None:
+        # A checkpoint is handed to the agent as its `checkpoint` parameter.
+        if not any(p.name == "checkpoint" for p in declared):
+            raise ArenaError(f"agent type '{type_id}' takes no checkpoint file")
+        raw = {**raw, "checkpoint": checkpoint}
+    params = validate_params(declared, raw, f"agent '{type_id}'")
+    if restricted_to is not None and restricted_to != game.info.id:
+        raise ArenaError(f"agent '{label}' is registered for game '{restricted_to}', not '{game.info.id}'")
+    entry = AgentEntry(label, type_id, dict(raw), agent_cls.info.version, restricted_to, checkpoint, params)
+    without_seed = {k: v for k, v in params.items() if k != "seed"}
+    agent_cls.check_game(game, without_seed)
+    return entry
+
+
+def resolve(registry: Registry, spec: Spec, game: Game, named: dict[str, Any] | None) -> AgentEntry:
+    """An entry for an inline spec, or for a registered name (`named` is its stored row as a dict)."""
+    if named is not None:
+        if spec.params:
+            raise ArenaError(f"'{spec.id}' is a registered agent name; give its parameters at registration")
+        return build_entry(registry, spec.id, named["type"], named["params"], game, named["game"], named["checkpoint"])
+    if spec.id not in registry.agents:
+        known = ", ".join(sorted(registry.agents))
+        raise ArenaError(f"unknown agent '{spec.id}': not a registered name nor an agent type (types: {known})")
+    return build_entry(registry, str(spec), spec.id, dict(spec.params), game)
+
+
+def resolve_all(registry: Registry, text: str, game: Game, lookup: Any) -> list[AgentEntry]:
+    """Entries for a comma-separated agent list; `lookup(name)` returns a stored named agent or None."""
+    entries = []
+    for spec in parse_specs(text):
+        entries.append(resolve(registry, spec, game, lookup(spec.id) if not spec.params else None))
+    labels = [e.label for e in entries]
+    duplicates = sorted({label for label in labels if labels.count(label) > 1})
+    if duplicates:
+        raise ArenaError(f"agent '{duplicates[0]}' is listed twice; give each agent once (e.g. random:seed=1,random:seed=2)")
+    return entries
+
+
+def entry_from_json(registry: Registry, data: dict[str, Any], game: Game) -> AgentEntry:
+    return build_entry(registry, data["label"], data["type"], data["params"], game, data.get("game"), data.get("checkpoint"))

@@ -1,0 +1,572 @@
+"""The `arena` command line: thin click commands over the library."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from typing import Any, Callable
+
+import click
+from sqlalchemy.exc import SQLAlchemyError
+
+from arena import agents as agent_specs
+from arena import results, tournament
+from arena.errors import ArenaError
+from arena.leaderboard import SYSTEMS, leaderboard
+from arena.match import DEFAULT_MAX_TURNS, decode_ints, replay
+from arena.output import print_csv, print_json, print_table
+from arena.params import parse_assignments, parse_spec
+from arena.plugins import Registry, get_registry
+from arena.plugins import register_commands as add_plugin_commands
+from arena.ratings import elo
+from arena.stats import MATRIX_KINDS, matrix, turn_stats
+from db import queries
+from db.session import Database, StorageError, open_database
+
+
+class Context:
+    """What every command shares: where the database is and where extra plugins are."""
+
+    def __init__(self) -> None:
+        self.db_url: str | None = None
+        self.plugins_dirs: list[str] = []
+        self._database: Database | None = None
+        self._warned = False
+
+    def registry(self) -> Registry:
+        registry = get_registry(self.plugins_dirs)
+        if not self._warned:
+            self._warned = True
+            for message in registry.errors:
+                click.echo(f"warning: {message}", err=True)
+        return registry
+
+    def database(self) -> Database:
+        if self._database is None:
+            self._database = open_database(self.db_url)
+        return self._database
+
+
+def _common(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--db and --plugins-dir on every command, as well as on the group."""
+
+    @click.option("--db", "db_url", metavar="URL", help="Database URL or SQLite file (default $ARENA_DB, else ./arena.db).")
+    @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
+    @click.pass_obj
+    @functools.wraps(command)
+    def wrapper(ctx: Context, db_url: str | None, plugins_dirs: tuple[str, ...], **kwargs: Any) -> Any:
+        if db_url:
+            ctx.db_url = db_url
+        ctx.plugins_dirs.extend(plugins_dirs)
+        return command(ctx, **kwargs)
+
+    return wrapper
+
+
+def _output_options(csv: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        command = click.option("--json", "as_json", is_flag=True, help="Print JSON (see README for the shapes).")(command)
+        if csv:
+            command = click.option("--csv", "as_csv", is_flag=True, help="Print CSV.")(command)
+        return command
+
+    return decorate
+
+
+class ArenaGroup(click.Group):
+    """Every failure the user can fix is one line on stderr and exit code 2."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        kwargs["standalone_mode"] = False
+        try:
+            return super().main(*args, **kwargs)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(130)
+        except click.ClickException as exc:
+            click.echo(f"Error: {exc.format_message()}", err=True)
+            sys.exit(2)
+        except (ArenaError, StorageError) as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
+        except SQLAlchemyError as exc:
+            orig = getattr(exc, "orig", None)
+            click.echo(f"Error: database: {str(orig if orig is not None else exc).splitlines()[0]}", err=True)
+            sys.exit(2)
+
+
+@click.group(cls=ArenaGroup)
+@click.option("--db", "db_url", metavar="URL", help="Database URL or SQLite file (default $ARENA_DB, else ./arena.db).")
+@click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
+@click.version_option(package_name="arena")
+@click.pass_context
+def cli(ctx: click.Context, db_url: str | None, plugins_dirs: tuple[str, ...]) -> None:
+    """Arena: run tournaments between game-playing agents and rank them."""
+    obj = ctx.ensure_object(Context)
+    obj.db_url = db_url
+    obj.plugins_dirs = list(plugins_dirs)
+
+
+# ---------------------------------------------------------------- plugins, games, agent types
+
+
+@cli.command("plugins")
+@_common
+@_output_options(csv=False)
+def plugins_command(ctx: Context, as_json: bool) -> None:
+    """List loaded plugins: name, where from, version, hooks."""
+    registry = ctx.registry()
+    rows = [[p.name, p.source, p.version, ", ".join(p.hooks)] for p in registry.plugins]
+    if as_json:
+        print_json([{"name": r[0], "source": r[1], "version": r[2], "hooks": list(p.hooks)} for r, p in zip(rows, registry.plugins)])
+        return
+    print_table("Plugins", ["name", "source", "version", "hooks"], rows)
+    for error in registry.errors:
+        click.echo(f"failed: {error}", err=True)
+
+
+@cli.command("games")
+@_common
+@_output_options()
+def games_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
+    """List games with their players and parameters."""
+    registry = ctx.registry()
+    data = []
+    for game_id in sorted(registry.games):
+        info = registry.games[game_id].info
+        data.append(
+            {
+                "id": info.id, "version": info.version, "name": info.name, "plugin": registry.owner("game", info.id),
+                "players": [info.min_players, info.max_players], "perfect_information": info.perfect_information,
+                "stochastic": info.stochastic,
+                "params": [{"name": p.name, "default": p.default, "help": p.help} for p in info.params],
+                "description": info.description,
+            }
+        )  # fmt: skip
+    if as_json:
+        print_json(data)
+        return
+    columns = ["id", "version", "players", "parameters", "plugin"]
+    rows = []
+    for game_id in sorted(registry.games):
+        info = registry.games[game_id].info
+        players = str(info.min_players) if info.min_players == info.max_players else f"{info.min_players}-{info.max_players}"
+        rows.append([info.id, info.version, players, " ".join(p.describe() for p in info.params) or "-", registry.owner("game", info.id)])
+    if as_csv:
+        print_csv(columns, rows)
+    else:
+        print_table("Games", columns, rows)
+
+
+# ---------------------------------------------------------------- named agents
+
+
+@cli.group("agents")
+def agents_group() -> None:
+    """Agent types and named agents (a type plus parameters, saved in the database)."""
+
+
+def _named_to_dict(row: Any) -> dict[str, Any]:
+    return {"name": row.name, "type": row.type, "params": json.loads(row.params), "game": row.game,
+            "checkpoint": row.checkpoint, "created_at": row.created_at.isoformat(timespec="seconds")}  # fmt: skip
+
+
+@agents_group.command("list")
+@_common
+@_output_options()
+def agents_list(ctx: Context, as_json: bool, as_csv: bool) -> None:
+    """List agent types (from plugins) and named agents (from the database)."""
+    registry = ctx.registry()
+    with ctx.database().session() as session:
+        named = [_named_to_dict(row) for row in queries.list_named_agents(session)]
+    types = [
+        {"type": a.info.id, "version": a.info.version, "plugin": registry.owner("agent", a.info.id),
+         "params": [p.describe() for p in agent_specs.declared_params(a)], "description": a.info.description}
+        for _, a in sorted(registry.agents.items())
+    ]  # fmt: skip
+    if as_json:
+        print_json({"types": types, "named": named})
+        return
+    columns = ["name", "type", "params", "game", "checkpoint"]
+    rows = [[n["name"], n["type"], ",".join(f"{k}={v}" for k, v in n["params"].items()) or "-", n["game"], n["checkpoint"]] for n in named]
+    if as_csv:
+        print_csv(columns, rows)
+        return
+    print_table("Agent types", ["type", "version", "parameters", "description"],
+                [[t["type"], t["version"], " ".join(t["params"]), t["description"]] for t in types])  # fmt: skip
+    print_table("Named agents", columns, rows)
+
+
+@agents_group.command("register")
+@click.argument("name")
+@click.option("--type", "type_id", required=True, help="Agent type, e.g. greedy or minimax.")
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="A parameter (repeatable).")
+@click.option("--game", "game_spec", default=None, help="Restrict (and check) the agent for this game.")
+@click.option("--checkpoint", default=None, type=click.Path(exists=True, dir_okay=False), help="A checkpoint file.")
+@_common
+def agents_register(ctx: Context, name: str, type_id: str, params: tuple[str, ...], game_spec: str | None,
+                    checkpoint: str | None) -> None:  # fmt: skip
+    """Save an agent type plus parameters under NAME, usable wherever an agent is expected."""
+    registry = ctx.registry()
+    if not name or any(ch in name for ch in ",:= ") or name.isdigit():
+        raise ArenaError(f"bad agent name {name!r}: use letters, digits, '-', '_' or '.' (no ',', ':', '=' or spaces)")
+    if name in registry.agents:
+        raise ArenaError(f"'{name}' is an agent type; choose another name")
+    raw = parse_assignments(params)
+    agent_cls = registry.agent_class(type_id)
+    if game_spec is not None:
+        game = tournament.make_game(registry, game_spec)
+        agent_specs.build_entry(registry, name, type_id, raw, game, None, os.path.abspath(checkpoint) if checkpoint else None)
+        game_id: str | None = game.info.id
+    else:
+        from arena.params import validate_params
+
+        declared = agent_specs.declared_params(agent_cls)
+        if checkpoint and not any(p.name == "checkpoint" for p in declared):
+            raise ArenaError(f"agent type '{type_id}' takes no checkpoint file")
+        validate_params(declared, raw, f"agent '{type_id}'")
+        game_id = None
+    with ctx.database().session() as session, session.begin():
+        if queries.get_named_agent(session, name) is not None:
+            raise ArenaError(f"an agent named '{name}' exists already (remove it first)")
+        queries.add_named_agent(session, name, type_id, raw, game_id, os.path.abspath(checkpoint) if checkpoint else None)
+    click.echo(f"registered agent '{name}' ({type_id})")
+
+
+@agents_group.command("show")
+@click.argument("name")
+@_common
+@_output_options(csv=False)
+def agents_show(ctx: Context, name: str, as_json: bool) -> None:
+    """Show a named agent."""
+    with ctx.database().session() as session:
+        row = queries.get_named_agent(session, name)
+        if row is None:
+            raise ArenaError(f"no agent named '{name}'")
+        data = _named_to_dict(row)
+    if as_json:
+        print_json(data)
+        return
+    for key, value in data.items():
+        click.echo(f"{key}: {value if value is not None else '-'}")
+
+
+@agents_group.command("remove")
+@click.argument("name")
+@_common
+def agents_remove(ctx: Context, name: str) -> None:
+    """Remove a named agent (its past results stay)."""
+    with ctx.database().session() as session, session.begin():
+        if not queries.remove_named_agent(session, name):
+            raise ArenaError(f"no agent named '{name}'")
+    click.echo(f"removed agent '{name}'")
+
+
+# ---------------------------------------------------------------- tournaments
+
+
+def _workers(text: str) -> int:
+    if text == "auto":
+        return os.cpu_count() or 1
+    try:
+        value = int(text)
+    except ValueError:
+        raise ArenaError(f"--workers must be a positive number or 'auto', got {text!r}") from None
+    if value < 1:
+        raise ArenaError(f"--workers must be at least 1, got {value}")
+    return value
+
+
+class _Progress:
+    """A rich progress bar on a terminal (games done, games/s, time left); silent otherwise."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.bar: Any = None
+        self.task: Any = None
+        if enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(
+                TextColumn("[bold]matches"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]} games/s"), TimeRemainingColumn(), transient=True,
+            )  # fmt: skip
+
+    def __enter__(self) -> _Progress:
+        if self.bar is not None:
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            return
+        if self.task is None:
+            self.task = self.bar.add_task("play", total=total, completed=done, rate="-")
+            return
+        speed = self.bar.tasks[0].speed
+        self.bar.update(self.task, completed=done, rate=f"{speed:.1f}" if speed else "-")
+
+
+@cli.command("run-tournament")
+@click.option("--game", "game_spec", help="Game spec, e.g. connect_four or connect_four:rows=5,columns=6.")
+@click.option("--agents", "agents_text", help="Comma-separated agents: types with parameters or registered names.")
+@click.option("--rounds", type=int, default=1, show_default=True, help="Rounds; each plays every pair (or table) once.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Tournament seed; every match seed derives from it.")
+@click.option("--max-turns", type=int, default=DEFAULT_MAX_TURNS, show_default=True, help="A match still running after this many actions is a draw.")
+@click.option("--time-per-move", type=float, default=None, help="Seconds an agent may think per move; more is a loss by timeout.")
+@click.option("--name", default=None, help="A unique name for the tournament.")
+@click.option("--format", "format_", type=click.Choice(tournament.FORMATS), default="round-robin", show_default=True)
+@click.option("--challenger", default=None, help="With --format gauntlet: the agent that plays all others.")
+@click.option("--players", type=int, default=None, help="Seats per match for games of more than two players.")
+@click.option("--workers", default="1", show_default=True, help="Worker processes, or 'auto' for one per core.")
+@click.option("--resume", default=None, metavar="ID|NAME", help="Finish an interrupted tournament.")
+@click.option("--quiet", is_flag=True, help="Print no leaderboard at the end.")
+@_common
+def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int, seed: int, max_turns: int,
+                   time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
+                   players: int | None, workers: str, resume: str | None, quiet: bool) -> None:  # fmt: skip
+    """Play a tournament, store every match, and print its leaderboard."""
+    registry = ctx.registry()
+    n_workers = _workers(workers)
+    database = ctx.database()
+    if resume is not None:
+        if game_spec or agents_text:
+            raise ArenaError("--resume takes the tournament's own settings; do not give --game or --agents")
+        tournament_id = results.get_tournament(database, resume).id
+    else:
+        if not game_spec or not agents_text:
+            raise ArenaError("run-tournament needs --game and --agents (or --resume ID|NAME)")
+        request = tournament.TournamentRequest(
+            game=game_spec, agents=agents_text, rounds=rounds, seed=seed, max_turns=max_turns,
+            time_per_move=time_per_move, name=name, format=format_, challenger=challenger, players=players,
+        )  # fmt: skip
+        tournament_id = tournament.create(registry, database, request)
+    with _Progress(sys.stderr.isatty() and not quiet) as progress:
+        played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs)
+    click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
+    if not quiet:
+        selection = results.select(database, registry, tournament=str(tournament_id))
+        _print_leaderboard(selection.title, leaderboard(selection.records), "elo")
+
+
+@cli.command("tournaments")
+@_common
+@_output_options()
+def tournaments_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
+    """List tournaments."""
+    with ctx.database().session() as session:
+        rows = []
+        for t in queries.list_tournaments(session):
+            counts = queries.tournament_counts(session, t.id)
+            rows.append({"id": t.id, "name": t.name, "game": t.game_id, "game_version": t.game_version,
+                         "format": t.format, "rounds": t.rounds, "seed": t.seed, "status": t.status,
+                         "matches": sum(counts.values()), "done": counts.get("done", 0),
+                         "created_at": t.created_at.isoformat(timespec="seconds")})  # fmt: skip
+    columns = ["id", "name", "game", "format", "rounds", "seed", "status", "done", "matches"]
+    if as_json:
+        print_json(rows)
+    elif as_csv:
+        print_csv(columns, [[r[c] for c in columns] for r in rows])
+    else:
+        print_table("Tournaments", columns, [[r[c] for c in columns] for r in rows])
+
+
+# ---------------------------------------------------------------- queries
+
+
+def _selection_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    command = click.option("--game", "game_spec", default=None, help="Every match of this game (same version and parameters).")(command)
+    command = click.option("--tournament", "tournament_key", default=None, metavar="ID|NAME", help="One tournament (default: the latest).")(command)
+    return command
+
+
+LEADERBOARD_COLUMNS = ["rank", "agent", "games", "wins", "draws", "losses", "win_rate", "elo", "trueskill_mu",
+                       "trueskill_sigma"]  # fmt: skip
+
+
+LEADERBOARD_HEADERS = ["#", "agent", "games", "wins", "draws", "losses", "win rate", "Elo", "TrueSkill mu", "sigma"]
+
+
+def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str) -> None:
+    print_table(f"Leaderboard ({system}) - {title}", LEADERBOARD_HEADERS, [[r[c] for c in LEADERBOARD_COLUMNS] for r in rows])
+
+
+@cli.command("leaderboard")
+@_selection_options
+@click.option("--system", type=click.Choice(SYSTEMS), default="elo", show_default=True, help="Sort by this rating.")
+@_common
+@_output_options()
+def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str | None, system: str, as_json: bool,
+                        as_csv: bool) -> None:  # fmt: skip
+    """Ratings and results per agent."""
+    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    rows = leaderboard(selection.records, system)
+    if as_json:
+        print_json(rows)
+    elif as_csv:
+        columns = list(rows[0]) if rows else LEADERBOARD_COLUMNS
+        print_csv(columns, [[r[c] for c in columns] for r in rows])
+    else:
+        _print_leaderboard(selection.title, rows, system)
+
+
+@cli.command("elo-history")
+@_selection_options
+@_common
+def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str | None) -> None:
+    """Elo after each match, in schedule order, as JSON (for plots)."""
+    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    _, history = elo(selection.records)
+    print_json([{"n": p.n, "match_id": p.match_id, "ratings": p.ratings} for p in history])
+
+
+@cli.command("matrix")
+@click.option("--kind", type=click.Choice(MATRIX_KINDS), default="net-wins", show_default=True)
+@_selection_options
+@_common
+@_output_options()
+def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spec: str | None, as_json: bool,
+                   as_csv: bool) -> None:  # fmt: skip
+    """Pairwise matrix, row agent against column agent, agents in leaderboard order."""
+    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    agents = [row["agent"] for row in leaderboard(selection.records)]
+    values = matrix(selection.records, kind, agents)
+    if as_json:
+        print_json({"kind": kind, "agents": agents, "values": values})
+        return
+    columns = ["agent"] + agents
+    rows = [[agent] + row for agent, row in zip(agents, values)]
+    if as_csv:
+        print_csv(columns, rows)
+    else:
+        print_table(f"{kind} (row vs column) - {selection.title}", columns, rows)
+
+
+@cli.command("stats")
+@_selection_options
+@_common
+@_output_options(csv=False)
+def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool) -> None:
+    """Match length, end reasons, legal moves per turn and think time."""
+    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
+    data = turn_stats(selection.records)
+    if as_json:
+        print_json(data)
+        return
+    columns = ["", "count", "mean", "median", "p90", "max"]
+    rows = [["all matches"] + [data["match_length"][k] for k in columns[1:]]]
+    rows += [[pair] + [d[k] for k in columns[1:]] for pair, d in data["per_pair"].items()]
+    rows += [[f"reason: {reason}"] + [d[k] for k in columns[1:]] for reason, d in data["per_reason"].items()]
+    print_table(f"Match length in turns - {selection.title}", columns, rows)
+    legal = data["legal_moves_per_turn"]
+    print_table("Legal moves per turn", ["count", "mean", "median", "max"], [[legal[k] for k in ("count", "mean", "median", "max")]])
+    print_table("Think time per move (s)", ["agent", "seconds"], list(data["think_time_per_move"].items()))
+
+
+def _match_to_dict(record: Any) -> dict[str, Any]:
+    return {
+        "id": record.id, "tournament": record.tournament_id, "index": record.index, "seed": record.seed,
+        "game": record.game_id, "game_version": record.game_version, "turns": record.turns, "reason": record.reason,
+        "detail": record.detail,
+        "seats": [{"seat": s.seat, "agent": s.agent, "score": s.score, "outcome": s.outcome, "rank": s.rank,
+                   "think_time": s.think_time} for s in record.seats],
+    }  # fmt: skip
+
+
+@cli.command("matches")
+@_selection_options
+@click.option("--agent", default=None, help="Only matches of this agent.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most this many (earliest first).")
+@_common
+@_output_options()
+def matches_command(ctx: Context, tournament_key: str | None, game_spec: str | None, agent: str | None,
+                    limit: int | None, as_json: bool, as_csv: bool) -> None:  # fmt: skip
+    """List played matches."""
+    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    records = [r for r in selection.records if agent is None or agent in r.agents()]
+    if limit is not None:
+        records = records[:limit]
+    data = [_match_to_dict(r) for r in records]
+    if as_json:
+        print_json(data)
+        return
+    columns = ["id", "index", "seed", "turns", "reason", "seats"]
+    rows = [[d["id"], d["index"], d["seed"], d["turns"], d["reason"],
+             "  ".join(f"{s['agent']}:{s['outcome']}" for s in d["seats"])] for d in data]  # fmt: skip
+    if as_csv:
+        print_csv(columns, rows)
+    else:
+        print_table(f"Matches - {selection.title}", columns, rows)
+
+
+@cli.command("replay")
+@click.argument("match_id", type=int)
+@click.option("--boards/--no-boards", default=True, help="Show the board after every move.")
+@_common
+@_output_options(csv=False)
+def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> None:
+    """Show a stored match move by move."""
+    registry = ctx.registry()
+    with ctx.database().session() as session:
+        match = queries.get_match(session, match_id)
+        if match is None:
+            raise ArenaError(f"no match {match_id}")
+        if match.status != "done":
+            raise ArenaError(f"match {match_id} has not been played yet")
+        seats = [(s.seat, s.agent, s.outcome, s.score) for s in match.seats]
+        game_id, version, params, seed, moves = match.game_id, match.game_version, match.game_params, match.seed, decode_ints(match.moves)
+        reason, detail = match.reason, match.detail
+    game_cls = registry.game_class(game_id)
+    if game_cls.info.version != version:
+        raise ArenaError(f"match {match_id} was played with {game_id} v{version}; v{game_cls.info.version} is installed")
+    raw = dict(item.split("=", 1) for item in params.split(";") if item)
+    game = game_cls(**raw)
+    steps = replay(game, seed, moves)
+    if as_json:
+        print_json({"id": match_id, "game": game.label(), "seed": seed, "reason": reason, "detail": detail,
+                    "seats": [{"seat": s, "agent": a, "outcome": o, "score": sc} for s, a, o, sc in seats],
+                    "moves": [{"turn": t, "seat": seat, "action": moves[t - 1], "text": text} for t, seat, text, _ in steps]})  # fmt: skip
+        return
+    names = {seat: agent for seat, agent, _, _ in seats}
+    click.echo(f"match {match_id}: {game.label()} seed {seed}")
+    click.echo("  " + "  ".join(f"seat {s}: {a} ({o})" for s, a, o, _ in seats))
+    initial = game.new_initial_state(seed)
+    if boards:
+        click.echo(initial.render())
+    for turn, seat, text, state in steps:
+        click.echo(f"{turn:>4}. {names.get(seat, seat)} (seat {seat}): {text}")
+        if boards:
+            click.echo(state.render())
+    click.echo(f"end: {reason}" + (f" ({detail})" if detail else ""))
+
+
+@cli.group("db")
+def db_group() -> None:
+    """Database maintenance."""
+
+
+@db_group.command("upgrade")
+@_common
+def db_upgrade(ctx: Context) -> None:
+    """Create or upgrade the schema (also done automatically on first use)."""
+    database = ctx.database()
+    click.echo(f"database {database.url} is at the newest schema")
+
+
+def main() -> None:
+    try:
+        add_plugin_commands(get_registry(), cli)
+    except ArenaError:
+        pass  # a broken plugin set: the command itself reports it as one clean line
+    cli.main(prog_name="arena")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+"""Tournament schedules: which agents sit in which seats, match by match, before any is played."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from arena.errors import ArenaError
+
+Table = tuple[int, ...]  # agent indices by seat
+
+
+def _rotate(table: Table, by: int) -> Table:
+    by %= len(table)
+    return table[by:] + table[:by]
+
+
+def round_robin(num_agents: int, rounds: int, players: int = 2) -> list[Table]:
+    """Every group of `players` agents meets once per round; seats rotate from round to round.
+
+    With two players this is the classic round-robin with seats alternating between rounds, so
+    after an even number of rounds both seat orders are played equally. With more players each
+    group's seating rotates cyclically, so over `players` rounds every agent sits in every seat
+    once at every table.
+    """
+    if num_agents < players:
+        raise ArenaError(f"a round-robin of {players}-player matches needs at least {players} agents, got {num_agents}")
+    groups = list(combinations(range(num_agents), players))
+    return [_rotate(group, r) for r in range(rounds) for group in groups]
+
+
+def gauntlet(num_agents: int, rounds: int, challenger: int = 0) -> list[Table]:
+    """The challenger plays every other agent in both seat orders, each round."""
+    if num_agents < 2:
+        raise ArenaError("a gauntlet needs a challenger and at least one opponent")
+    tables: list[Table] = []
+    for _ in range(rounds):
+        for other in range(num_agents):
+            if other != challenger:
+                tables.append((challenger, other))
+                tables.append((other, challenger))
+    return tables

@@ -1,0 +1,154 @@
+"""Counts, pairwise matrices and turn-length statistics: pure functions over match records."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from arena.match import decode_ints
+from db.records import MatchRecord
+
+
+@dataclass
+class AgentCounts:
+    agent: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    forfeits: int = 0  # losses by an own fault (illegal action, error, timeout, crash)
+    think_time: float = 0.0
+    moves: int = 0
+    by_seat: dict[int, list[float]] = field(default_factory=dict)  # seat -> [games, score]
+
+    @property
+    def score(self) -> float:
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def think_per_move(self) -> float:
+        return self.think_time / self.moves if self.moves else 0.0
+
+
+def agent_counts(records: Iterable[MatchRecord]) -> dict[str, AgentCounts]:
+    counts: dict[str, AgentCounts] = {}
+    for record in records:
+        fault = record.reason not in ("normal", "turn_limit")
+        for seat in record.seats:
+            c = counts.get(seat.agent)
+            if c is None:
+                c = counts[seat.agent] = AgentCounts(seat.agent)
+            c.games += 1
+            if seat.outcome == "win":
+                c.wins += 1
+            elif seat.outcome == "draw":
+                c.draws += 1
+            else:
+                c.losses += 1
+                if fault and seat.score < 0:
+                    c.forfeits += 1
+            c.think_time += seat.think_time
+            c.moves += seat.moves
+            by_seat = c.by_seat.setdefault(seat.seat, [0, 0.0])
+            by_seat[0] += 1
+            by_seat[1] += 1.0 if seat.outcome == "win" else 0.5 if seat.outcome == "draw" else 0.0
+    return counts
+
+
+MATRIX_KINDS = ("net-wins", "win-rate", "games", "avg-turns")
+
+
+def matrix(records: Sequence[MatchRecord], kind: str, agents: Sequence[str]) -> list[list[float | None]]:
+    """A square matrix over `agents`, row agent against column agent; None where undefined.
+
+    net-wins: row's wins minus its losses against column (pairwise finishes in N-player matches);
+    win-rate: row's wins / games against column; games: matches together; avg-turns: mean turns.
+    """
+    if kind not in MATRIX_KINDS:
+        raise ValueError(f"unknown matrix kind {kind!r}")
+    index = {agent: i for i, agent in enumerate(agents)}
+    n = len(agents)
+    wins = np.zeros((n, n))
+    games = np.zeros((n, n))
+    turns = np.zeros((n, n))
+    for record in records:
+        for a, b in combinations(record.seats, 2):
+            i, j = index.get(a.agent), index.get(b.agent)
+            if i is None or j is None:
+                continue
+            games[i, j] += 1
+            games[j, i] += 1
+            turns[i, j] += record.turns
+            turns[j, i] += record.turns
+            if a.rank < b.rank:
+                wins[i, j] += 1
+            elif b.rank < a.rank:
+                wins[j, i] += 1
+    values: list[list[float | None]] = []
+    for i in range(n):
+        row: list[float | None] = []
+        for j in range(n):
+            if i == j:
+                row.append(None)
+            elif kind == "games":
+                row.append(int(games[i, j]))
+            elif kind == "net-wins":
+                row.append(int(wins[i, j] - wins[j, i]))
+            elif games[i, j] == 0:
+                row.append(None)
+            elif kind == "win-rate":
+                row.append(float(wins[i, j] / games[i, j]))
+            else:
+                row.append(float(turns[i, j] / games[i, j]))
+        values.append(row)
+    return values
+
+
+def distribution(values: Sequence[float] | np.ndarray) -> dict[str, float | int | None]:
+    """count, mean, median, p90, max (None when empty)."""
+    array = np.asarray(values, dtype=float)
+    if array.size == 0:
+        return {"count": 0, "mean": None, "median": None, "p90": None, "max": None}
+    return {
+        "count": int(array.size),
+        "mean": float(array.mean()),
+        "median": float(np.median(array)),
+        "p90": float(np.percentile(array, 90)),
+        "max": float(array.max()),
+    }
+
+
+def turn_stats(records: Sequence[MatchRecord]) -> dict[str, Any]:
+    """Match length overall, per pair of agents and per reason; legal moves per turn; think time per move."""
+    lengths = [r.turns for r in records]
+    per_pair: dict[str, list[int]] = defaultdict(list)
+    per_reason: dict[str, list[int]] = defaultdict(list)
+    for r in records:
+        per_pair[" vs ".join(sorted(r.agents()))].append(r.turns)
+        per_reason[r.reason].append(r.turns)
+    legal_dist = distribution(legal_move_counts(records))
+    legal_summary = {k: legal_dist[k] for k in ("count", "mean", "median", "max")}
+    counts = agent_counts(records)
+    return {
+        "matches": len(records),
+        "match_length": distribution(lengths),
+        "per_pair": {pair: distribution(v) for pair, v in sorted(per_pair.items())},
+        "per_reason": {reason: distribution(v) for reason, v in sorted(per_reason.items())},
+        "reasons": dict(sorted(Counter(r.reason for r in records).items())),
+        "legal_moves_per_turn": legal_summary,
+        "think_time_per_move": {agent: c.think_per_move for agent, c in sorted(counts.items())},
+    }
+
+
+def legal_move_counts(records: Iterable[MatchRecord]) -> np.ndarray:
+    """Every stored legal-moves-per-turn value, for histograms."""
+    parts = [np.asarray(decode_ints(r.legal_counts), dtype=np.int64) for r in records if r.legal_counts]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)

@@ -1,0 +1,242 @@
+"""Tournaments: validate, write the whole schedule, then play the pending matches and store results in batches."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
+
+from arena.agents import AgentEntry, entry_from_json, resolve_all
+from arena.api import Game
+from arena.errors import ArenaError
+from arena.match import DEFAULT_MAX_TURNS, MatchResult, encode_ints, play_match
+from arena.params import canonical, parse_spec
+from arena.plugins import Registry, get_registry
+from arena.schedule import gauntlet, round_robin
+from arena.seeding import derive_seed
+from db import queries
+from db.session import Database
+
+FORMATS = ("round-robin", "gauntlet")
+#: Results are written at least this often, and at most this many matches at a time.
+FLUSH_SECONDS = 2.0
+FLUSH_MATCHES = 2000
+
+Progress = Callable[[int, int], None]
+
+
+def make_game(registry: Registry, spec_text: str) -> Game:
+    spec = parse_spec(spec_text)
+    return registry.game_class(spec.id)(**spec.params)
+
+
+@dataclass
+class TournamentRequest:
+    game: str
+    agents: str
+    rounds: int = 1
+    seed: int = 0
+    max_turns: int = DEFAULT_MAX_TURNS
+    time_per_move: float | None = None
+    name: str | None = None
+    format: str = "round-robin"
+    challenger: str | None = None
+    players: int | None = None
+
+
+def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
+    spec = parse_spec(request.game)
+    game_cls = registry.game_class(spec.id)
+    params = dict(spec.params)
+    if request.players is not None:
+        info = game_cls.info
+        if not info.min_players <= request.players <= info.max_players:
+            raise ArenaError(
+                f"game '{info.id}' is for {info.min_players} to {info.max_players} players, not {request.players}"
+            )
+        if info.min_players != info.max_players:
+            if "players" in params and int(params["players"]) != request.players:
+                raise ArenaError("--players and the game's players parameter disagree")
+            params["players"] = str(request.players)
+    return game_cls(**params)
+
+
+def prepare(registry: Registry, database: Database, request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[queries.MatchPlan], dict[str, Any]]:
+    """Check everything and build the schedule; nothing is written."""
+    if request.rounds < 1:
+        raise ArenaError(f"--rounds must be at least 1, got {request.rounds}")
+    if request.max_turns < 1:
+        raise ArenaError(f"--max-turns must be at least 1, got {request.max_turns}")
+    if request.time_per_move is not None and request.time_per_move <= 0:
+        raise ArenaError(f"--time-per-move must be positive, got {request.time_per_move:g}")
+    if request.format not in FORMATS:
+        raise ArenaError(f"unknown format '{request.format}' (choose: {', '.join(FORMATS)})")
+    game = _game_with_players(registry, request)
+    with database.session() as session:
+        if request.name is not None and queries.find_tournament(session, request.name) is not None:
+            raise ArenaError(f"a tournament named '{request.name}' exists already (use --resume to finish it)")
+        if request.name is not None and request.name.isdigit():
+            raise ArenaError("a tournament name cannot be a number (numbers are tournament ids)")
+
+        def lookup(name: str) -> dict[str, Any] | None:
+            row = queries.get_named_agent(session, name)
+            if row is None:
+                return None
+            return {"type": row.type, "params": json.loads(row.params), "game": row.game, "checkpoint": row.checkpoint}
+
+        agents_text = request.agents
+        if request.format == "gauntlet":
+            if not request.challenger:
+                raise ArenaError("--format gauntlet needs --challenger AGENT")
+            agents_text = request.challenger + "," + request.agents
+        elif request.challenger:
+            raise ArenaError("--challenger is only for --format gauntlet")
+        entries = resolve_all(registry, agents_text, game, lookup)
+    players = game.num_players
+    if request.format == "gauntlet":
+        if players != 2:
+            raise ArenaError("the gauntlet format is for two-player games")
+        tables = gauntlet(len(entries), request.rounds)
+    else:
+        tables = round_robin(len(entries), request.rounds, players)
+    schedule = [
+        queries.MatchPlan(
+            index=index,
+            seed=derive_seed(request.seed, index),
+            seats=tuple(
+                queries.SeatPlan(seat, entries[a].label, entries[a].type_id, entries[a].params_json(), entries[a].version)
+                for seat, a in enumerate(table)
+            ),
+        )
+        for index, table in enumerate(tables)
+    ]
+    settings = {
+        "game": game.label(),
+        "agents": [entry.to_json() for entry in entries],
+        "format": request.format,
+        "challenger": entries[0].label if request.format == "gauntlet" else None,
+    }
+    return game, entries, schedule, settings
+
+
+def create(registry: Registry, database: Database, request: TournamentRequest) -> int:
+    """Validate the request and write the tournament with its full schedule; returns its id."""
+    game, _entries, schedule, settings = prepare(registry, database, request)
+    return queries.create_tournament(
+        database, name=request.name, game_id=game.info.id, game_version=game.info.version,
+        game_params=canonical(game.params), format=request.format, rounds=request.rounds, seed=request.seed,
+        max_turns=request.max_turns, time_per_move=request.time_per_move, players=game.num_players,
+        settings=settings, schedule=schedule,
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------- playing
+
+
+@dataclass(frozen=True)
+class MatchTask:
+    match_id: int
+    seed: int
+    labels: tuple[str, ...]
+
+
+@dataclass
+class Setup:
+    """What a worker needs to play any match of one tournament."""
+
+    game_spec: str
+    agents: list[dict[str, Any]]
+    max_turns: int
+    time_per_move: float | None
+    plugins_dirs: tuple[str, ...] = ()
+
+
+class Player:
+    """Plays matches of one tournament: builds the game once and agents per match."""
+
+    def __init__(self, setup: Setup, registry: Registry) -> None:
+        self.registry = registry
+        self.setup = setup
+        self.game = make_game(registry, setup.game_spec)
+        self.entries = {data["label"]: entry_from_json(registry, data, self.game) for data in setup.agents}
+
+    def play(self, task: MatchTask) -> queries.MatchOutcome:
+        start = time.perf_counter()
+        agents = [self.entries[label].make(self.registry, self.game, seat, task.seed) for seat, label in enumerate(task.labels)]
+        try:
+            result = play_match(self.game, agents, task.seed, self.setup.max_turns, self.setup.time_per_move)
+        finally:
+            for agent in agents:
+                agent.close()
+        return outcome_of(task.match_id, result, time.perf_counter() - start)
+
+
+def outcome_of(match_id: int, result: MatchResult, duration: float) -> queries.MatchOutcome:
+    return queries.MatchOutcome(
+        match_id=match_id, turns=result.turns, reason=result.reason, detail=result.detail,
+        moves=encode_ints(result.moves), legal_counts=encode_ints(result.legal_counts), duration=duration,
+        scores=result.scores, outcomes=result.outcomes, ranks=result.ranks, think_times=result.think_times,
+        move_counts=result.move_counts,
+    )  # fmt: skip
+
+
+_worker: Player | None = None
+
+
+def _init_worker(setup: Setup) -> None:
+    global _worker
+    _worker = Player(setup, get_registry(setup.plugins_dirs))
+
+
+def _play_in_worker(task: MatchTask) -> queries.MatchOutcome:
+    assert _worker is not None
+    return _worker.play(task)
+
+
+def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask], workers: int) -> Iterator[queries.MatchOutcome]:
+    if workers <= 1 or len(tasks) <= 1:
+        player = Player(player_setup, registry)
+        for task in tasks:
+            yield player.play(task)
+        return
+    # spawn, not fork: the parent may hold database connections and a progress-bar thread.
+    context = multiprocessing.get_context("spawn")
+    chunk = max(1, min(64, len(tasks) // (workers * 8)))
+    with context.Pool(workers, initializer=_init_worker, initargs=(player_setup,)) as pool:
+        yield from pool.imap_unordered(_play_in_worker, tasks, chunksize=chunk)
+
+
+def play(
+    database: Database, registry: Registry, tournament_id: int, workers: int = 1, progress: Progress | None = None,
+    plugins_dirs: Sequence[str] = (),
+) -> int:  # fmt: skip
+    """Play every pending match of the tournament; returns how many were played."""
+    with database.session() as session:
+        tournament = queries.find_tournament(session, tournament_id)
+        if tournament is None:
+            raise ArenaError(f"no tournament {tournament_id}")
+        settings = json.loads(tournament.settings)
+        pending = queries.pending_matches(session, tournament.id)
+        seats = queries.schedule_seats(session, tournament.id)
+        total = sum(queries.tournament_counts(session, tournament.id).values())
+        setup = Setup(settings["game"], settings["agents"], tournament.max_turns, tournament.time_per_move, tuple(plugins_dirs))
+    done = total - len(pending)
+    tasks = [MatchTask(match_id, seed, tuple(seats[match_id])) for match_id, _index, seed in pending]
+    if progress:
+        progress(done, total)
+    buffer: list[queries.MatchOutcome] = []
+    last_flush = time.monotonic()
+    for outcome in _results(setup, registry, tasks, workers):
+        buffer.append(outcome)
+        done += 1
+        if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
+            queries.save_results(database, buffer)
+            buffer.clear()
+            last_flush = time.monotonic()
+        if progress:
+            progress(done, total)
+    queries.save_results(database, buffer)
+    queries.finish_tournament(database, tournament_id)
+    return len(tasks)

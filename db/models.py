@@ -1,0 +1,98 @@
+"""Typed SQLAlchemy 2.0 models. Alembic migrations in db/migrations create and upgrade these tables."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import BigInteger, ForeignKey, Index, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class NamedAgent(Base):
+    """An agent type plus parameters (plus optional game and checkpoint) saved under a name."""
+
+    __tablename__ = "agents"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    type: Mapped[str] = mapped_column(String(100))
+    params: Mapped[str] = mapped_column(Text, default="{}")  # JSON object of raw parameter values
+    game: Mapped[str | None] = mapped_column(String(100))
+    checkpoint: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Tournament(Base):
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str | None] = mapped_column(String(200), unique=True)
+    game_id: Mapped[str] = mapped_column(String(100))
+    game_version: Mapped[str] = mapped_column(String(50))
+    game_params: Mapped[str] = mapped_column(Text)  # canonical key=value;... text
+    format: Mapped[str] = mapped_column(String(50))
+    rounds: Mapped[int]
+    seed: Mapped[int] = mapped_column(BigInteger)  # 63-bit derived seeds
+    max_turns: Mapped[int]
+    time_per_move: Mapped[float | None]
+    players: Mapped[int]
+    settings: Mapped[str] = mapped_column(Text)  # JSON: agents and their specs, everything needed to resume
+    status: Mapped[str] = mapped_column(String(20), default="running")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+
+    matches: Mapped[list[Match]] = relationship(back_populates="tournament", cascade="all, delete-orphan")
+
+
+class Match(Base):
+    __tablename__ = "matches"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "index", name="uq_match_schedule"),
+        Index("ix_matches_game", "game_id", "game_version", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    index: Mapped[int]  # position in the schedule: ratings replay matches in this order
+    game_id: Mapped[str] = mapped_column(String(100))
+    game_version: Mapped[str] = mapped_column(String(50))
+    game_params: Mapped[str] = mapped_column(Text)
+    seed: Mapped[int] = mapped_column(BigInteger)  # 63-bit derived seeds
+    status: Mapped[str] = mapped_column(String(20), default="pending")  # pending | done
+    turns: Mapped[int | None]
+    reason: Mapped[str | None] = mapped_column(String(30))
+    detail: Mapped[str | None] = mapped_column(Text)
+    moves: Mapped[bytes | None] = mapped_column(LargeBinary)  # arena.match.encode_ints
+    legal_counts: Mapped[bytes | None] = mapped_column(LargeBinary)  # legal actions before each move
+    duration: Mapped[float | None]
+    finished_at: Mapped[datetime | None]
+
+    tournament: Mapped[Tournament] = relationship(back_populates="matches")
+    seats: Mapped[list[MatchSeat]] = relationship(back_populates="match", cascade="all, delete-orphan", order_by="MatchSeat.seat")
+
+
+class MatchSeat(Base):
+    __tablename__ = "match_seats"
+    __table_args__ = (Index("ix_match_seats_agent", "agent"),)
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(primary_key=True)
+    agent: Mapped[str] = mapped_column(String(300))  # the label shown in leaderboards
+    agent_type: Mapped[str] = mapped_column(String(100))
+    agent_params: Mapped[str] = mapped_column(Text)  # JSON of the validated parameters
+    agent_version: Mapped[str] = mapped_column(String(50))
+    score: Mapped[float | None]
+    outcome: Mapped[str | None] = mapped_column(String(10))  # win | draw | loss
+    rank: Mapped[int | None]
+    think_time: Mapped[float | None]  # seconds, summed over the seat's moves
+    moves: Mapped[int | None]  # actions this seat made
+
+    match: Mapped[Match] = relationship(back_populates="seats")

@@ -1,0 +1,34 @@
+"""Plain records that leave the database: analysis works on these, never on ORM objects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    seat: int
+    agent: str
+    score: float
+    outcome: str
+    rank: int
+    think_time: float
+    moves: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    id: int
+    tournament_id: int
+    index: int
+    seed: int
+    game_id: str
+    game_version: str
+    turns: int
+    reason: str
+    seats: tuple[SeatRecord, ...]
+    legal_counts: bytes | None = None
+    detail: str | None = None
+
+    def agents(self) -> tuple[str, ...]:
+        return tuple(s.agent for s in self.seats)

@@ -1,0 +1,111 @@
+"""Opening a database: URL resolution, SQLite pragmas, and migrations run on first use."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+DEFAULT_URL = "sqlite:///arena.db"
+MIGRATIONS = Path(__file__).parent / "migrations"
+BUSY_TIMEOUT_MS = 60_000
+
+
+class StorageError(Exception):
+    """The database cannot be opened, read or written; the message says which and why."""
+
+
+def resolve_url(url: str | None = None) -> str:
+    """`--db` beats `$ARENA_DB` beats ./arena.db; a bare file path means a SQLite file."""
+    text = url or os.environ.get("ARENA_DB") or DEFAULT_URL
+    if "://" not in text:
+        text = f"sqlite:///{text}"
+    return text
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    cursor = dbapi_connection.cursor()
+    # WAL lets readers and several writing processes share the file; busy_timeout makes writers wait, not fail.
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "memory":
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+@dataclass
+class Database:
+    url: str
+    engine: Engine
+    sessions: sessionmaker[Session]
+
+    def session(self) -> Session:
+        return self.sessions()
+
+
+def open_database(url: str | None = None, migrate: bool = True) -> Database:
+    """Open (and create or upgrade, on first use) the database at `url`."""
+    resolved = resolve_url(url)
+    try:
+        parsed = make_url(resolved)
+    except ArgumentError:
+        raise StorageError(f"cannot parse database URL {resolved!r}") from None
+    is_sqlite = parsed.get_backend_name() == "sqlite"
+    if is_sqlite and parsed.database not in (None, "", ":memory:"):
+        path = parsed.database.removeprefix("file:") if parsed.query.get("uri") else parsed.database
+        parent = Path(path).expanduser().resolve().parent
+        if not parent.is_dir():
+            raise StorageError(f"cannot open database {resolved}: directory {parent} does not exist")
+    try:
+        engine = create_engine(resolved, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000} if is_sqlite else {})
+    except (SQLAlchemyError, ImportError) as exc:
+        raise StorageError(f"cannot open database {resolved}: {exc}") from None
+    if is_sqlite:
+        event.listen(engine, "connect", _sqlite_pragmas)
+    database = Database(resolved, engine, sessionmaker(engine, expire_on_commit=False))
+    if migrate:
+        try:
+            upgrade(database)
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot open database {resolved}: {_short(exc)}") from None
+    return database
+
+
+def _short(exc: SQLAlchemyError) -> str:
+    orig = getattr(exc, "orig", None)
+    return str(orig if orig is not None else exc).splitlines()[0]
+
+
+def head_revision() -> str | None:
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def current_revision(database: Database) -> str | None:
+    with database.engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def upgrade(database: Database) -> None:
+    """Bring the schema to the newest migration; cheap when it already is."""
+    if current_revision(database) == head_revision():
+        return
+    config = alembic_config()
+    with database.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")

@@ -1,0 +1,181 @@
+"""Tournaments through the real CLI on real SQLite files."""
+
+from collections import Counter
+
+import pytest
+
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.schedule import gauntlet, round_robin
+
+
+def test_round_robin_alternates_seats():
+    tables = round_robin(3, 2)
+    assert tables[:3] == [(0, 1), (0, 2), (1, 2)] and tables[3:] == [(1, 0), (2, 0), (2, 1)]
+    many = round_robin(4, 3, players=3)
+    seats = Counter((agent, seat) for table in many for seat, agent in enumerate(table))
+    assert len(many) == 12 and set(seats.values()) == {3}
+    assert gauntlet(3, 1) == [(0, 1), (1, 0), (0, 2), (2, 0)]
+
+
+def test_tournament_stores_every_match(arena_cli):
+    arena_cli("run-tournament", "--game", "connect_four", "--agents", "random,greedy,center", "--rounds", "4", "--seed", "5",
+              "--name", "t1", "--quiet")
+    matches = arena_cli.json("matches", "--tournament", "t1")
+    assert len(matches) == 12
+    assert [m["index"] for m in matches] == list(range(12))
+    for m in matches:
+        assert set(m) >= {"id", "index", "seed", "turns", "reason", "seats"}
+        assert [s["seat"] for s in m["seats"]] == [0, 1]
+        assert set(m["seats"][0]) >= {"seat", "agent", "score", "outcome"}
+    pairs = Counter(tuple(s["agent"] for s in m["seats"]) for m in matches)
+    assert pairs[("random", "greedy")] == pairs[("greedy", "random")] == 2
+    stored = arena_cli.rows("select game_id, game_version, game_params, status, moves is not null, legal_counts is not null from matches")
+    assert set(stored) == {("connect_four", "1", "columns=7;rows=6;x_in_row=4", "done", 1, 1)}
+    seats = arena_cli.rows("select agent, agent_type, agent_params, agent_version, think_time >= 0, moves > 0 from match_seats")
+    assert ("center", "center", '{"noise": "0", "seed": "0"}', "1.0", 1, 1) in seats
+
+
+def test_same_seed_same_results(arena_cli):
+    for name in ("a", "b"):
+        arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "6", "--seed", "9",
+                  "--name", name, "--quiet")
+    strip = lambda ms: [(m["seed"], m["turns"], m["reason"], [(s["agent"], s["outcome"]) for s in m["seats"]]) for m in ms]
+    assert strip(arena_cli.json("matches", "--tournament", "a")) == strip(arena_cli.json("matches", "--tournament", "b"))
+    assert arena_cli.json("leaderboard", "--tournament", "a") == arena_cli.json("leaderboard", "--tournament", "b")
+    assert arena_cli.rows("select moves from matches where tournament_id=1") == arena_cli.rows("select moves from matches where tournament_id=2")
+
+
+def test_greedy_beats_random_on_connect_four(arena_cli):
+    arena_cli("run-tournament", "--game", "connect_four", "--agents", "random,greedy", "--rounds", "50", "--quiet")
+    board = {row["agent"]: row for row in arena_cli.json("leaderboard")}
+    assert board["greedy"]["wins"] >= 45 and board["greedy"]["elo"] > board["random"]["elo"] + 100
+
+
+def test_never_ending_game_draws_at_the_limit(arena_cli):
+    for limit in ("200", "37"):
+        arena_cli("run-tournament", "--game", "forever", "--agents", "random,center", "--rounds", "3", "--max-turns", limit,
+                  "--name", f"forever{limit}", "--quiet")
+        matches = arena_cli.json("matches", "--tournament", f"forever{limit}")
+        assert {(m["turns"], m["reason"]) for m in matches} == {(int(limit), "turn_limit")}
+        assert {s["outcome"] for m in matches for s in m["seats"]} == {"draw"}
+
+
+def test_faulty_agents_forfeit_and_the_tournament_goes_on(arena_cli):
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "raiser:after=1,illegal,sleeper:seconds=0.03,random",
+              "--rounds", "2", "--time-per-move", "0.01", "--quiet")
+    matches = arena_cli.json("matches")
+    assert len(matches) == 12
+    culprit = {"agent_error": "raiser:after=1", "illegal_action": "illegal", "timeout": "sleeper:seconds=0.03"}
+    assert {m["reason"] for m in matches} == set(culprit)
+    for m in matches:
+        losers = [s["agent"] for s in m["seats"] if s["outcome"] == "loss"]
+        assert losers == [culprit[m["reason"]]], m
+        if m["reason"] == "agent_error":
+            assert "boom from raiser" in m["detail"]
+    board = {row["agent"]: row for row in arena_cli.json("leaderboard")}
+    assert board["random"]["losses"] == 0 and board["illegal"]["forfeits"] >= 4
+
+
+def test_named_agents(arena_cli, tmp_path):
+    arena_cli("agents", "register", "careful", "--type", "greedy", "--param", "eval=heuristic", "--game", "connect_four")
+    arena_cli("agents", "register", "lucky", "--type", "random", "--param", "seed=3")
+    shown = arena_cli.json("agents", "show", "careful")
+    assert (shown["type"], shown["params"], shown["game"]) == ("greedy", {"eval": "heuristic"}, "connect_four")
+    listed = arena_cli.json("agents", "list")
+    assert [n["name"] for n in listed["named"]] == ["careful", "lucky"]
+    assert {"random", "greedy", "center"} <= {t["type"] for t in listed["types"]}
+    arena_cli("run-tournament", "--game", "connect_four", "--agents", "careful,lucky,random", "--rounds", "2", "--quiet")
+    assert {row["agent"] for row in arena_cli.json("leaderboard")} == {"careful", "lucky", "random"}
+    bad = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "careful,random", ok=False)
+    assert bad.exit_code == 2 and "registered for game 'connect_four'" in bad.stderr
+    arena_cli("agents", "remove", "lucky")
+    assert [n["name"] for n in arena_cli.json("agents", "list")["named"]] == ["careful"]
+
+
+def test_replay_shows_every_move(arena_cli):
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--quiet")
+    match = arena_cli.json("matches")[0]
+    replayed = arena_cli.json("replay", str(match["id"]))
+    assert len(replayed["moves"]) == match["turns"]
+    assert replayed["moves"][0]["text"].startswith("x(")
+    text = arena_cli("replay", str(match["id"])).stdout
+    assert "   1. " in text and "end: normal" in text
+
+
+def test_gauntlet(arena_cli):
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--format", "gauntlet", "--challenger", "greedy",
+              "--agents", "random,center", "--rounds", "2", "--quiet")
+    matches = arena_cli.json("matches")
+    assert len(matches) == 8
+    assert all("greedy" in [s["agent"] for s in m["seats"]] for m in matches)
+    assert Counter(m["seats"][0]["agent"] for m in matches)["greedy"] == 4
+
+
+def test_leaderboard_across_tournaments_by_game(arena_cli):
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "3", "--quiet")
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,center", "--rounds", "3", "--quiet")
+    arena_cli("run-tournament", "--game", "connect_four", "--agents", "random,greedy", "--rounds", "3", "--quiet")
+    rows = {r["agent"]: r for r in arena_cli.json("leaderboard", "--game", "tic_tac_toe")}
+    assert rows["random"]["games"] == 6 and rows["greedy"]["games"] == 3 and rows["center"]["games"] == 3
+    assert arena_cli.json("leaderboard", "--game", "connect_four:rows=5") == []
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run-tournament", "--game", "chess", "--agents", "random,greedy"], "unknown game 'chess'"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,wizard"], "unknown agent 'wizard'"),
+        (["run-tournament", "--game", "connect_four:rows=x", "--agents", "random,greedy"], "bad value 'x' for parameter 'rows'"),
+        (["run-tournament", "--game", "connect_four:depth=3", "--agents", "random,greedy"], "unknown parameter 'depth'"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "random:depth=3,greedy"], "unknown parameter 'depth'"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,random"], "listed twice"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "0"], "--rounds"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "x"], "not a valid integer"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--max-turns", "0"], "--max-turns"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--time-per-move", "-1"], "--time-per-move"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--workers", "zero"], "--workers"),
+        (["run-tournament", "--game", "forever", "--agents", "greedy,random"], "offers none"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "random"], "at least 2 agents"),
+        (["run-tournament", "--resume", "nope"], "no tournament"),
+        (["leaderboard", "--tournament", "99"], "no tournament"),
+        (["leaderboard", "--system", "glicko"], "glicko"),
+        (["matrix", "--kind", "bogus"], "bogus"),
+        (["replay", "12345"], "no match 12345"),
+        (["agents", "show", "ghost"], "no agent named 'ghost'"),
+        (["agents", "register", "x", "--type", "minimaxx"], "unknown agent type"),
+        (["agents", "register", "x", "--type", "greedy", "--param", "eval"], "expected key=value"),
+        (["no-such-command"], "No such command"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_nothing_written(arena_cli, args, message):
+    result = arena_cli(*args, ok=False)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
+    assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
+    assert arena_cli.rows("select count(*) from agents") in ([], [(0,)])
+
+
+def test_existing_tournament_name_is_refused_without_writing(arena_cli):
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--name", "same", "--quiet")
+    result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--name", "same", ok=False)
+    assert result.exit_code == 2 and "exists already" in result.stderr
+    assert arena_cli.rows("select count(*) from tournaments") == [(1,)]
+
+
+def test_unreachable_and_unwritable_database(tmp_path):
+    from tests.conftest import Arena
+
+    missing = Arena(tmp_path / "no" / "such" / "dir" / "arena.db")
+    result = missing("leaderboard", ok=False)
+    assert result.exit_code == 2 and result.stderr.startswith("Error: cannot open database") and len(result.stderr.splitlines()) == 1
+    # Root ignores file modes, so "unwritable" is a read-only SQLite URI on an existing database.
+    Arena(tmp_path / "ro.db")("db", "upgrade")
+    runner = CliRunner()
+    url = f"sqlite:///file:{tmp_path / 'ro.db'}?mode=ro&uri=true"
+    result = runner.invoke(cli, ["--db", url, "run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy"])
+    assert result.exit_code == 2 and result.stderr.startswith("Error:") and len(result.stderr.splitlines()) == 1, result.stderr
+    assert Arena(tmp_path / "ro.db").rows("select count(*) from tournaments") == [(0,)]
