@@ -29,8 +29,37 @@ def _windows(rows: int, cols: int, k: int) -> tuple[tuple[int, ...], ...]:
     return tuple(result)
 
 
+def _run_shifts(k: int, step: int) -> tuple[int, ...]:
+    """Shifts that reduce a bitboard to the cells starting a run of k discs `step` apart.
+
+    A run of L discs at x and a run of L at x + s*step (s <= L) make a run of L + s at x, so
+    doubling reaches k in about log2(k) and-shift steps (1, 2, 4 for k = 4).
+    """
+    shifts = []
+    length = 1
+    while length < k:
+        grow = min(length, k - length)
+        shifts.append(grow * step)
+        length += grow
+    return tuple(shifts)
+
+
+@lru_cache(maxsize=None)
+def _win_checks(rows: int, k: int) -> tuple[tuple[int, ...], ...]:
+    """For the four line directions (vertical, horizontal, both diagonals), the shifts of `_run_shifts`."""
+    height = rows + 1
+    return tuple(_run_shifts(k, step) for step in (1, height, height + 1, height - 1))
+
+
 class ConnectFourState(arena.State):
-    __slots__ = ("rows", "cols", "k", "board", "heights", "current_player", "winner", "filled")
+    """`board`/`heights` are the readable position; `_discs` holds each player's discs as a bitboard
+    with column-major bits (rows + 1 per column, the top one always empty so runs never wrap), which
+    makes the win test a few shifts, and `_open` the columns that are not full, in order.
+    """
+
+    __slots__ = (
+        "rows", "cols", "k", "board", "heights", "current_player", "winner", "filled", "_discs", "_open", "_checks",
+    )  # fmt: skip
 
     def __init__(self, rows: int, cols: int, k: int) -> None:
         self.rows, self.cols, self.k = rows, cols, k
@@ -39,44 +68,44 @@ class ConnectFourState(arena.State):
         self.current_player = 0
         self.winner = -1
         self.filled = 0
+        self._discs = [0, 0]
+        self._open = list(range(cols))
+        self._checks = _win_checks(rows, k)
 
     def legal_actions(self) -> list[int]:
         if self.current_player == TERMINAL:
             return []
-        rows = self.rows
-        return [c for c, h in enumerate(self.heights) if h < rows]
+        return self._open[:]
 
     def apply(self, action: int) -> None:
-        cols = self.cols
+        player = self.current_player
         row = self.heights[action]
         self.heights[action] = row + 1
-        mark = self.current_player + 1
-        board = self.board
-        board[row * cols + action] = mark
+        if row + 1 == self.rows:
+            self._open.remove(action)
+        self.board[row * self.cols + action] = player + 1
         self.filled += 1
-        if self._wins(row, action, mark):
-            self.winner = self.current_player
-            self.current_player = TERMINAL
-        elif self.filled == len(board):
+        discs = self._discs[player] | 1 << (action * (self.rows + 1) + row)
+        self._discs[player] = discs
+        if self._wins(discs):
+            self.winner = player
             self.current_player = TERMINAL
         else:
-            self.current_player = 1 - self.current_player
+            self.current_player = TERMINAL if not self._open else 1 - player
 
-    def _wins(self, row: int, col: int, mark: int) -> bool:
-        board, rows, cols, need = self.board, self.rows, self.cols, self.k - 1
-        for dr, dc in _DIRECTIONS:
-            count = 0
-            r, c = row + dr, col + dc
-            while 0 <= r < rows and 0 <= c < cols and board[r * cols + c] == mark:
-                count += 1
-                r += dr
-                c += dc
-            r, c = row - dr, col - dc
-            while 0 <= r < rows and 0 <= c < cols and board[r * cols + c] == mark:
-                count += 1
-                r -= dr
-                c -= dc
-            if count >= need:
+    def _wins(self, discs: int) -> bool:
+        checks = self._checks
+        if len(checks[0]) == 2:  # x_in_row 3 or 4 (the default): two and-shifts per direction, unrolled
+            for first, second in checks:
+                run = discs & discs >> first
+                if run & run >> second:
+                    return True
+            return False
+        for shifts in checks:
+            run = discs
+            for shift in shifts:
+                run &= run >> shift
+            if run:
                 return True
         return False
 
@@ -98,6 +127,9 @@ class ConnectFourState(arena.State):
         other.current_player = self.current_player
         other.winner = self.winner
         other.filled = self.filled
+        other._discs = self._discs[:]
+        other._open = self._open[:]
+        other._checks = self._checks
         return other
 
     def action_to_string(self, action: int) -> str:

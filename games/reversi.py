@@ -1,1 +1,424 @@
-"""Not written yet: this plugin registers nothing."""
+"""Reversi (Othello) 8x8 with OpenSpiel's encoding (RULES.md section 3).
+
+Action = row*8 + col from the top-left (a1 = 0, h8 = 63), 64 = pass (legal only when the
+player has no placing move, and then the only legal action). Player 0 is Black ("x") and moves
+first; the start position has White on d4, e5 and Black on e4, d5. The game ends when neither
+player can move; returns are +1/-1 by disc count, 0/0 for equal counts.
+
+The board is two bitboards (Python ints, bit = action) so that move generation is a handful of
+shifts per direction instead of a walk over 64 squares. After every move the state computes the
+next player's legal moves once, since it needs them anyway to detect a forced pass or the end
+of the game; `legal_actions()` then only turns that bitboard into a list.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import numpy as np
+
+import arena
+from arena import TERMINAL
+
+SIZE = 8
+PASS = 64
+NUM_ACTIONS = 65
+FULL = (1 << 64) - 1
+# Columns a and h: a shift that moves a disc east or west must not wrap it onto the next row.
+_NOT_A = 0xFEFEFEFEFEFEFEFE  # every square but column a (col 0)
+_NOT_H = 0x7F7F7F7F7F7F7F7F  # every square but column h (col 7)
+
+_COLUMNS = "abcdefgh"
+_MARKS = {0: "x", 1: "o"}  # OpenSpiel's letters: Black x, White o
+_NAMES = ("Black", "White")
+
+# The start position (RULES.md): White d4 e5, Black e4 d5. d4 = row 3 col 3 = bit 27.
+_START_BLACK = (1 << 28) | (1 << 35)  # e4, d5
+_START_WHITE = (1 << 27) | (1 << 36)  # d4, e5
+
+
+def legal_moves(own: int, opp: int) -> int:
+    """Bitboard of the empty squares where `own` traps at least one line of `opp` discs.
+
+    For each of the 8 directions: grow runs of opponent discs that start next to an own disc
+    (at most 6 long on an 8x8 board), then step once more onto an empty square.
+    """
+    empty = ~(own | opp) & FULL
+    inner = opp & 0x7E7E7E7E7E7E7E7E  # opponent discs off the a/h columns: no east-west wrap-around
+    moves = 0
+    # East (+1) and west (-1).
+    x = (own << 1) & inner
+    x |= (x << 1) & inner
+    x |= (x << 1) & inner
+    x |= (x << 1) & inner
+    x |= (x << 1) & inner
+    x |= (x << 1) & inner
+    moves |= (x << 1) & empty
+    x = (own >> 1) & inner
+    x |= (x >> 1) & inner
+    x |= (x >> 1) & inner
+    x |= (x >> 1) & inner
+    x |= (x >> 1) & inner
+    x |= (x >> 1) & inner
+    moves |= (x >> 1) & empty
+    # South (+8) and north (-8): no wrap-around possible, bits past 63 fall off at `& empty`.
+    x = (own << 8) & opp
+    x |= (x << 8) & opp
+    x |= (x << 8) & opp
+    x |= (x << 8) & opp
+    x |= (x << 8) & opp
+    x |= (x << 8) & opp
+    moves |= (x << 8) & empty
+    x = (own >> 8) & opp
+    x |= (x >> 8) & opp
+    x |= (x >> 8) & opp
+    x |= (x >> 8) & opp
+    x |= (x >> 8) & opp
+    x |= (x >> 8) & opp
+    moves |= (x >> 8) & empty
+    # Diagonals: +9 (south-east), -9 (north-west), +7 (south-west), -7 (north-east).
+    x = (own << 9) & inner
+    x |= (x << 9) & inner
+    x |= (x << 9) & inner
+    x |= (x << 9) & inner
+    x |= (x << 9) & inner
+    x |= (x << 9) & inner
+    moves |= (x << 9) & empty
+    x = (own >> 9) & inner
+    x |= (x >> 9) & inner
+    x |= (x >> 9) & inner
+    x |= (x >> 9) & inner
+    x |= (x >> 9) & inner
+    x |= (x >> 9) & inner
+    moves |= (x >> 9) & empty
+    x = (own << 7) & inner
+    x |= (x << 7) & inner
+    x |= (x << 7) & inner
+    x |= (x << 7) & inner
+    x |= (x << 7) & inner
+    x |= (x << 7) & inner
+    moves |= (x << 7) & empty
+    x = (own >> 7) & inner
+    x |= (x >> 7) & inner
+    x |= (x >> 7) & inner
+    x |= (x >> 7) & inner
+    x |= (x >> 7) & inner
+    x |= (x >> 7) & inner
+    moves |= (x >> 7) & empty
+    return moves
+
+
+def _rays() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """For each square, the rays (as tuples of single-bit ints) in the 8 directions that could flip.
+
+    A ray needs at least two squares: one opponent disc to flip and one own disc behind it.
+    """
+    result = []
+    for square in range(64):
+        row, col = divmod(square, SIZE)
+        rays = []
+        for dr, dc in ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, -1), (1, -1), (-1, 1)):
+            ray = []
+            r, c = row + dr, col + dc
+            while 0 <= r < SIZE and 0 <= c < SIZE:
+                ray.append(1 << (r * SIZE + c))
+                r += dr
+                c += dc
+            if len(ray) >= 2:
+                rays.append(tuple(ray))
+        result.append(tuple(rays))
+    return tuple(result)
+
+
+_RAYS = _rays()
+
+
+def flips(square: int, own: int, opp: int) -> int:
+    """Bitboard of the opponent discs that a disc of `own` placed on `square` turns over."""
+    flipped = 0
+    for ray in _RAYS[square]:
+        run = 0
+        for bit in ray:
+            if bit & opp:
+                run |= bit
+            else:
+                if run and bit & own:
+                    flipped |= run
+                break
+    return flipped
+
+
+def _bit_lists() -> tuple[tuple[list[int], ...], ...]:
+    """For each byte position (row) and byte value, the squares of the set bits in increasing order."""
+    return tuple(
+        tuple([row * 8 + b for b in range(8) if value >> b & 1] for value in range(256)) for row in range(8)
+    )
+
+
+_ROW_BITS = _bit_lists()
+
+
+def squares(board: int) -> list[int]:
+    """The set bits of a bitboard as a sorted list of squares (one table look-up per non-empty row)."""
+    out: list[int] = []
+    row = 0
+    while board:
+        byte = board & 0xFF
+        if byte:
+            out += _ROW_BITS[row][byte]
+        board >>= 8
+        row += 1
+    return out
+
+
+class ReversiState(arena.State):
+    """A position: Black and White bitboards, the player to move and that player's legal moves.
+
+    `_moves` is the bitboard of placing moves of `current_player` (0 means the player must pass);
+    `_legal` caches the list form until the next move.
+    """
+
+    __slots__ = ("black", "white", "current_player", "_moves", "_legal", "_to_move")
+
+    def __init__(self) -> None:
+        self.black = _START_BLACK
+        self.white = _START_WHITE
+        self.current_player = 0
+        self._to_move = 0  # whose turn it is, kept after the end (current_player is then TERMINAL)
+        self._moves = legal_moves(_START_BLACK, _START_WHITE)
+        self._legal: list[int] | None = None
+
+    # The rules.
+
+    def legal_actions(self) -> list[int]:
+        legal = self._legal
+        if legal is None:
+            if self.current_player == TERMINAL:
+                legal = []
+            elif self._moves:
+                legal = squares(self._moves)
+            else:
+                legal = [PASS]
+            self._legal = legal
+        return legal[:]  # a copy: the caller may change it, the cache must not
+
+    def apply(self, action: int) -> None:
+        player = self.current_player
+        self._legal = None
+        if action == PASS:
+            # A pass is only legal when the mover has no placing move but the opponent has one.
+            self.current_player = self._to_move = 1 - player
+            self._moves = legal_moves(*self._own_opp(1 - player))
+            return
+        if player == 0:
+            own, opp = self.black, self.white
+        else:
+            own, opp = self.white, self.black
+        flipped = flips(action, own, opp)
+        own |= flipped | (1 << action)
+        opp ^= flipped
+        if player == 0:
+            self.black, self.white = own, opp
+        else:
+            self.white, self.black = own, opp
+        # The opponent moves next if it can; else it must pass if we can move; else the game is over.
+        replies = legal_moves(opp, own)
+        if replies:
+            self.current_player = self._to_move = 1 - player
+            self._moves = replies
+        elif legal_moves(own, opp):
+            self.current_player = self._to_move = 1 - player
+            self._moves = 0  # forced pass
+        else:
+            self.current_player = TERMINAL
+            self._to_move = 1 - player
+            self._moves = 0
+
+    def _own_opp(self, player: int) -> tuple[int, int]:
+        return (self.black, self.white) if player == 0 else (self.white, self.black)
+
+    def is_terminal(self) -> bool:
+        return self.current_player == TERMINAL
+
+    def returns(self) -> list[float]:
+        if self.current_player != TERMINAL:
+            return [0.0, 0.0]
+        black, white = self.black.bit_count(), self.white.bit_count()
+        if black > white:
+            return [1.0, -1.0]
+        if white > black:
+            return [-1.0, 1.0]
+        return [0.0, 0.0]
+
+    def clone(self) -> ReversiState:
+        other = ReversiState.__new__(ReversiState)
+        other.black = self.black
+        other.white = self.white
+        other.current_player = self.current_player
+        other._to_move = self._to_move
+        other._moves = self._moves
+        other._legal = self._legal  # shared safely: legal_actions() hands out copies, apply() replaces it
+        return other
+
+    # Reading the position.
+
+    def disc_counts(self) -> tuple[int, int]:
+        """(Black discs, White discs)."""
+        return self.black.bit_count(), self.white.bit_count()
+
+    def moves_of(self, player: int) -> int:
+        """Bitboard of `player`'s placing moves in this position, whoever is to move."""
+        if player == self.current_player:
+            return self._moves
+        return legal_moves(*self._own_opp(player))
+
+    def action_to_string(self, action: int) -> str:
+        if action == PASS:
+            return "pass"
+        row, col = divmod(action, SIZE)
+        return f"{_COLUMNS[col]}{row + 1}"
+
+    def string_to_action(self, text: str) -> int:
+        name = text.strip().lower()
+        if name == "pass":
+            action = PASS
+        else:
+            match = re.fullmatch(r"([a-h])([1-8])", name)
+            if match is None:
+                return super().string_to_action(text)  # an action id written as a number
+            action = (int(match.group(2)) - 1) * SIZE + _COLUMNS.index(match.group(1))
+        if action not in self.legal_actions():
+            raise arena.ArenaError(f"reversi: {text.strip()!r} is not a legal move here")
+        return action
+
+    def render(self) -> str:
+        """The board with row 1 at the top (OpenSpiel's layout), then the disc count and who moves."""
+        lines = ["  a b c d e f g h"]
+        black, white = self.black, self.white
+        for row in range(SIZE):
+            cells = []
+            for col in range(SIZE):
+                bit = 1 << (row * SIZE + col)
+                cells.append("x" if black & bit else "o" if white & bit else ".")
+            lines.append(f"{row + 1} " + " ".join(cells))
+        b, w = self.disc_counts()
+        if self.current_player == TERMINAL:
+            status = "game over"
+        else:
+            status = f"{_NAMES[self.current_player]} ({_MARKS[self.current_player]}) to move"
+        lines.append(f"x {b} - o {w}, {status}")
+        return "\n".join(lines)
+
+    def observation(self, player: int) -> np.ndarray:
+        """Planes (player's discs, opponent's discs, empty squares), 3x8x8 float32, row 1 first."""
+        own, opp = self._own_opp(player)
+        planes = np.unpackbits(
+            np.frombuffer(b"".join(b.to_bytes(8, "little") for b in (own, opp, ~(own | opp) & FULL)), dtype=np.uint8),
+            bitorder="little",
+        )
+        return planes.reshape(3, SIZE, SIZE).astype(np.float32)
+
+
+def _masks(squares_: Sequence[str]) -> int:
+    """A bitboard from square names like "a1"."""
+    board = 0
+    for name in squares_:
+        board |= 1 << ((int(name[1]) - 1) * SIZE + _COLUMNS.index(name[0]))
+    return board
+
+
+# Positional weights: corners are worth most; the X squares (diagonally next to a corner) and the
+# C squares (beside a corner on the edge) hand the corner to the opponent, so they are worth least.
+_WEIGHT_TABLE = (
+    (100, -20, 10, 5, 5, 10, -20, 100),
+    (-20, -50, -2, -2, -2, -2, -50, -20),
+    (10, -2, 1, 1, 1, 1, -2, 10),
+    (5, -2, 1, 0, 0, 1, -2, 5),
+    (5, -2, 1, 0, 0, 1, -2, 5),
+    (10, -2, 1, 1, 1, 1, -2, 10),
+    (-20, -50, -2, -2, -2, -2, -50, -20),
+    (100, -20, 10, 5, 5, 10, -20, 100),
+)
+
+
+def _weight_classes() -> tuple[tuple[int, int], ...]:
+    """(weight, bitboard of the squares with that weight), so a score is a few popcounts."""
+    by_weight: dict[int, int] = {}
+    for row in range(SIZE):
+        for col in range(SIZE):
+            weight = _WEIGHT_TABLE[row][col]
+            if weight:
+                by_weight[weight] = by_weight.get(weight, 0) | 1 << (row * SIZE + col)
+    return tuple(sorted(by_weight.items()))
+
+
+_WEIGHTS = _weight_classes()
+CORNERS = _masks(("a1", "h1", "a8", "h8"))
+X_SQUARES = _masks(("b2", "g2", "b7", "g7"))
+C_SQUARES = _masks(("b1", "a2", "g1", "h2", "a7", "b8", "h7", "g8"))
+EDGES = _masks([f"{c}{r}" for c in "abcdefgh" for r in "18"] + [f"{c}{r}" for c in "ah" for r in "234567"])
+MOBILITY_WEIGHT = 5.0
+TERMINAL_VALUE = 10000.0
+
+
+def positional(own: int, opp: int) -> int:
+    """Sum of the positional weights of own discs minus those of the opponent's."""
+    score = 0
+    for weight, mask in _WEIGHTS:
+        score += weight * ((own & mask).bit_count() - (opp & mask).bit_count())
+    return score
+
+
+class Reversi(arena.Game):
+    info = arena.GameInfo(
+        id="reversi",
+        version="1",
+        name="Reversi (Othello)",
+        description="Othello 8x8, Black (x) first; action = row*8 + col from a1 (0) to h8 (63), 64 = pass.",
+    )
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return NUM_ACTIONS
+
+    def new_initial_state(self, seed: int = 0) -> ReversiState:
+        return ReversiState()
+
+    def max_game_length(self) -> int:
+        # 60 placing moves at most; a pass always sits between two placing moves, so at most 59 passes.
+        return 120
+
+    def heuristic(self, state: arena.State, player: int) -> float:
+        """Positional weights (strong corners, weak X and C squares) plus 5 per move of mobility lead.
+
+        A finished game is worth +-10000 (plus the disc lead, so bigger wins rank higher).
+        """
+        assert isinstance(state, ReversiState)
+        own, opp = state._own_opp(player)
+        if state.current_player == TERMINAL:
+            result = state.returns()[player]
+            return TERMINAL_VALUE * result + own.bit_count() - opp.bit_count()
+        mobility = state.moves_of(player).bit_count() - state.moves_of(1 - player).bit_count()
+        return float(positional(own, opp)) + MOBILITY_WEIGHT * mobility
+
+    feature_names = ("discs", "mobility", "corners", "x_squares", "c_squares", "edges", "positional")
+
+    def features(self, state: arena.State, player: int) -> Sequence[float]:
+        """Differences (player minus opponent) of disc count, mobility, corners, X/C squares, edges, positional score."""
+        assert isinstance(state, ReversiState)
+        own, opp = state._own_opp(player)
+
+        def diff(mask: int) -> float:
+            return float((own & mask).bit_count() - (opp & mask).bit_count())
+
+        mobility = state.moves_of(player).bit_count() - state.moves_of(1 - player).bit_count()
+        return (
+            diff(FULL), float(mobility), diff(CORNERS), diff(X_SQUARES), diff(C_SQUARES), diff(EDGES),
+            float(positional(own, opp)),
+        )  # fmt: skip
+
+
+@arena.hookimpl
+def register_games(register):
+    register(Reversi)
