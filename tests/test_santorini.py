@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import math
-import os
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,12 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import arena
-from arena.match import play_match, replay
 from arena.plugins import get_registry
 from arena.testing import check_agent, check_game
+from tests._golden import check_golden, transcript
 from games.santorini import BOX, MANUAL_WEIGHTS, PLACE, Santorini, SantoriniState
 
-GOLDEN = Path(__file__).parent / "golden"
 # Written out again from the module docstring: N, NE, E, SE, S, SW, W, NW with N towards row 0.
 COMPASS = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))
 
@@ -424,42 +421,15 @@ def test_winning_moves_have_one_id_each_in_random_games() -> None:
 # ---- golden play-throughs ----
 
 
-def _check_golden(name: str, text: str) -> None:
-    path = GOLDEN / f"{name}.txt"
-    if os.environ.get("ARENA_UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        return
-    assert path.exists(), f"missing golden file {path}; regenerate with ARENA_UPDATE_GOLDEN=1"
-    expected = path.read_text()
-    if text != expected:
-        for i, (got, want) in enumerate(zip(text.splitlines(), expected.splitlines()), start=1):
-            assert got == want, f"{path.name} line {i} differs:\n got: {got}\nwant: {want}"
-        assert text == expected, f"{path.name}: length differs"
-
-
-def _transcript(game: Santorini, seed: int, agent_ids: tuple[str, str]) -> str:
-    registry = get_registry()
-    agents = [registry.agents[a](game, seat, seed + seat) for seat, a in enumerate(agent_ids)]
-    result = play_match(game, agents, seed)
-    lines = [f"game {game.label()} seed {seed} agents {' vs '.join(agent_ids)}", ""]
-    for turn, seat, text, after in replay(game, seed, result.moves):
-        lines.append(f"turn {turn} seat {seat} action {result.moves[turn - 1]} {text}")
-        lines.append(after.render())
-        lines.append("")
-    lines.append(f"result {result.reason} turns {result.turns} scores {result.scores}")
-    return "\n".join(lines) + "\n"
-
-
 @pytest.mark.parametrize(
     "name, limits, seed, agents",
     [
         ("santorini_unlimited_random_greedy", "unlimited", 3, ("random", "greedy")),
-        ("santorini_roxley_random_random", "roxley", 5, ("random", "random")),
+        ("santorini_roxley_random_policy", "roxley", 5, None),
     ],
 )
-def test_golden_playthrough(name: str, limits: str, seed: int, agents: tuple[str, str]) -> None:
-    _check_golden(name, _transcript(Santorini(limits=limits), seed, agents))
+def test_golden_playthrough(name: str, limits: str, seed: int, agents: tuple[str, str] | None) -> None:
+    check_golden(name, transcript(Santorini(limits=limits), seed, agents))
 
 
 def test_centrality_uses_euclidean_distance() -> None:
