@@ -182,7 +182,7 @@ class DotsAndBoxesState(arena.State):
                 if c < lay.cols:
                     owner = self.owner[r * lay.cols + c]
                     cells += f" {owner} " if owner >= 0 else "   "
-            lines.append(cells)
+            lines.append(cells.rstrip())  # no trailing blanks: golden files and editors keep them apart
         a, b = self.scores
         status = "game over" if self.current_player == TERMINAL else f"player {self.current_player} to move"
         lines.append(f"boxes {a}-{b}, {status}")

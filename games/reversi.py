@@ -189,6 +189,32 @@ class ReversiState(arena.State):
         self._moves = legal_moves(_START_BLACK, _START_WHITE)
         self._legal: list[int] | None = None
 
+    @classmethod
+    def from_board(cls, board: Sequence[str], to_move: int) -> ReversiState:
+        """A position from 8 rows (row 1 first) of 8 characters: 'x' Black, 'o' White, '.' or '-' empty.
+
+        If `to_move` has no placing move it must pass; if neither player can move the game is over.
+        """
+        rows = [row.replace(" ", "") for row in board]
+        if len(rows) != SIZE or any(len(row) != SIZE or set(row) - set("xo.-") for row in rows):
+            raise arena.ArenaError("reversi: a board is 8 rows of 8 characters from 'x', 'o', '.', '-'")
+        if to_move not in (0, 1):
+            raise arena.ArenaError(f"reversi: player to move must be 0 or 1, not {to_move!r}")
+        state = cls.__new__(cls)
+        state.black = state.white = 0
+        for row, text in enumerate(rows):
+            for col, char in enumerate(text):
+                if char == "x":
+                    state.black |= 1 << (row * SIZE + col)
+                elif char == "o":
+                    state.white |= 1 << (row * SIZE + col)
+        state._to_move = to_move
+        state._legal = None
+        own, opp = state._own_opp(to_move)
+        state._moves = legal_moves(own, opp)
+        state.current_player = to_move if state._moves or legal_moves(opp, own) else TERMINAL
+        return state
+
     # The rules.
 
     def legal_actions(self) -> list[int]:
