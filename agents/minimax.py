@@ -1,1 +1,309 @@
-"""Not written yet: this plugin registers nothing."""
+"""`minimax`: alpha-beta search with iterative deepening, a transposition table and move ordering.
+
+Values are always from the root player's point of view: a node is a max node when the root
+player moves there and a min node otherwise. So games where a player moves twice in a row (Dots
+and Boxes' extra move) need nothing special, and with more than two players the search is
+*paranoid* (every other seat is assumed to play against the root player), which is sound but
+pessimistic. Games with hidden information are refused: a full-width search would read what its
+seat may not see (use `mcts` there). Perfect-information games with chance are searched as if
+deterministic from the view (a clone): exact when chance is only in the set-up, as in Onitama.
+
+Search:
+- iterative deepening 1, 2, ... up to `depth` plies (one ply = one action), or, with `time` > 0,
+  as deep as the time allows; every iteration seeds the next one's move ordering;
+- fail-hard alpha-beta; at each node the transposition-table move is tried first (before the
+  other children are even generated), then the two killer moves of that ply, then the rest by
+  their static evaluation at nodes with enough depth left (where a better order pays for the
+  evaluations) or by the history heuristic near the leaves;
+- transposition table keyed by a cheap per-game state key (`agents._search.make_state_key`;
+  `tt=render` or `tt=off` for comparison), kept between the moves of a match;
+- terminal positions score WIN_VALUE times the root player's margin, plus the plies left so a
+  quicker win (or a later loss) is preferred;
+- ties among the best root moves are broken by the seeded RNG: after the first root move, the
+  others are searched with alpha just below the best value, so a move that equals it is seen.
+
+Time: with `time` > 0, or whenever the runner sets `time_per_move`, the search stops at the
+deadline min(time, time_per_move - 0.03 s - 10%) and answers the best move of the deepest
+finished iteration (or the better move found in the unfinished one: its first move is the previous
+best, so anything that beat it is at least as good).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable
+
+import arena
+from agents._search import (
+    clock,
+    deadline_from,
+    make_state_key,
+    render_key,
+    require_perfect_information,
+    resolve_evaluation,
+    terminal_value,
+    time_budget,
+)
+from arena.api import Evaluation
+from arena.params import validate_params
+
+EXACT, LOWER, UPPER = 0, 1, 2
+#: Time mode stops deepening here even if the game is not solved.
+MAX_DEPTH = 64
+#: Children are ordered by their static evaluation at nodes with at least this many plies left.
+EVAL_ORDER_DEPTH = 2
+#: The table is cleared when it grows past this many entries (memory stays bounded in long matches).
+TT_LIMIT = 2_000_000
+#: Root values within this fraction of the best count as equal for the random tie-break
+#: (sums of float products differ in the last bits with the order of the terms).
+TIE_EPSILON = 1e-12
+
+
+class _Timeout(Exception):
+    """Raised inside the search when the deadline passes; unwinds to the root."""
+
+
+def _validated(params: dict[str, Any]) -> dict[str, Any]:
+    return validate_params(MinimaxAgent.info.params, params, f"agent '{MinimaxAgent.info.id}'")
+
+
+class MinimaxAgent(arena.Agent):
+    info = arena.AgentInfo(
+        id="minimax",
+        version="1",
+        description="Alpha-beta with iterative deepening, transposition table, TT/killer/eval move ordering; "
+        "paranoid for more than two players.",
+        params=(
+            arena.Param("depth", 3, "search depth in plies (ignored when time > 0)", min=1, max=MAX_DEPTH),
+            arena.Param("time", 0.0, "seconds per move: deepen until it runs out (0 = fixed depth)", min=0.0),
+            arena.Param("eval", "", "evaluation: one of the game's evaluations, or 'linear' (default: heuristic)"),
+            arena.Param("weights", (), "weights for eval=linear, one per game feature", type=tuple),
+            arena.Param("tt", "auto", "transposition-table key", choices=("auto", "render", "off")),
+        ),
+    )
+
+    @classmethod
+    def check_game(cls, game: arena.Game, params: dict[str, Any]) -> None:
+        values = _validated(params)
+        require_perfect_information(cls.info.id, game)
+        resolve_evaluation(cls.info.id, game, values["eval"], values["weights"] or None)
+
+    def __init__(self, game: arena.Game, player: int, seed: int, **params: Any) -> None:
+        super().__init__(game, player, seed, **params)
+        values = _validated(params)
+        require_perfect_information(self.info.id, game)
+        self.depth: int = values["depth"]
+        self.time: float = values["time"]
+        self.tt_mode: str = values["tt"]
+        self.evaluate: Evaluation = resolve_evaluation(self.info.id, game, values["eval"], values["weights"] or None)
+        self.reset()
+
+    def reset(self) -> None:
+        self.table: dict[Hashable, tuple[int, float, int, int]] = {}
+        self.key: Callable[[arena.State], Hashable] | None = None
+        self.key_ready = False
+        #: Statistics of the last `act`, for benchmarks: nodes visited, depth finished, seconds.
+        self.stats: dict[str, float] = {}
+        #: The root moves judged equal best by the last `act` (the answer is drawn from them).
+        self.best_moves: list[int] = []
+        self.root_value = 0.0
+
+    # --- the root ---------------------------------------------------------------------------
+
+    def act(self, state: arena.State) -> int:
+        start = clock()
+        actions = state.legal_actions()
+        if len(actions) == 1:
+            self.stats = {"nodes": 0, "depth": 0, "seconds": clock() - start}
+            self.best_moves = actions
+            return actions[0]
+        if not self.key_ready:
+            self.key = make_state_key(state, self.tt_mode)
+            self.key_ready = True
+        if len(self.table) > TT_LIMIT:
+            self.table.clear()
+        self.deadline = deadline_from(time_budget(self.time, self.time_per_move), start)
+        self.root_player = state.current_player
+        self.nodes = 0
+        self.killers: dict[int, list[int]] = {}
+        self.history: dict[int, int] = {}
+        max_depth = MAX_DEPTH if self.time > 0 else self.depth
+
+        order = self._static_order(state, actions)
+        best_moves = order[:1]
+        finished = 0
+        for depth in range(1, max_depth + 1):
+            self.cut_by_depth = False
+            try:
+                best_moves = self._root(state, order, depth)
+            except _Timeout as stop:
+                partial = stop.args[0] if stop.args else None
+                if partial:
+                    best_moves = partial
+                break
+            finished = depth
+            # Next iteration: this one's best moves first, the others in their previous order.
+            order = best_moves + [a for a in order if a not in best_moves]
+            if not self.cut_by_depth:
+                break  # every line reached the end of the game: deeper search changes nothing
+        self.stats = {"nodes": self.nodes, "depth": finished, "seconds": clock() - start, "value": self.root_value}
+        self.best_moves = best_moves
+        return best_moves[0] if len(best_moves) == 1 else self.rng.choice(best_moves)
+
+    def _root(self, state: arena.State, order: list[int], depth: int) -> list[int]:
+        """Search every root move to `depth`; returns the moves whose value equals the best.
+
+        After the first move, each move is searched with alpha just below the best value so far
+        (a window of 2*tol, tol relative to the value): a fail-low (value <= alpha) is worse, anything
+        above alpha is an exact value, equal to the best within tol or better.
+        """
+        best_value = -float("inf")
+        best: list[int] = []
+        inf = float("inf")
+        for action in order:
+            child = state.clone()
+            child.apply(action)
+            tol = TIE_EPSILON * max(1.0, abs(best_value)) if best else 0.0
+            alpha = best_value - 2 * tol if best else -inf
+            try:
+                value = self._child_value(child, depth - 1, alpha, inf, 1)
+            except _Timeout:
+                raise _Timeout(best) from None
+            if not best or value > best_value + tol:
+                best_value, best = value, [action]
+            elif value > alpha:
+                best.append(action)
+        self.root_value = best_value
+        return best
+
+    def _static_order(self, state: arena.State, actions: list[int]) -> list[int]:
+        """Root order for the first iteration: best static evaluation first."""
+        scored = []
+        for action in actions:
+            child = state.clone()
+            child.apply(action)
+            scored.append((self._static_value(child, 0), action))
+        scored.sort(key=lambda item: -item[0])
+        return [a for _, a in scored]
+
+    def _static_value(self, child: arena.State, depth: int) -> float:
+        """Evaluation of `child` for the root player; finished games by result, quicker wins higher."""
+        if child.current_player < 0:
+            value = terminal_value(child.returns(), self.root_player)
+            return value + depth if value > 0 else value - depth if value < 0 else value
+        return self.evaluate(child, self.root_player)
+
+    # --- the tree ---------------------------------------------------------------------------
+
+    def _child_value(self, child: arena.State, depth: int, alpha: float, beta: float, ply: int) -> float:
+        if depth <= 0 or child.current_player < 0:
+            self.nodes += 1
+            if child.current_player >= 0:
+                self.cut_by_depth = True
+            return self._static_value(child, depth)
+        return self._search(child, depth, alpha, beta, ply)
+
+    def _search(self, state: arena.State, depth: int, alpha: float, beta: float, ply: int) -> float:
+        """Fail-hard alpha-beta value of non-terminal `state` (depth >= 1) for the root player."""
+        self.nodes += 1
+        if clock() > self.deadline:
+            raise _Timeout()
+        maximise = state.current_player == self.root_player
+
+        key = None
+        tt_move = -1
+        keyer = self.key
+        if keyer is not None:
+            try:
+                key = keyer(state)
+                entry = self.table.get(key)
+            except (TypeError, AttributeError):
+                # The attribute key met a kind it was not built for: use the general one from now on.
+                self.key = keyer = render_key
+                self.table.clear()
+                key = keyer(state)
+                entry = None
+            if entry is not None:
+                e_depth, e_value, e_flag, tt_move = entry
+                if e_depth >= depth:
+                    if e_flag == EXACT or (e_flag == LOWER and e_value >= beta) or (e_flag == UPPER and e_value <= alpha):
+                        self.cut_by_depth = True  # the stored search may have stopped short of the end
+                        return min(max(e_value, alpha), beta)
+
+        alpha0, beta0 = alpha, beta
+        best_move = -1
+        best_value = -float("inf") if maximise else float("inf")
+
+        # The table's move first, before the other children are generated and ordered.
+        candidates: Any = ()
+        if tt_move >= 0:
+            child = state.clone()
+            child.apply(tt_move)
+            best_value = self._child_value(child, depth - 1, alpha, beta, ply + 1)
+            best_move = tt_move
+            if maximise:
+                alpha = max(alpha, best_value)
+            else:
+                beta = min(beta, best_value)
+        if alpha < beta:
+            candidates = self._children(state, depth, ply, maximise, tt_move)
+
+        for action, child in candidates:
+            if child is None:
+                child = state.clone()
+                child.apply(action)
+            value = self._child_value(child, depth - 1, alpha, beta, ply + 1)
+            if maximise:
+                if value > best_value:
+                    best_value, best_move = value, action
+                    if value > alpha:
+                        alpha = value
+            elif value < best_value:
+                best_value, best_move = value, action
+                if value < beta:
+                    beta = value
+            if alpha >= beta:
+                self._remember_cutoff(action, ply, depth)
+                break
+
+        if key is not None:
+            flag = UPPER if best_value <= alpha0 else LOWER if best_value >= beta0 else EXACT
+            self.table[key] = (depth, best_value, flag, best_move)
+        return min(max(best_value, alpha0), beta0)
+
+    def _children(
+        self, state: arena.State, depth: int, ply: int, maximise: bool, skip: int
+    ) -> list[tuple[int, arena.State | None]]:
+        """The moves to try after the table's move: killers first, then the rest by static
+        evaluation (depth >= EVAL_ORDER_DEPTH; the children made for it are handed on, not made
+        twice) or by the history heuristic."""
+        actions = state.legal_actions()
+        if skip >= 0:
+            actions = [a for a in actions if a != skip]
+        killers = [k for k in self.killers.get(ply, ()) if k in actions]
+        rest = [a for a in actions if a not in killers] if killers else actions
+        ordered: list[tuple[int, arena.State | None]] = [(a, None) for a in killers]
+        if depth >= EVAL_ORDER_DEPTH and len(rest) > 1:
+            scored = []
+            sign = 1.0 if maximise else -1.0
+            for action in rest:
+                child = state.clone()
+                child.apply(action)
+                scored.append((sign * self._static_value(child, depth - 1), action, child))
+            scored.sort(key=lambda item: -item[0])
+            ordered.extend((a, c) for _, a, c in scored)
+        else:
+            history = self.history
+            ordered.extend((a, None) for a in sorted(rest, key=lambda a: -history.get(a, 0)))
+        return ordered
+
+    def _remember_cutoff(self, action: int, ply: int, depth: int) -> None:
+        killers = self.killers.setdefault(ply, [])
+        if action not in killers:
+            killers.insert(0, action)
+            del killers[2:]
+        self.history[action] = self.history.get(action, 0) + depth * depth
+
+
+@arena.hookimpl
+def register_agents(register):
+    register(MinimaxAgent)

@@ -1,0 +1,291 @@
+"""minimax: conformance on every built-in game, equality with plain minimax, extra moves, time, errors, strength."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import pytest
+
+import arena
+from agents._search import WIN_VALUE, resolve_evaluation, terminal_value
+from agents.minimax import MinimaxAgent
+from arena.match import play_match
+from arena.plugins import get_registry
+from arena.seeding import derive_seed
+from arena.testing import check_agent
+
+REGISTRY = get_registry()
+GAME_IDS = sorted(REGISTRY.games)
+
+
+def duel(game: arena.Game, spec: tuple[str, dict[str, Any]], other: tuple[str, dict[str, Any]], n: int) -> list[str]:
+    """Outcomes of `spec` in n matches against `other`, seats alternating, seeded by the match index."""
+    outcomes = []
+    for i in range(n):
+        seat = i % 2
+        specs = [spec, other] if seat == 0 else [other, spec]
+        agents = [REGISTRY.agents[s[0]](game, p, derive_seed(i, p), **s[1]) for p, s in enumerate(specs)]
+        result = play_match(game, agents, derive_seed("duel", i))
+        assert result.reason in ("normal", "turn_limit"), result.detail
+        outcomes.append(result.outcomes[seat])
+    return outcomes
+
+
+# --- a toy game where a player may move twice in a row -------------------------------------
+
+
+class DoubleNimState(arena.State):
+    """A pile of stones; take 1 or 2 (action = count). Taking 2 from a pile that is not emptied
+    gives the same player another move. Taking the last stone wins."""
+
+    def __init__(self, stones: int) -> None:
+        self.stones = stones
+        self.current_player = 0
+        self.winner = -1
+
+    def legal_actions(self) -> list[int]:
+        if self.current_player < 0:
+            return []
+        return [a for a in (1, 2) if a <= self.stones]
+
+    def apply(self, action: int) -> None:
+        self.stones -= action
+        if self.stones == 0:
+            self.winner = self.current_player
+            self.current_player = arena.TERMINAL
+        elif action == 1:
+            self.current_player = 1 - self.current_player
+
+    def is_terminal(self) -> bool:
+        return self.current_player < 0
+
+    def returns(self) -> list[float]:
+        if self.winner < 0:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+
+    def clone(self) -> DoubleNimState:
+        other = DoubleNimState(self.stones)
+        other.current_player, other.winner = self.current_player, self.winner
+        return other
+
+    def action_to_string(self, action: int) -> str:
+        return f"take{action}"
+
+    def render(self) -> str:
+        return f"{self.stones} stones, player {self.current_player} to move"
+
+
+class DoubleNim(arena.Game):
+    info = arena.GameInfo(id="double_nim", version="1", name="Double Nim", params=(arena.Param("stones", 7),))
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return 3
+
+    def new_initial_state(self, seed: int = 0) -> DoubleNimState:
+        return DoubleNimState(self.params["stones"])
+
+    def heuristic(self, state: arena.State, player: int) -> float:
+        return 0.0
+
+
+def double_nim_wins(stones: int) -> set[int]:
+    """The winning first moves for the player to move (exact, by brute force)."""
+
+    def to_move_wins(n: int) -> bool:
+        return any(a == n or (a == 2 and to_move_wins(n - 2)) or (a == 1 and not to_move_wins(n - 1)) for a in (1, 2) if a <= n)
+
+    wins = set()
+    for a in (1, 2):
+        if a > stones:
+            continue
+        rest = stones - a
+        if rest == 0 or (a == 2 and to_move_wins(rest)) or (a == 1 and not to_move_wins(rest)):
+            wins.add(a)
+    return wins
+
+
+@pytest.mark.parametrize("stones", range(3, 12))
+def test_extra_moves_are_searched_as_the_same_players_turn(stones: int) -> None:
+    game = DoubleNim(stones=stones)
+    wins = double_nim_wins(stones)
+    agent = MinimaxAgent(game, 0, 1, depth=stones)
+    state = game.new_initial_state()
+    action = agent.act(state)
+    if wins:
+        assert action in wins and set(agent.best_moves) == wins
+        assert agent.root_value > WIN_VALUE / 2
+    else:
+        assert agent.root_value < -WIN_VALUE / 2
+
+
+# --- conformance and refusals --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_conformance_or_clear_refusal(game_id: str) -> None:
+    game = REGISTRY.games[game_id]()
+    params = {"depth": 2}
+    if not game.info.perfect_information:
+        with pytest.raises(arena.ArenaError, match=f"cannot play '{game_id}', a game of imperfect information"):
+            MinimaxAgent.check_game(game, params)
+        return
+    if not game.evaluations():
+        with pytest.raises(arena.ArenaError, match="needs an evaluation"):
+            MinimaxAgent.check_game(game, params)
+        return
+    check_agent(MinimaxAgent, game, params, seeds=range(2))
+
+
+def test_bad_parameters_are_refused_with_what_exists() -> None:
+    c4 = REGISTRY.games["connect_four"]()
+    with pytest.raises(arena.ArenaError, match="no evaluation 'nope' .*heuristic"):
+        MinimaxAgent.check_game(c4, {"eval": "nope"})
+    with pytest.raises(arena.ArenaError, match="offers no features"):
+        MinimaxAgent.check_game(c4, {"eval": "linear", "weights": "1,2"})
+    with pytest.raises(arena.ArenaError, match="weights only apply to eval=linear"):
+        MinimaxAgent.check_game(c4, {"weights": "1,2"})
+    with pytest.raises(arena.ArenaError, match="depth"):
+        MinimaxAgent(c4, 0, 0, depth=0)
+    if "santorini" in REGISTRY.games:
+        santorini = REGISTRY.games["santorini"]()
+        with pytest.raises(arena.ArenaError, match="weights has 2 values but game 'santorini' has 8 features"):
+            MinimaxAgent.check_game(santorini, {"eval": "linear", "weights": "1,2"})
+        MinimaxAgent.check_game(santorini, {"eval": "linear", "weights": "0,2,4,-1,0,-2,-4,1"})
+
+
+# --- alpha-beta equals plain minimax --------------------------------------------------------
+
+
+def plain_minimax(state: arena.State, depth: int, root: int, evaluate: Any) -> float:
+    """Full-width minimax with the agent's conventions: the root player's value, terminal values
+    WIN_VALUE * margin with quicker wins (and later losses) preferred by the plies left."""
+    if state.current_player < 0:
+        value = terminal_value(state.returns(), root)
+        return value + depth if value > 0 else value - depth if value < 0 else value
+    if depth == 0:
+        return evaluate(state, root)
+    values = []
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply(action)
+        values.append(plain_minimax(child, depth - 1, root, evaluate))
+    return max(values) if state.current_player == root else min(values)
+
+
+def random_position(game: arena.Game, seed: int, plies: int) -> arena.State:
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    for _ in range(plies):
+        actions = state.legal_actions()
+        if state.is_terminal() or len(actions) < 2:
+            break
+        state.apply(rng.choice(actions))
+    return state
+
+
+CASES = [("tic_tac_toe", {}, 4, (1, 2, 3)), ("connect_four", {}, 3, (4, 10, 18)), ("dots_and_boxes", {"rows": 2, "cols": 2}, 4, (3, 5, 7)),
+         ("reversi", {}, 2, (6, 20)), ("santorini", {}, 2, (6, 14)), ("onitama", {}, 3, (2, 8))]  # fmt: skip
+
+
+@pytest.mark.parametrize(("game_id", "game_params", "depth", "plies"), CASES)
+def test_alpha_beta_finds_exactly_the_plain_minimax_best_moves(
+    game_id: str, game_params: dict[str, Any], depth: int, plies: tuple[int, ...]
+) -> None:
+    if game_id not in REGISTRY.games:
+        pytest.skip(f"game '{game_id}' is not registered yet")
+    game = REGISTRY.games[game_id](**game_params)
+    evaluate = resolve_evaluation("minimax", game, "", None)
+    for seed in range(2):
+        for ply in plies:
+            state = random_position(game, seed, ply)
+            if state.is_terminal() or len(state.legal_actions()) < 2:
+                continue
+            me = state.current_player
+            values = {}
+            for action in state.legal_actions():
+                child = state.clone()
+                child.apply(action)
+                values[action] = plain_minimax(child, depth - 1, me, evaluate)
+            best = max(values.values())
+            expected = {a for a, v in values.items() if abs(v - best) <= 1e-12 * max(1.0, abs(best))}
+            for tt in ("auto", "render", "off"):
+                agent = MinimaxAgent(game, me, seed, depth=depth, tt=tt)
+                agent.act(state.clone())
+                assert set(agent.best_moves) == expected, (game_id, seed, ply, tt, values)
+                assert agent.root_value == pytest.approx(best, rel=1e-12)
+
+
+# --- time ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game_id", ["santorini", "reversi", "connect_four"])
+def test_time_mode_answers_within_time_per_move(game_id: str) -> None:
+    if game_id not in REGISTRY.games:
+        pytest.skip(f"game '{game_id}' is not registered yet")
+    game = REGISTRY.games[game_id]()
+    agents = [MinimaxAgent(game, 0, 1, time=30.0), MinimaxAgent(game, 1, 2, depth=40)]
+    result = play_match(game, agents, seed=3, max_turns=6, time_per_move=0.15)
+    assert result.reason in ("normal", "turn_limit"), result.detail
+    assert max(result.think_times) < 6 * 0.15
+
+
+def test_time_mode_searches_deeper_with_more_time() -> None:
+    game = REGISTRY.games["connect_four"]()
+    state = random_position(game, 0, 4)
+    quick, slow = MinimaxAgent(game, state.current_player, 0, time=0.02), MinimaxAgent(game, state.current_player, 0, time=0.3)
+    start = time.perf_counter()
+    quick.act(state.clone())
+    slow.act(state.clone())
+    assert time.perf_counter() - start < 0.32 + 0.15
+    assert slow.stats["depth"] > quick.stats["depth"] >= 1
+
+
+# --- play -----------------------------------------------------------------------------------
+
+
+def test_wins_at_once_and_blocks_at_once_in_connect_four() -> None:
+    game = REGISTRY.games["connect_four"]()
+    state = game.new_initial_state()
+    for action in (0, 6, 1, 6, 2):  # x has 0,1,2 on the bottom row; o has two in column 6
+        state.apply(action)
+    # o to move must block column 3.
+    assert MinimaxAgent(game, 1, 0, depth=3).act(state.clone()) == 3
+    state.apply(5)  # o does not block
+    assert MinimaxAgent(game, 0, 0, depth=3).act(state.clone()) == 3
+
+
+def test_perfect_play_on_tic_tac_toe_draws_itself_and_never_loses_to_random() -> None:
+    game = REGISTRY.games["tic_tac_toe"]()
+    assert duel(game, ("minimax", {"depth": 9}), ("minimax", {"depth": 9}), 4) == ["draw"] * 4
+    assert "loss" not in duel(game, ("minimax", {"depth": 9}), ("random", {}), 10)
+
+
+def test_same_seed_same_answer_and_ties_are_broken_at_random() -> None:
+    game = REGISTRY.games["tic_tac_toe"]()
+    state = game.new_initial_state()
+    state.apply(4)  # x in the centre: o's four corners are equal by symmetry
+    answers = {MinimaxAgent(game, 1, seed, depth=2).act(state.clone()) for seed in range(30)}
+    assert answers == {0, 2, 6, 8}
+    again = [MinimaxAgent(game, 1, 7, depth=2).act(state.clone()) for _ in range(3)]
+    assert len(set(again)) == 1
+
+
+@pytest.mark.parametrize("game_id", ["connect_four", "dots_and_boxes", "reversi", "santorini", "onitama", "tic_tac_toe"])
+def test_beats_random(game_id: str) -> None:
+    if game_id not in REGISTRY.games:
+        pytest.skip(f"game '{game_id}' is not registered yet")
+    outcomes = duel(REGISTRY.games[game_id](), ("minimax", {"depth": 2}), ("random", {}), 6)
+    assert "loss" not in outcomes
+    if game_id != "tic_tac_toe":  # random sometimes holds a draw there
+        assert outcomes.count("win") >= 5
+
+
+def test_santorini_depth_three_beats_depth_two() -> None:
+    if "santorini" not in REGISTRY.games:
+        pytest.skip("santorini is not registered yet")
+    outcomes = duel(REGISTRY.games["santorini"](), ("minimax", {"depth": 3}), ("minimax", {"depth": 2}), 8)
+    assert outcomes.count("win") >= 7
