@@ -120,6 +120,14 @@ _MOVE_TO: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     )
     for p in (BLUE, RED)
 )
+# _ATTACKERS[p][card][t]: the squares from which `card` moves a piece of `p` onto t (threat tests).
+_ATTACKERS: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...] = tuple(
+    tuple(
+        tuple(tuple(sq for sq in range(25) if any(t == u for _, u in _TARGETS[p][card][sq])) for t in range(25))
+        for card in range(16)
+    )
+    for p in (BLUE, RED)
+)
 # Squares in increasing pov order, so legal_actions() comes out sorted without a sort.
 _SCAN: tuple[tuple[int, ...], ...] = (tuple(range(24, -1, -1)), tuple(range(25)))
 _CHEBYSHEV = tuple(tuple(max(abs(a // 5 - b // 5), abs(a % 5 - b % 5)) for b in range(25)) for a in range(25))
@@ -270,23 +278,26 @@ class OnitamaState(arena.State):
         other.setup = self.setup
         return other
 
+    def key(self) -> tuple[bytes, tuple[int, int], tuple[int, int], int, int, int]:
+        """A cheap hashable key of the position, for transposition tables."""
+        return (bytes(self.board), self.hands[0], self.hands[1], self.side, self.current_player, self.winner)
+
     def can_win_now(self, player: int) -> bool:
         """True if `player`, moving now with its hand, could capture the enemy master or reach its temple."""
         board = self.board
         me = player + 1
         enemy_master = self.masters[1 - player]
         enemy_temple = TEMPLE[1 - player]
-        table = _TARGETS[player]
-        cards = self.hands[player]
-        for sq in range(25):
-            code = board[sq]
-            if code >> 3 != me:
-                continue
-            is_master = code & 7 == MASTER
-            for card in cards:
-                for _, t in table[card][sq]:
-                    if t == enemy_master or (is_master and t == enemy_temple and board[t] >> 3 != me):
-                        return True
+        my_master = self.masters[player]
+        temple_open = board[enemy_temple] >> 3 != me
+        table = _ATTACKERS[player]
+        for card in self.hands[player]:
+            by_card = table[card]
+            for sq in by_card[enemy_master]:
+                if board[sq] >> 3 == me:
+                    return True
+            if temple_open and my_master in by_card[enemy_temple]:
+                return True
         return False
 
     # ---- text ----
@@ -424,6 +435,8 @@ class Onitama(arena.Game):
     )
 
     feature_names = ("material", "my_master_attacked", "their_master_attacked", "my_master_to_temple", "their_master_to_temple")
+    #: Weights for a linear evaluator over `features`: the heuristic without its side-to-move bonus.
+    default_weights = (1.0, -3.0, 3.0, -0.1, 0.1)
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)

@@ -222,6 +222,10 @@ class SantoriniState(arena.State):
         other.win_way = self.win_way
         return other
 
+    def key(self) -> tuple[bytes, tuple[int, ...], int, int]:
+        """A cheap hashable key of the position, for transposition tables (the box follows from the levels)."""
+        return (bytes(self.levels), tuple(self.workers), self.current_player, self.winner)
+
     # ---- text ----
 
     def action_to_string(self, action: int) -> str:

@@ -321,6 +321,21 @@ def test_heuristic_sees_master_threats_and_material() -> None:
     assert 0 < game.heuristic(quiet, BLUE) < 50
 
 
+def test_heuristic_is_the_linear_features_plus_a_side_to_move_bonus() -> None:
+    game = Onitama()
+    weights = np.array(game.default_weights)
+    rng = random.Random(6)
+    for seed in range(5):
+        state = game.new_initial_state(seed)
+        while not state.is_terminal():
+            for player in (BLUE, RED):
+                f = game.features(state, player)
+                mover = state.current_player == player
+                bonus = 97.0 * (f[2] and mover) - 97.0 * (f[1] and not mover)
+                assert game.heuristic(state, player) == pytest.approx(float(np.dot(weights, f)) + bonus)
+            state.apply(rng.choice(state.legal_actions()))
+
+
 # ---- properties over random legal play ----
 
 
@@ -364,6 +379,13 @@ def test_random_play_keeps_the_invariants(seed: int, cards: str, choices: list[i
         else:
             assert legal == [PASS, PASS + 1], "pass only (and always) when no pawn move exists"
         mover = state.current_player
+        winning = []
+        for action in legal:
+            child = state.clone()
+            child.apply(action)
+            winning.append(child.is_terminal())
+        assert state.can_win_now(mover) == any(winning)
+        assert state.key() == state.clone().key()
         state.apply(legal[choice % len(legal)])
         assert _cards_in_play(state) == in_play, "the five cards are conserved"
         now = sum(1 for c in state.board if c)

@@ -367,7 +367,9 @@ def test_random_play_keeps_the_invariants(seed: int, limits: str, choices: list[
         action = legal[choice % len(legal)]
         mover = state.current_player
         before = state.clone()
+        assert before.key() == state.key() and hash(state.key()) == hash(before.key())
         state.apply(action)
+        assert state.key() != before.key()
         levels, old = state.levels, before.levels
         assert all(new >= prev for new, prev in zip(levels, old)), "levels never decrease"
         changed = [sq for sq in range(25) if levels[sq] != old[sq]]
