@@ -124,11 +124,19 @@ class SantoriniState(arena.State):
             return [PLACE + sq for sq in range(25) if occupant[sq] < 0]
         levels = self.levels
         pieces = self.pieces
+        # Which squares could take a piece: no worker, no dome, and (with limits) a piece left.
+        if pieces is None:
+            buildable = [o < 0 and lv < DOME for o, lv in zip(occupant, levels)]
+        else:
+            buildable = [o < 0 and lv < DOME and pieces[lv] > 0 for o, lv in zip(occupant, levels)]
         actions: list[int] = []
         append = actions.append
+        workers = self.workers
         for w in (0, 1):
-            src = self.workers[2 * p + w]
-            climb = levels[src] + 1
+            src = workers[2 * p + w]
+            level = levels[src]
+            buildable[src] = pieces is None or pieces[level] > 0  # the square being left
+            climb = level + 1
             for md, dst in _NEIGHBOURS[src]:
                 height = levels[dst]
                 # height <= climb also rules out domes: a worker stands on level 2 at most.
@@ -137,12 +145,9 @@ class SantoriniState(arena.State):
                 base = (w * 8 + md) * 8
                 if height == 3:
                     append(base + ((md + 4) & 7))  # winning move: one id, no build
-                    continue
-                for bd, b in _NEIGHBOURS[dst]:
-                    if b == src or occupant[b] < 0:
-                        level = levels[b]
-                        if level < DOME and (pieces is None or pieces[level] > 0):
-                            append(base + bd)
+                else:
+                    actions += [base + bd for bd, b in _NEIGHBOURS[dst] if buildable[b]]
+            buildable[src] = False
         return actions
 
     def apply(self, action: int) -> None:
