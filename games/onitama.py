@@ -31,7 +31,24 @@ Action ids (num_distinct_actions = 202), stable and independent of the deal orde
     exists with either card (then both passes are legal: the player chooses the card).
     This is the study's "piece x card x move" space (40 ids) with the pawn replaced by its square.
 
+    `state.piece_action(id)` / `state.from_piece_action(index)` translate to and from the study's
+    own 40-way index, piece * 8 + slot * 4 + move_index with pieces 0-3 = pawns 1-4 and 4 = the
+    master (pawns keep their number all game), for agents that reproduce its networks.
+
 Strings: "Monkey c1-d2" (card, from, to; the mover is implied) and "pass Goose".
+
+Observation (the study's section 4.1; readings we had to choose are marked *)
+    `observation(player)` is one flat float32 vector*: the 10x5x5 board planes (250 values, C
+    order) then the card vector. Planes 0-3 = the player's pawns 1-4, plane 4 = its master,
+    planes 5-9 = the same for the opponent. The study draws them "from the perspective of the
+    current player"; here from `player`'s*, turned 180 degrees for Blue* so that the player's own
+    back row is row 4 and its left is column 0 (Red sees the fixed frame). Pawns are numbered
+    1-4 from the owner's own left at the start*. Card vector for a fixed five-card set: the
+    player's two cards then the opponent's, one-hot over the five in card-number order (for
+    study5 exactly the study's Dragon, Elephant, Goose, Rooster, Monkey); the side card is
+    implied. For `cards=all` it is 48 entries (player's, opponent's, side card, each over all 16
+    cards), since five-of-sixteen leaves the side card unimplied. `board_planes(player)` and
+    `card_vector(player)` give the two parts separately.
 
 There is no draw rule: the arena's turn limit ends long matches, so max_game_length() is None.
 """
@@ -277,6 +294,31 @@ class OnitamaState(arena.State):
         other.masters = self.masters[:]
         other.setup = self.setup
         return other
+
+    def piece_action(self, action: int) -> int | None:
+        """The study's 40-way index of a move id: piece * 8 + slot * 4 + move_index (piece 0-3 =
+        pawns 1-4, 4 = master); None for a pass, which the study's action space does not have."""
+        if action >= PASS:
+            return None
+        p = self._actor()
+        pov = action >> 3
+        code = self.board[pov if p else 24 - pov]
+        if code >> 3 != p + 1:
+            raise arena.ArenaError(f"action {action} does not move a piece of seat {p} here")
+        return (code & 7) * 8 + (action & 7)
+
+    def from_piece_action(self, index: int) -> int:
+        """The move id of the study's 40-way index in this position; ArenaError if it is not legal here."""
+        p = self._actor()
+        if not 0 <= index < 40:
+            raise arena.ArenaError(f"a study action index is 0..39, got {index}")
+        code = (p + 1) * 8 + (index >> 3)
+        if code in self.board:
+            sq = self.board.index(code)
+            action = ((sq if p else 24 - sq) << 3) | (index & 7)
+            if action in self.legal_actions():
+                return action
+        raise arena.ArenaError(f"study action {index} is not legal here")
 
     def key(self) -> tuple[bytes, tuple[int, int], tuple[int, int], int, int, int]:
         """A cheap hashable key of the position, for transposition tables."""

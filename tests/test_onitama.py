@@ -295,6 +295,32 @@ def test_pov_action_squares_match_observation_planes() -> None:
         state.apply(rng.choice(state.legal_actions()))
 
 
+def test_study_piece_actions_map_one_to_one() -> None:
+    rng = random.Random(12)
+    game = Onitama(cards="study5")
+    for seed in range(6):
+        state = game.new_initial_state(seed)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            moves = [a for a in legal if a < PASS]
+            indices = [state.piece_action(a) for a in moves]
+            assert len(set(indices)) == len(indices) and all(0 <= i < 40 for i in indices)
+            assert [state.from_piece_action(i) for i in indices] == moves
+            for index in set(range(40)) - set(indices):
+                with pytest.raises(arena.ArenaError):
+                    state.from_piece_action(index)
+            state.apply(rng.choice(legal))
+    for seed in range(10):
+        start = game.new_initial_state(seed)
+        corner, temple = ("a1", "c1") if start.current_player == RED else ("e5", "c5")
+        for action in start.legal_actions():
+            origin = start.action_to_string(action).split()[1][:2]
+            if origin == corner:  # pawn 1 starts on the owner's own left corner
+                assert start.piece_action(action) // 8 == 0
+            if origin == temple:
+                assert start.piece_action(action) // 8 == 4
+
+
 # ---- heuristic ----
 
 
