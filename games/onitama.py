@@ -50,7 +50,14 @@ Observation (the study's section 4.1; readings we had to choose are marked *)
     cards), since five-of-sixteen leaves the side card unimplied. `board_planes(player)` and
     `card_vector(player)` give the two parts separately.
 
+Winning ends the game at once, without the card exchange. A move that captures the master on
+the temple arch counts as the Stone (`win_way`), as the study counts it.
 There is no draw rule: the arena's turn limit ends long matches, so max_game_length() is None.
+
+Evaluation: `heuristic(state, player)` = material + master threats + the masters' distances to
+the enemy temples (see the method), +-1000 at the end; `features` and `default_weights` give the
+same terms to linear evaluators. `Onitama.position(...)` builds positions by hand; `state.key()`
+is a cheap hashable key for transposition tables.
 """
 
 from __future__ import annotations

@@ -36,7 +36,12 @@ the study's 325-entry ANN input (25 squares x 13 square states).
 Features: the study's eight linear features (each in 0..1), mine then the opponent's: workers on
 level 0, 1, 2 (count / 2) and centrality = average Euclidean distance of the workers from the centre
 square / sqrt(8). `heuristic` is their dot product with the study's manual weights
-[0, 2, 4, -1, 0, -2, -4, 1]; terminal states score +-9999 as in the study.
+[0, 2, 4, -1, 0, -2, -4, 1]; terminal states score +-9999 as in the study. The reading of
+"centrality" (Euclidean, normalised) is ours: the study names it "average worker distance from the
+board centre" without a metric.
+
+`Santorini.position(...)` builds positions by hand (the text `render()` prints); `state.key()` is a
+cheap hashable key for transposition tables.
 """
 
 from __future__ import annotations
