@@ -1,0 +1,114 @@
+"""mcts: conformance on every built-in game, tactics, extra moves, N players, hidden information, time, strength."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+import arena
+from agents.mcts import MCTSAgent
+from arena.match import play_match
+from arena.plugins import get_registry
+from arena.seeding import derive_seed
+from arena.testing import check_agent
+from tests.test_minimax import DoubleNim, double_nim_wins
+
+REGISTRY = get_registry()
+GAME_IDS = sorted(REGISTRY.games)
+
+
+def duel(game: arena.Game, spec: tuple[str, dict[str, Any]], other: tuple[str, dict[str, Any]], n: int) -> list[str]:
+    """Outcomes of `spec` in n matches against `other`, seats alternating."""
+    outcomes = []
+    for i in range(n):
+        seat = i % 2
+        specs = [spec, other] if seat == 0 else [other, spec]
+        agents = [REGISTRY.agents[s[0]](game, p, derive_seed(i, p), **s[1]) for p, s in enumerate(specs)]
+        result = play_match(game, agents, derive_seed("duel", i))
+        assert result.reason in ("normal", "turn_limit"), result.detail
+        outcomes.append(result.outcomes[seat])
+    return outcomes
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_conformance(game_id: str) -> None:
+    game = REGISTRY.games[game_id]()
+    check_agent(MCTSAgent, game, {"simulations": 30}, seeds=range(2))
+
+
+@pytest.mark.parametrize("game_id", [g for g in GAME_IDS if REGISTRY.games[g]().evaluations()][:4])
+def test_conformance_with_heuristic_rollouts(game_id: str) -> None:
+    game = REGISTRY.games[game_id]()
+    check_agent(MCTSAgent, game, {"simulations": 8, "rollout": "heuristic"}, seeds=range(1), max_turns=40)
+
+
+def test_heuristic_rollouts_need_an_evaluation() -> None:
+    with pytest.raises(arena.ArenaError, match="no evaluation 'nope'"):
+        MCTSAgent.check_game(REGISTRY.games["tic_tac_toe"](), {"rollout": "heuristic", "eval": "nope"})
+    with pytest.raises(arena.ArenaError, match="rollout"):
+        MCTSAgent.check_game(REGISTRY.games["tic_tac_toe"](), {"rollout": "smart"})
+
+
+def test_more_players_and_hidden_information() -> None:
+    if "incan_gold" not in REGISTRY.games:
+        pytest.skip("incan_gold is not registered yet")
+    check_agent(MCTSAgent, REGISTRY.games["incan_gold"](players=5), {"simulations": 20}, seeds=range(1))
+
+
+def test_wins_at_once_and_blocks_at_once_in_connect_four() -> None:
+    game = REGISTRY.games["connect_four"]()
+    state = game.new_initial_state()
+    for action in (0, 6, 1, 6, 2):
+        state.apply(action)
+    assert MCTSAgent(game, 1, 0, simulations=1000).act(state.clone()) == 3
+    state.apply(5)
+    assert MCTSAgent(game, 0, 0, simulations=1000).act(state.clone()) == 3
+
+
+@pytest.mark.parametrize("stones", [4, 5, 7, 8])
+def test_extra_moves(stones: int) -> None:
+    game = DoubleNim(stones=stones)
+    wins = double_nim_wins(stones)
+    assert wins
+    assert MCTSAgent(game, 0, 3, simulations=2000).act(game.new_initial_state()) in wins
+
+
+def test_same_seed_same_answer() -> None:
+    game = REGISTRY.games["connect_four"]()
+    state = game.new_initial_state()
+    answers = [MCTSAgent(game, 0, 5, simulations=200).act(state.clone()) for _ in range(3)]
+    assert len(set(answers)) == 1
+
+
+def test_stops_at_time_per_move_and_uses_the_time() -> None:
+    game = REGISTRY.games["connect_four"]()
+    agent = MCTSAgent(game, 0, 0, time=10.0)
+    agent.time_per_move = 0.2
+    start = time.perf_counter()
+    agent.act(game.new_initial_state())
+    elapsed = time.perf_counter() - start
+    assert 0.1 < elapsed < 0.2
+    assert agent.stats["simulations"] > 100
+    result = play_match(game, [MCTSAgent(game, 0, 1, simulations=10**9), MCTSAgent(game, 1, 2, time=0.05)], 0,
+                        max_turns=6, time_per_move=0.1)  # fmt: skip
+    assert result.reason == "turn_limit", result.detail
+
+
+# Reversi and Santorini need the full 1000 simulations (long play-outs, wide trees): bench/strength.py.
+@pytest.mark.parametrize("game_id", ["connect_four", "dots_and_boxes", "onitama", "tic_tac_toe", "gwent_lite"])
+def test_beats_random(game_id: str) -> None:
+    if game_id not in REGISTRY.games:
+        pytest.skip(f"game '{game_id}' is not registered yet")
+    game = REGISTRY.games[game_id]()
+    outcomes = duel(game, ("mcts", {"simulations": 200}), ("random", {}), 6)
+    if game_id == "tic_tac_toe":
+        assert "loss" not in outcomes
+    else:
+        assert outcomes.count("win") >= 5
+
+
+def test_connect_four_beats_greedy_more_often_than_not() -> None:
+    outcomes = duel(REGISTRY.games["connect_four"](), ("mcts", {"simulations": 1000}), ("greedy", {}), 8)
+    assert outcomes.count("win") > outcomes.count("loss")
