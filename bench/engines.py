@@ -43,24 +43,42 @@ class Figure:
         return self.games / self.seconds
 
 
-def _timed(engine: str, game: str, budget: float, play_one: Callable[[int], int]) -> Figure:
-    """Call `play_one(seed) -> steps` until `budget` seconds have passed (the clock is read per game)."""
-    play_one(0)  # warm-up: tables, caches, imports
+@dataclass
+class Engine:
+    """One engine on one game: `play_one(seed) -> steps` plays a whole game."""
+
+    engine: str
+    game: str
+    play_one: Callable[[int], int]
+
+
+def measure(engines: list[Engine], budget: float, rounds: int) -> list[Figure]:
+    """Give every engine `budget` seconds in total, in `rounds` interleaved slices.
+
+    The machine is shared: interleaving spreads a burst of load over all engines instead of
+    charging it to whichever one happened to run then, which keeps the ratios honest.
+    """
+    figures = [Figure(e.engine, e.game, 0, 0, 0.0) for e in engines]
+    for e in engines:
+        e.play_one(0)  # warm-up: tables, caches, imports
     clock = time.perf_counter
-    steps = games = 0
-    start = clock()
-    elapsed = 0.0
-    while elapsed < budget:
-        steps += play_one(games + 1)
-        games += 1
-        elapsed = clock() - start
-    return Figure(engine, game, steps, games, elapsed)
+    slice_ = budget / rounds
+    for _ in range(rounds):
+        for e, f in zip(engines, figures):
+            start = clock()
+            elapsed = 0.0
+            while elapsed < slice_:  # the clock is read once per game
+                f.steps += e.play_one(f.games + 1)
+                f.games += 1
+                elapsed = clock() - start
+            f.seconds += elapsed
+    return figures
 
 
-def bench_arena(budget: float, only: set[str] | None) -> list[Figure]:
+def arena_engines(only: set[str] | None) -> list[Engine]:
     from arena.plugins import get_registry
 
-    figures = []
+    engines = []
     registry = get_registry()
     for game_id in sorted(registry.games):
         if only and game_id not in only:
@@ -78,8 +96,8 @@ def bench_arena(budget: float, only: set[str] | None) -> list[Figure]:
                 steps += 1
             return steps
 
-        figures.append(_timed("arena", game_id, budget, play_one))
-    return figures
+        engines.append(Engine("arena", game_id, play_one))
+    return engines
 
 
 # Our game id -> (OpenSpiel name, parameters) at the same size as our default parameters.
@@ -91,13 +109,13 @@ OPENSPIEL_GAMES = {
 }
 
 
-def bench_openspiel(budget: float, only: set[str] | None) -> list[Figure]:
+def openspiel_engines(only: set[str] | None) -> list[Engine]:
     try:
         import pyspiel
     except ImportError as exc:
         print(f"OpenSpiel figures skipped (use the bench venv): {exc}", file=sys.stderr)
         return []
-    figures = []
+    engines = []
     for ours, (name, params) in OPENSPIEL_GAMES.items():
         if only and ours not in only:
             continue
@@ -113,11 +131,11 @@ def bench_openspiel(budget: float, only: set[str] | None) -> list[Figure]:
                 steps += 1
             return steps
 
-        figures.append(_timed("openspiel", ours, budget, play_one))
-    return figures
+        engines.append(Engine("openspiel", ours, play_one))
+    return engines
 
 
-def bench_pettingzoo(budget: float, only: set[str] | None) -> list[Figure]:
+def pettingzoo_engines(only: set[str] | None) -> list[Engine]:
     if only and "connect_four" not in only:
         return []
     try:
@@ -144,7 +162,7 @@ def bench_pettingzoo(budget: float, only: set[str] | None) -> list[Figure]:
             env.step(action)
         return steps
 
-    return [_timed("pettingzoo", "connect_four", budget, play_one)]
+    return [Engine("pettingzoo", "connect_four", play_one)]
 
 
 def print_table(figures: list[Figure]) -> None:
@@ -188,15 +206,20 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=float, default=2.0, help="seconds per engine (default 2)")
     parser.add_argument("--games", default="", help="comma-separated Arena game ids to measure (default all)")
+    parser.add_argument("--rounds", type=int, default=4, help="interleaved slices per engine (default 4)")
     parser.add_argument("--arena-only", action="store_true", help="skip OpenSpiel and PettingZoo")
     args = parser.parse_args(argv)
     only = {g.strip() for g in args.games.split(",") if g.strip()} or None
 
-    figures = bench_arena(args.budget, only)
+    engines = arena_engines(only)
     if not args.arena_only:
-        figures += bench_openspiel(args.budget, only)
-        figures += bench_pettingzoo(args.budget, only)
-    print(f"random play-outs, one process, {args.budget:g} s per engine, Python {sys.version.split()[0]}\n")
+        engines += openspiel_engines(only)
+        engines += pettingzoo_engines(only)
+    figures = measure(engines, args.budget, max(1, args.rounds))
+    print(
+        f"random play-outs, one process, {args.budget:g} s per engine in {args.rounds} interleaved slices,"
+        f" Python {sys.version.split()[0]}\n"
+    )
     print_table(figures)
     print_ratios(figures)
 
