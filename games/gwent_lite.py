@@ -96,7 +96,7 @@ class GwentLiteState(arena.State):
 
     __slots__ = (
         "decklists", "current_player", "round", "decks", "hands", "totals", "wins", "active", "played",
-        "on_table", "first_starter", "round_results", "last", "viewer", "_rng", "_view_key",
+        "on_table", "first_starter", "round_results", "last", "viewer", "_rng", "_view_key", "_view_stream",
     )  # fmt: skip
 
     decklists: tuple[tuple[int, ...], tuple[int, ...]]
@@ -114,6 +114,7 @@ class GwentLiteState(arena.State):
     viewer: int | None
     _rng: random.Random
     _view_key: int
+    _view_stream: random.Random | None
 
     @classmethod
     def new(cls, decks: Sequence[Sequence[int] | None], seed: int) -> GwentLiteState:
@@ -141,6 +142,7 @@ class GwentLiteState(arena.State):
         state._rng = rng
         # Seeds the re-sampling in views; a one-way hash of the seed, independent of `_rng`'s stream.
         state._view_key = derive_seed("gwent_lite/view", seed)
+        state._view_stream = None
         return state
 
     # --- the rules -------------------------------------------------------------------------
@@ -209,7 +211,24 @@ class GwentLiteState(arena.State):
         other._rng = random.Random()
         other._rng.setstate(self._rng.getstate())
         other._view_key = self._view_key
+        other._view_stream = None
+        if self._view_stream is not None:
+            other._view_stream = random.Random()
+            other._view_stream.setstate(self._view_stream.getstate())
         return other
+
+    def _fresh_rng(self, player: int, *public: int) -> random.Random:
+        """The RNG of a new view of this state.
+
+        A real state answers a pure function of its view key, the seat and the public position
+        (`public`): viewing never changes it, the same position gives the same view, and the
+        one-way hash tells nothing about `_rng`. A view (what an agent holds) draws the seed from
+        its own sampling stream instead, so each `view()` of a view is a fresh re-sample, as
+        determinising searches need; that advances only the stream, never the view's own chance.
+        """
+        if self._view_stream is None:
+            return random.Random(derive_seed(self._view_key, player, *public))
+        return random.Random(self._view_stream.getrandbits(63))
 
     def _copy(self) -> GwentLiteState:
         """Everything but the two sources of randomness, which the caller sets."""
@@ -241,19 +260,22 @@ class GwentLiteState(arena.State):
         """A playable state holding only what `player` may know.
 
         `player`'s own hand is kept; its deck order is re-shuffled; the opponent's hand and deck are
-        re-dealt from their deck list minus the cards they have played. The fresh RNG is seeded from
-        a one-way hash of this state's view key and the public position, so a view is reproducible,
-        yet tells nothing about the real RNG, and the real state is left untouched.
+        re-dealt from their deck list minus the cards they have played. The fresh RNG
+        (`_fresh_rng`) stays with the view: a view is reproducible, tells nothing about the real
+        RNG, and viewing leaves the real state untouched.
         """
         opponent = 1 - player
         played = len(self.played[0]) + len(self.played[1])
-        rng = random.Random(derive_seed(self._view_key, player, self.round, played, self.current_player))
+        rng = self._fresh_rng(player, self.round, played, self.current_player)
         other = self._copy()
         other._rng = rng
-        other._view_key = rng.getrandbits(63)
+        other._view_key = 0  # unused: a view re-samples from its stream
+        other._view_stream = random.Random(rng.getrandbits(63))
         other.viewer = player
+        # Sorted first: shuffling the real order would make the view's order a function of it.
+        other.decks[player].sort()
         rng.shuffle(other.decks[player])
-        pool = self.unseen(opponent)
+        pool = self.unseen(opponent)  # sorted
         rng.shuffle(pool)
         size = len(self.hands[opponent])
         other.hands[opponent] = pool[:size]

@@ -126,7 +126,7 @@ class IncanGoldState(arena.State):
     __slots__ = (
         "config", "current_player", "round", "deck", "path", "path_gems", "inside", "round_gems", "gems",
         "artifact_points", "artifacts_held", "choices", "artifacts_taken", "removed", "last_turn",
-        "gems_revealed", "gems_lost", "gems_abandoned", "viewer", "_rng", "_view_key",
+        "gems_revealed", "gems_lost", "gems_abandoned", "viewer", "_rng", "_view_key", "_view_stream",
     )  # fmt: skip
 
     config: Config
@@ -149,6 +149,7 @@ class IncanGoldState(arena.State):
     viewer: int | None
     _rng: random.Random
     _view_key: int
+    _view_stream: random.Random | None
 
     @classmethod
     def new(cls, config: Config, seed: int) -> IncanGoldState:
@@ -175,6 +176,7 @@ class IncanGoldState(arena.State):
         state._rng = random.Random(derive_seed("incan_gold", seed))
         # Seeds the re-sampling in views; a one-way hash of the seed, independent of `_rng`'s stream.
         state._view_key = derive_seed("incan_gold/view", seed)
+        state._view_stream = None
         state._start_round()
         return state
 
@@ -301,7 +303,24 @@ class IncanGoldState(arena.State):
         other._rng = random.Random()
         other._rng.setstate(self._rng.getstate())
         other._view_key = self._view_key
+        other._view_stream = None
+        if self._view_stream is not None:
+            other._view_stream = random.Random()
+            other._view_stream.setstate(self._view_stream.getstate())
         return other
+
+    def _fresh_rng(self, player: int, *public: int) -> random.Random:
+        """The RNG of a new view of this state.
+
+        A real state answers a pure function of its view key, the seat and the public position
+        (`public`): viewing never changes it, the same position gives the same view, and the
+        one-way hash tells nothing about `_rng`. A view (what an agent holds) draws the seed from
+        its own sampling stream instead, so each `view()` of a view is a fresh re-sample, as
+        determinising searches need; that advances only the stream, never the view's own chance.
+        """
+        if self._view_stream is None:
+            return random.Random(derive_seed(self._view_key, player, *public))
+        return random.Random(self._view_stream.getrandbits(63))
 
     def _copy(self) -> IncanGoldState:
         """Everything but the two sources of randomness, which the caller sets."""
@@ -330,16 +349,20 @@ class IncanGoldState(arena.State):
     def view(self, player: int) -> IncanGoldState:
         """A playable state holding only what `player` may know.
 
-        The deck order and the other players' choices of this turn are re-sampled with a fresh RNG,
-        seeded from a one-way hash of this state's view key and the public position (so a view is
-        reproducible, yet tells nothing about the real RNG, and the real state is left untouched).
+        The deck order and the other players' pending choices of this turn are re-sampled (a coin
+        flip each: nothing of them is known) with a fresh RNG (`_fresh_rng`), which the view keeps
+        for its own chance: a view is reproducible, tells nothing about the real RNG, and viewing
+        leaves the real state untouched.
         """
         chosen = sum(c is not None for c in self.choices)
-        rng = random.Random(derive_seed(self._view_key, player, self.round, len(self.path), len(self.deck), chosen))
+        rng = self._fresh_rng(player, self.round, len(self.path), len(self.deck), chosen)
         other = self._copy()
         other._rng = rng
-        other._view_key = rng.getrandbits(63)
+        other._view_key = 0  # unused: a view re-samples from its stream
+        other._view_stream = random.Random(rng.getrandbits(63))
         other.viewer = player
+        # Sorted first: shuffling the real order would make the view's order a function of it.
+        other.deck.sort()
         rng.shuffle(other.deck)
         for p, choice in enumerate(other.choices):
             if choice is not None and p != player:
@@ -391,7 +414,7 @@ class IncanGoldState(arena.State):
         artifacts held. Then whether `player` has chosen this turn and what, the round, the path
         (gems, artifacts, the hazard kinds seen, players inside), the deck composition (treasure
         cards by value 1..17, hazards by kind, artifacts, size) and the artifacts taken so far.
-        Length 4 * players + 37.
+        Length 4 * players + 36.
         """
         n = self.num_players
         scores = self.scores()
