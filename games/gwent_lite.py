@@ -18,6 +18,11 @@ added to the last card). `deck0` / `deck1` give a seat's deck explicitly, values
 public, as in chiamp's observation; their order, the opponent's hand and one's own deck order
 are hidden.
 
+Hidden information: `view(player)` keeps the seat's own hand, re-shuffles its deck (from the
+sorted composition) and re-deals the opponent's hand and deck from their deck list minus the
+cards they have played, with a fresh RNG that the view keeps; it never touches the real state or
+its RNG. See `GwentLiteState._fresh_rng` for how views are seeded.
+
 Actions: 0 = pass; k = 1..10 plays the hand card at index k-1 (hand in draw order). Unlike
 chiamp, an index past the end of the hand is not legal (chiamp treated it as a pass).
 """
@@ -27,7 +32,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -473,5 +478,5 @@ class GwentLite(arena.Game):
 
 
 @arena.hookimpl
-def register_games(register):
+def register_games(register: Callable[[type[arena.Game]], None]) -> None:
     register(GwentLite)

@@ -14,6 +14,11 @@ the round's gems, that hazard card leaves the game), an artifact just lies on th
 
 Actions: 0 = "leave", 1 = "stay".
 
+Hidden information: the deck order and the other players' pending choices. `view(player)` copies
+the public position and re-samples those (the deck from its sorted composition, each pending
+choice by a coin flip) with a fresh RNG that the view keeps for its own chance; it never touches
+the real state or its RNG. See `IncanGoldState._fresh_rng` for how views are seeded.
+
 Cards are small ints: a treasure is its gem value (1..17), a hazard is 100 + type (fire, mummy,
 rocks, snakes, spiders), an artifact is 200 + its index 0..4 (added in that order, one a round).
 
@@ -41,7 +46,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -573,5 +578,5 @@ class IncanGold(arena.Game):
 
 
 @arena.hookimpl
-def register_games(register):
+def register_games(register: Callable[[type[arena.Game]], None]) -> None:
     register(IncanGold)

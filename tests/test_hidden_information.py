@@ -211,7 +211,7 @@ def test_views_hold_no_hidden_values(name: str) -> None:
     make, secrets_of = GAMES[name]
     game = make()
     looked = 0
-    for index, real in enumerate(positions(game, range(6))):
+    for index, real in enumerate(positions(game, range(10))):
         if index % 3:
             continue
         before = snapshot(real)
@@ -257,7 +257,7 @@ def test_a_view_depends_only_on_what_its_seat_has_seen(name: str) -> None:
     game = GAMES[name][0]()
     rng = random.Random(7)
     compared = 0
-    for real in positions(game, range(5)):
+    for real in positions(game, range(8)):
         if real.is_terminal():
             continue
         for seat in range(game.num_players):
