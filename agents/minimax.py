@@ -12,11 +12,16 @@ Search:
 - iterative deepening 1, 2, ... up to `depth` plies (one ply = one action), or, with `time` > 0,
   as deep as the time allows; every iteration seeds the next one's move ordering;
 - fail-hard alpha-beta; at each node the transposition-table move is tried first (before the
-  other children are even generated), then the two killer moves of that ply, then the rest by
-  their static evaluation at nodes with enough depth left (where a better order pays for the
-  evaluations) or by the history heuristic near the leaves;
-- transposition table keyed by a cheap per-game state key (`agents._search.make_state_key`;
-  `tt=render` or `tt=off` for comparison), kept between the moves of a match;
+  other moves are even generated), then the two killer moves of that ply, then the rest by the
+  history heuristic (`order=eval`: by the static evaluation of the children instead, at nodes
+  with 2+ plies left: measured slower, see `_ordered`). The root is ordered by static evaluation
+  on the first iteration, then by the previous iteration's best moves. Leaves are evaluated in
+  their parent's loop (no call per leaf). Principal variation search was tried and visited more
+  nodes on the benchmark positions, so it is not used;
+- transposition table keyed by a cheap per-game state key (`agents._search.make_state_key`: the
+  state's own `key()` if it has one, else a tuple of its attributes; `tt=render` or `tt=off` for
+  comparison: on bench/search.py the attribute/own key is the fastest), kept between the moves
+  of a match (it is cleared past TT_LIMIT entries);
 - terminal positions score WIN_VALUE times the root player's margin, plus the plies left so a
   quicker win (or a later loss) is preferred;
 - ties among the best root moves are broken by the seeded RNG: after the first root move, the
@@ -30,6 +35,7 @@ best, so anything that beat it is at least as good).
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Hashable
 
 import arena
@@ -49,13 +55,18 @@ from arena.params import validate_params
 EXACT, LOWER, UPPER = 0, 1, 2
 #: Time mode stops deepening here even if the game is not solved.
 MAX_DEPTH = 64
-#: Children are ordered by their static evaluation at nodes with at least this many plies left.
+#: With order=eval, children are ordered by their static evaluation at nodes with at least this
+#: many plies left (below that the subtrees are too small to pay for the evaluations).
 EVAL_ORDER_DEPTH = 2
 #: The table is cleared when it grows past this many entries (memory stays bounded in long matches).
 TT_LIMIT = 2_000_000
 #: Root values within this fraction of the best count as equal for the random tie-break
 #: (sums of float products differ in the last bits with the order of the terms).
 TIE_EPSILON = 1e-12
+
+
+def _first(item: tuple[float, int, arena.State]) -> float:
+    return item[0]
 
 
 class _Timeout(Exception):
@@ -78,6 +89,8 @@ class MinimaxAgent(arena.Agent):
             arena.Param("eval", "", "evaluation: one of the game's evaluations, or 'linear' (default: heuristic)"),
             arena.Param("weights", (), "weights for eval=linear, one per game feature", type=tuple),
             arena.Param("tt", "auto", "transposition-table key", choices=("auto", "render", "off")),
+            arena.Param("order", "history", "after the table's move: killers+history, or static evaluation",
+                        choices=("history", "eval")),  # fmt: skip
         ),
     )
 
@@ -94,6 +107,7 @@ class MinimaxAgent(arena.Agent):
         self.depth: int = values["depth"]
         self.time: float = values["time"]
         self.tt_mode: str = values["tt"]
+        self.eval_order: bool = values["order"] == "eval"
         self.evaluate: Evaluation = resolve_evaluation(self.info.id, game, values["eval"], values["weights"] or None)
         self.reset()
 
@@ -125,7 +139,8 @@ class MinimaxAgent(arena.Agent):
         self.root_player = state.current_player
         self.nodes = 0
         self.killers: dict[int, list[int]] = {}
-        self.history: dict[int, int] = {}
+        # History scores by action id (a list: sorting by history.__getitem__ needs no lambda).
+        self.history = [0] * self.game.num_distinct_actions
         max_depth = MAX_DEPTH if self.time > 0 else self.depth
 
         order = self._static_order(state, actions)
@@ -231,10 +246,10 @@ class MinimaxAgent(arena.Agent):
 
         alpha0, beta0 = alpha, beta
         best_move = -1
-        best_value = -float("inf") if maximise else float("inf")
+        best_value = -math.inf if maximise else math.inf
+        children: list[arena.State] | None = None
 
-        # The table's move first, before the other children are generated and ordered.
-        candidates: Any = ()
+        # The table's move first, before the other moves are generated and ordered.
         if tt_move >= 0:
             child = state.clone()
             child.apply(tt_move)
@@ -245,63 +260,104 @@ class MinimaxAgent(arena.Agent):
             else:
                 beta = min(beta, best_value)
         if alpha < beta:
-            candidates = self._children(state, depth, ply, maximise, tt_move)
-
-        for action, child in candidates:
-            if child is None:
-                child = state.clone()
-                child.apply(action)
-            value = self._child_value(child, depth - 1, alpha, beta, ply + 1)
-            if maximise:
-                if value > best_value:
-                    best_value, best_move = value, action
-                    if value > alpha:
-                        alpha = value
-            elif value < best_value:
-                best_value, best_move = value, action
-                if value < beta:
-                    beta = value
-            if alpha >= beta:
-                self._remember_cutoff(action, ply, depth)
-                break
+            actions, children = self._ordered(state, depth, ply, maximise, tt_move)
+            if depth == 1 and children is None:
+                # Children are leaves: evaluate them here, without a call per leaf.
+                best_value, best_move = self._frontier(state, actions, maximise, alpha, beta, best_value, best_move, ply)
+            else:
+                for i, action in enumerate(actions):
+                    if children is not None:
+                        child = children[i]
+                    else:
+                        child = state.clone()
+                        child.apply(action)
+                    value = self._child_value(child, depth - 1, alpha, beta, ply + 1)
+                    if maximise:
+                        if value > best_value:
+                            best_value, best_move = value, action
+                            if value > alpha:
+                                alpha = value
+                    elif value < best_value:
+                        best_value, best_move = value, action
+                        if value < beta:
+                            beta = value
+                    if alpha >= beta:
+                        self._remember_cutoff(action, ply, depth)
+                        break
 
         if key is not None:
             flag = UPPER if best_value <= alpha0 else LOWER if best_value >= beta0 else EXACT
             self.table[key] = (depth, best_value, flag, best_move)
         return min(max(best_value, alpha0), beta0)
 
-    def _children(
+    def _frontier(
+        self, state: arena.State, actions: list[int], maximise: bool, alpha: float, beta: float,
+        best_value: float, best_move: int, ply: int,
+    ) -> tuple[float, int]:  # fmt: skip
+        """The loop of a depth-1 node: every child is a leaf, valued by evaluation or result."""
+        root = self.root_player
+        evaluate = self.evaluate
+        leaves = 0
+        for action in actions:
+            child = state.clone()
+            child.apply(action)
+            leaves += 1
+            if child.current_player < 0:
+                value = terminal_value(child.returns(), root)
+            else:
+                self.cut_by_depth = True
+                value = evaluate(child, root)
+            if maximise:
+                if value > best_value:
+                    best_value, best_move = value, action
+                    if value >= beta:
+                        self._remember_cutoff(action, ply, 1)
+                        break
+            elif value < best_value:
+                best_value, best_move = value, action
+                if value <= alpha:
+                    self._remember_cutoff(action, ply, 1)
+                    break
+        self.nodes += leaves
+        return best_value, best_move
+
+    def _ordered(
         self, state: arena.State, depth: int, ply: int, maximise: bool, skip: int
-    ) -> list[tuple[int, arena.State | None]]:
-        """The moves to try after the table's move: killers first, then the rest by static
-        evaluation (depth >= EVAL_ORDER_DEPTH; the children made for it are handed on, not made
-        twice) or by the history heuristic."""
-        actions = state.legal_actions()
+    ) -> tuple[list[int], list[arena.State] | None]:
+        """The moves to try after the table's move (`skip`), best first; with the children already
+        made when they were made for ordering.
+
+        order=history (default): the two killers of this ply first, then by the history heuristic.
+        order=eval: at depth >= EVAL_ORDER_DEPTH, by the static evaluation of the children.
+        With iterative deepening most interior nodes already have a table move, and evaluating
+        every child costs more than it prunes: on the bench/search.py positions order=eval visits
+        about as many nodes and takes 5-25% longer (connect four, Reversi, Santorini).
+        """
+        actions = list(state.legal_actions())  # our own copy: it is sorted and edited below
         if skip >= 0:
-            actions = [a for a in actions if a != skip]
-        killers = [k for k in self.killers.get(ply, ()) if k in actions]
-        rest = [a for a in actions if a not in killers] if killers else actions
-        ordered: list[tuple[int, arena.State | None]] = [(a, None) for a in killers]
-        if depth >= EVAL_ORDER_DEPTH and len(rest) > 1:
+            actions.remove(skip)
+        if self.eval_order and depth >= EVAL_ORDER_DEPTH and len(actions) > 1:
             scored = []
             sign = 1.0 if maximise else -1.0
-            for action in rest:
+            for action in actions:
                 child = state.clone()
                 child.apply(action)
                 scored.append((sign * self._static_value(child, depth - 1), action, child))
-            scored.sort(key=lambda item: -item[0])
-            ordered.extend((a, c) for _, a, c in scored)
-        else:
-            history = self.history
-            ordered.extend((a, None) for a in sorted(rest, key=lambda a: -history.get(a, 0)))
-        return ordered
+            scored.sort(key=_first, reverse=True)
+            return [a for _, a, _ in scored], [c for _, _, c in scored]
+        actions.sort(key=self.history.__getitem__, reverse=True)
+        for killer in reversed(self.killers.get(ply, ())):  # the latest killer ends up first
+            if killer in actions and actions[0] != killer:
+                actions.remove(killer)
+                actions.insert(0, killer)
+        return actions, None
 
     def _remember_cutoff(self, action: int, ply: int, depth: int) -> None:
         killers = self.killers.setdefault(ply, [])
         if action not in killers:
             killers.insert(0, action)
             del killers[2:]
-        self.history[action] = self.history.get(action, 0) + depth * depth
+        self.history[action] += depth * depth
 
 
 @arena.hookimpl

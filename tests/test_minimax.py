@@ -212,10 +212,10 @@ def test_alpha_beta_finds_exactly_the_plain_minimax_best_moves(
                 values[action] = plain_minimax(child, depth - 1, me, evaluate)
             best = max(values.values())
             expected = {a for a, v in values.items() if abs(v - best) <= 1e-12 * max(1.0, abs(best))}
-            for tt in ("auto", "render", "off"):
-                agent = MinimaxAgent(game, me, seed, depth=depth, tt=tt)
+            for tt, order in (("auto", "history"), ("render", "history"), ("off", "history"), ("auto", "eval")):
+                agent = MinimaxAgent(game, me, seed, depth=depth, tt=tt, order=order)
                 agent.act(state.clone())
-                assert set(agent.best_moves) == expected, (game_id, seed, ply, tt, values)
+                assert set(agent.best_moves) == expected, (game_id, seed, ply, tt, order, values)
                 assert agent.root_value == pytest.approx(best, rel=1e-12)
 
 
