@@ -420,11 +420,24 @@ def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str
 @cli.command("elo-history")
 @_selection_options
 @_common
-def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str | None) -> None:
-    """Elo after each match, in schedule order, as JSON (for plots)."""
+@_output_options()
+def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool, as_csv: bool) -> None:
+    """Elo of every agent after each match, in schedule order (JSON: only the agents of each match)."""
     selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
     _, history = elo(selection.records)
-    print_json([{"n": p.n, "match_id": p.match_id, "ratings": p.ratings} for p in history])
+    if as_json:
+        print_json([{"n": p.n, "match_id": p.match_id, "ratings": p.ratings} for p in history])
+        return
+    agents = sorted({agent for p in history for agent in p.ratings})
+    current = {agent: None for agent in agents}
+    rows = []
+    for point in history:
+        current.update(point.ratings)
+        rows.append([point.n, point.match_id] + [current[a] for a in agents])
+    if as_csv:
+        print_csv(["n", "match_id"] + agents, rows)
+    else:
+        print_table(f"Elo after each match - {selection.title}", ["n", "match"] + agents, rows)
 
 
 @cli.command("matrix")

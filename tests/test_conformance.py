@@ -1,0 +1,38 @@
+"""The public conformance suite over every registered game and agent."""
+
+import pytest
+
+from arena.errors import ArenaError
+from arena.plugins import get_registry
+from arena.testing import check_agent, check_game
+from tests.conftest import TEST_PLUGINS
+
+REGISTRY = get_registry()
+# Search agents get small budgets here: conformance is about legality and determinism, not strength.
+FAST_PARAMS = {"mcts": {"simulations": 20}, "minimax": {"depth": 1}}
+
+
+@pytest.mark.parametrize("game_id", sorted(REGISTRY.games))
+def test_game_conforms(game_id):
+    check_game(REGISTRY.games[game_id](), seeds=range(10))
+
+
+@pytest.mark.parametrize("agent_id", sorted(REGISTRY.agents))
+@pytest.mark.parametrize("game_id", sorted(REGISTRY.games))
+def test_agent_conforms(agent_id, game_id):
+    game = REGISTRY.games[game_id]()
+    agent_cls = REGISTRY.agents[agent_id]
+    params = FAST_PARAMS.get(agent_id, {})
+    try:
+        agent_cls.check_game(game, params)
+    except ArenaError as exc:
+        pytest.skip(f"{agent_id} does not play {game_id}: {exc}")
+    check_agent(agent_cls, game, params, seeds=range(2))
+
+
+def test_example_and_fixture_plugins_conform():
+    registry = get_registry([TEST_PLUGINS])
+    game = registry.games["connect_four"]()
+    check_agent(registry.agents["center"], game)
+    forever = registry.games["forever"]()
+    check_game(forever, seeds=range(2))

@@ -1,0 +1,77 @@
+"""Plugin discovery: entry points, loose files, failures, duplicates, a pip-installed third-party package."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ArenaError
+from arena.plugins import load
+from tests.conftest import FIXTURES, TEST_PLUGINS, Arena
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_builtins_come_from_entry_points():
+    registry = load()
+    sources = {p.name: p.source for p in registry.plugins}
+    assert sources["tic_tac_toe"].startswith("entry point") and sources["greedy"].startswith("entry point")
+    assert {"tic_tac_toe", "connect_four"} <= set(registry.games) and {"random", "greedy"} <= set(registry.agents)
+
+
+def test_loose_files_and_a_broken_plugin(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # no ./plugins here
+    registry = load([FIXTURES / "broken"])
+    assert "fine" in registry.agents
+    assert any("does_not_import" in e and "broken on purpose" in e for e in registry.errors)
+
+
+def test_env_plugins_dir(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ARENA_PLUGINS_DIR", str(TEST_PLUGINS))
+    assert "forever" in load().games
+
+
+def test_repository_plugins_folder_is_loaded(monkeypatch):
+    monkeypatch.chdir(REPO)
+    registry = load()
+    assert "center" in registry.agents
+    assert any(p.name == "example_agent" and p.source.endswith("example_agent.py") and p.version == "1.0" for p in registry.plugins)
+
+
+def test_duplicate_id_names_both_plugins():
+    with pytest.raises(ArenaError, match="duplicate agent id 'random'.*'random_agent' and 'another_random'"):
+        load([FIXTURES / "duplicate"])
+
+
+def test_cli_reports_broken_plugin_and_lists_plugins(tmp_path):
+    arena = Arena(tmp_path / "a.db", plugins_dirs=(FIXTURES / "broken",))
+    result = arena("plugins")
+    assert "fine" in result.stdout and "does_not_import" in result.stderr
+    listed = arena.json("plugins")
+    fine = next(p for p in listed if p["name"] == "fine")
+    assert fine["hooks"] == ["register_agents"] and fine["source"].endswith("fine.py")
+    dup = Arena(tmp_path / "a.db", plugins_dirs=(FIXTURES / "duplicate",))("games", ok=False)
+    assert dup.exit_code == 2 and "duplicate agent id 'random'" in dup.stderr
+
+
+def test_pip_installed_third_party_plugin(tmp_path):
+    """A real package, built and installed with pip, found through its own entry point."""
+    target = tmp_path / "site"
+    source = shutil.copytree(FIXTURES / "thirdparty", tmp_path / "src")  # building writes next to the sources
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target),
+         str(source)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    env = dict(os.environ, PYTHONPATH=str(target), ARENA_DB=str(tmp_path / "t.db"))
+    arena = [sys.executable, "-m", "arena.cli"]
+    listed = subprocess.run(arena + ["plugins"], env=env, capture_output=True, text=True, cwd=tmp_path, check=True)
+    assert "thirdparty" in listed.stdout and "arena-thirdparty" in listed.stdout and "2.5.0" in listed.stdout
+    run = subprocess.run(arena + ["run-tournament", "--game", "tic_tac_toe", "--agents", "last_legal,random", "--rounds", "2"],
+                         env=env, capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "last_legal" in run.stdout
