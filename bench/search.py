@@ -7,7 +7,7 @@
 For connect four, Reversi and Santorini (a game not registered yet is skipped with a message):
 - minimax: from a fixed set of seeded positions (random play-outs of a few lengths), one search
   to a fixed depth per position, with each transposition-table key (`tt=auto`: the game's key()
-  or the attribute key; `render`; `off`): total nodes, seconds, nodes/s. Nodes = every position
+  or the attribute key; `render`; `off`) and with `order=eval`: total nodes, seconds, nodes/s. Nodes = every position
   the search visits (interior and leaves; the children made only to order moves are not counted).
 - mcts: `simulations` random-play-out simulations from each position: simulations/s.
 - On connect four, OpenSpiel's Python MCTSBot (RandomRolloutEvaluator with 1 rollout, the same
@@ -65,12 +65,12 @@ def spread(values: list[float]) -> str:
 
 def bench_minimax(game: arena.Game, states: list[arena.State], depth: int, repeats: int) -> None:
     agent_cls = REGISTRY.agents["minimax"]
-    for tt in ("auto", "render", "off"):
+    for tt, order in (("auto", "history"), ("render", "history"), ("off", "history"), ("auto", "eval")):
         rates, seconds, nodes = [], [], 0
         for _ in range(repeats):
             total_nodes, total_seconds = 0, 0.0
             for state in states:
-                agent = agent_cls(game, state.current_player, 0, depth=depth, tt=tt)
+                agent = agent_cls(game, state.current_player, 0, depth=depth, tt=tt, order=order)
                 start = time.perf_counter()
                 agent.act(state.clone())
                 total_seconds += time.perf_counter() - start
@@ -79,7 +79,7 @@ def bench_minimax(game: arena.Game, states: list[arena.State], depth: int, repea
             seconds.append(total_seconds)
             nodes = total_nodes
         print(
-            f"  minimax depth {depth} tt={tt:6}  nodes {nodes:8d}  seconds {statistics.median(seconds):7.2f}  "
+            f"  minimax depth {depth} tt={tt:6} order={order:7}  nodes {nodes:8d}  seconds {statistics.median(seconds):7.2f}  "
             f"nodes/s {spread(rates)}",
             flush=True,
         )
@@ -96,7 +96,7 @@ def bench_mcts(game: arena.Game, states: list[arena.State], simulations: int, re
             agent.act(state.clone())
             total += time.perf_counter() - start
         rates.append(simulations * len(states) / total)
-    print(f"  mcts {simulations} simulations        sims/s  {spread(rates)}", flush=True)
+    print(f"  mcts {simulations} simulations                       sims/s  {spread(rates)}", flush=True)
     return statistics.median(rates)
 
 
@@ -131,7 +131,7 @@ def bench_openspiel(move_lists: list[list[int]], simulations: int, repeats: int)
                 bot.step(state)
                 total += time.perf_counter() - start
             rates.append(simulations * len(move_lists) / total)
-        print(f"  OpenSpiel MCTSBot solve={solve!s:5}    sims/s  {spread(rates)}", flush=True)
+        print(f"  OpenSpiel MCTSBot solve={solve!s:5}                   sims/s  {spread(rates)}", flush=True)
         rate = statistics.median(rates)
         best = rate if best is None else max(best, rate)
     return best

@@ -289,3 +289,59 @@ def test_santorini_depth_three_beats_depth_two() -> None:
         pytest.skip("santorini is not registered yet")
     outcomes = duel(REGISTRY.games["santorini"](), ("minimax", {"depth": 3}), ("minimax", {"depth": 2}), 8)
     assert outcomes.count("win") >= 7
+
+
+# --- transposition-table keys ----------------------------------------------------------------
+
+
+class GridState(DoubleNimState):
+    """DoubleNim with attributes of many kinds, to exercise the attribute key."""
+
+    NEIGHBOURS = [[1, 2], [0]]  # class data: not an instance attribute
+
+    def __init__(self, stones: int) -> None:
+        super().__init__(stones)
+        self.rows = [[0, 0], [0, 0]]  # position data, nested lists
+        self.config = {"size": 2}  # shared by every clone: configuration
+        self.cache: list[int] | None = None  # a lazily filled cache
+        self.rng = random.Random(1)
+        self.__secret = 0  # a mangled private attribute that is part of the position
+
+    def apply(self, action: int) -> None:
+        self.rows[action - 1][0] += 1
+        self.cache = None
+        self.__secret += action
+        super().apply(action)
+
+    def legal_actions(self) -> list[int]:
+        self.cache = super().legal_actions()
+        return list(self.cache)
+
+    def clone(self) -> GridState:
+        other = GridState.__new__(GridState)
+        other.__dict__.update(self.__dict__)
+        other.rows = [row[:] for row in self.rows]
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        return other
+
+
+def test_attribute_key_covers_the_position_and_leaves_out_configuration() -> None:
+    from agents._search import make_state_key, render_key
+
+    state = GridState(9)
+    key = make_state_key(state)
+    assert key is not None and key is not render_key
+    before = key(state)
+    assert before == key(state.clone())
+    other = state.clone()
+    other.apply(1)
+    assert key(other) != before
+    shared = state.clone()
+    shared.config["size"] = 3  # configuration is not in the key
+    assert key(shared) == before
+    secret = state.clone()
+    secret._GridState__secret = 5  # type: ignore[attr-defined]
+    assert key(secret) != before
+    assert make_state_key(state, "render") is render_key and make_state_key(state, "off") is None
+    hash(key(state))
