@@ -41,7 +41,7 @@ import math
 from typing import Any
 
 import arena
-from agents._search import clock, deadline_from, resolve_evaluation, terminal_value, time_budget
+from agents._search import clock, deadline_from, gc_paused, resolve_evaluation, terminal_value, time_budget
 from arena.api import Evaluation
 from arena.params import validate_params
 
@@ -91,6 +91,10 @@ class MCTSAgent(arena.Agent):
         self.stats: dict[str, float] = {}
 
     def act(self, state: arena.State) -> int:
+        with gc_paused():
+            return self._act(state)
+
+    def _act(self, state: arena.State) -> int:
         start = clock()
         actions = state.legal_actions()
         if len(actions) == 1:

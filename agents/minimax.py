@@ -42,6 +42,7 @@ import arena
 from agents._search import (
     clock,
     deadline_from,
+    gc_paused,
     make_state_key,
     render_key,
     require_perfect_information,
@@ -124,6 +125,10 @@ class MinimaxAgent(arena.Agent):
     # --- the root ---------------------------------------------------------------------------
 
     def act(self, state: arena.State) -> int:
+        with gc_paused():
+            return self._act(state)
+
+    def _act(self, state: arena.State) -> int:
         start = clock()
         actions = state.legal_actions()
         if len(actions) == 1:
