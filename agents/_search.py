@@ -19,6 +19,7 @@ import numpy as np
 
 import arena
 from arena.api import Evaluation
+from arena.params import validate_params
 
 #: The value of a won terminal position, far above any heuristic value; multiplied by the margin
 #: of the root player's return over the best other seat, so wins by more score higher.
@@ -86,6 +87,18 @@ def terminal_value(returns: Sequence[float], player: int) -> float:
     mine = returns[player]
     best_other = max(r for i, r in enumerate(returns) if i != player) if len(returns) > 1 else 0.0
     return WIN_VALUE * (mine - best_other)
+
+
+def agent_params(info: arena.AgentInfo, params: dict[str, Any]) -> dict[str, Any]:
+    """An agent's parameters checked against its declaration, defaults filled in.
+
+    Values equal to their default are taken as they are: the runner hands agents parameters it
+    has validated already, and an empty tuple default (`weights=()`, "none given") would not
+    convert again (Param.convert wants at least one number).
+    """
+    defaults = {p.name: p.default for p in info.params}
+    given = {k: v for k, v in params.items() if not (k in defaults and v == defaults[k])}
+    return validate_params(info.params, given, f"agent '{info.id}'")
 
 
 # --- evaluators -------------------------------------------------------------------------------

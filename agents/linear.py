@@ -22,12 +22,11 @@ from __future__ import annotations
 from typing import Any
 
 import arena
-from agents._search import linear_evaluation, resolve_weights, terminal_value
-from arena.params import validate_params
+from agents._search import agent_params, linear_evaluation, resolve_weights, terminal_value
 
 
 def _validated(params: dict[str, Any]) -> dict[str, Any]:
-    return validate_params(LinearAgent.info.params, params, f"agent '{LinearAgent.info.id}'")
+    return agent_params(LinearAgent.info, params)
 
 
 class LinearAgent(arena.Agent):

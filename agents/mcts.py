@@ -41,9 +41,8 @@ import math
 from typing import Any
 
 import arena
-from agents._search import clock, deadline_from, gc_paused, resolve_evaluation, terminal_value, time_budget
+from agents._search import agent_params, clock, deadline_from, gc_paused, resolve_evaluation, terminal_value, time_budget
 from arena.api import Evaluation
-from arena.params import validate_params
 
 # Fast-path node layout (a list, for speed): visits, per-child visits, per-child value sums,
 # children (made in the order of `acts`), the actions of those children, untried actions, and
@@ -52,7 +51,7 @@ _N, _CN, _CW, _KIDS, _ACTS, _UNTRIED, _PLAYER = range(7)
 
 
 def _validated(params: dict[str, Any]) -> dict[str, Any]:
-    return validate_params(MCTSAgent.info.params, params, f"agent '{MCTSAgent.info.id}'")
+    return agent_params(MCTSAgent.info, params)
 
 
 class MCTSAgent(arena.Agent):

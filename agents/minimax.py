@@ -40,6 +40,7 @@ from typing import Any, Callable, Hashable
 
 import arena
 from agents._search import (
+    agent_params,
     clock,
     deadline_from,
     gc_paused,
@@ -51,7 +52,6 @@ from agents._search import (
     time_budget,
 )
 from arena.api import Evaluation
-from arena.params import validate_params
 
 EXACT, LOWER, UPPER = 0, 1, 2
 #: Time mode stops deepening here even if the game is not solved.
@@ -75,7 +75,7 @@ class _Timeout(Exception):
 
 
 def _validated(params: dict[str, Any]) -> dict[str, Any]:
-    return validate_params(MinimaxAgent.info.params, params, f"agent '{MinimaxAgent.info.id}'")
+    return agent_params(MinimaxAgent.info, params)
 
 
 class MinimaxAgent(arena.Agent):

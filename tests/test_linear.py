@@ -83,3 +83,21 @@ def test_minimax_eval_linear_with_the_manual_weights_is_the_santorini_heuristic(
 def test_beats_random_on_santorini() -> None:
     game = needs_santorini()
     assert duel(game, ("linear", {}), ("random", {}), 6).count("win") >= 5
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["minimax", "mcts", "linear", "minimax:eval=linear,weights=0,2,4,-1,0,-2,-4,1", "linear:weights=0,2,4,-1,0,-2,-4,1",
+     "mcts:rollout=heuristic,simulations=5,c=1", "minimax:time=0.05,tt=render,order=eval"],
+)  # fmt: skip
+def test_specs_through_the_runners_path(text: str) -> None:
+    """Inline specs as the CLI gives them: parsed, validated with defaults filled in, then made."""
+    from arena.agents import build_entry
+    from arena.params import parse_spec
+
+    game = needs_santorini()
+    spec = parse_spec(text)
+    entry = build_entry(REGISTRY, str(spec), spec.id, dict(spec.params), game)
+    agent = entry.make(REGISTRY, game, 0, 1)
+    state = game.new_initial_state(1)
+    assert agent.act(state.view(0)) in state.legal_actions()
