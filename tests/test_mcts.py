@@ -13,7 +13,7 @@ from arena.match import play_match
 from arena.plugins import get_registry
 from arena.seeding import derive_seed
 from arena.testing import check_agent
-from tests.test_minimax import DoubleNim, double_nim_wins
+from tests.test_minimax import DoubleNim, RingNim, RingNimState, double_nim_wins
 
 REGISTRY = get_registry()
 GAME_IDS = sorted(REGISTRY.games)
@@ -55,6 +55,12 @@ def test_more_players_and_hidden_information() -> None:
     if "incan_gold" not in REGISTRY.games:
         pytest.skip("incan_gold is not registered yet")
     check_agent(MCTSAgent, REGISTRY.games["incan_gold"](players=5), {"simulations": 20}, seeds=range(1))
+
+
+def test_three_players_each_node_maximises_its_mover() -> None:
+    game = RingNim(stones=9)
+    check_agent(MCTSAgent, game, {"simulations": 50}, seeds=range(1))
+    assert MCTSAgent(game, 0, 0, simulations=200).act(RingNimState(2)) == 2
 
 
 def test_wins_at_once_and_blocks_at_once_in_connect_four() -> None:

@@ -346,3 +346,45 @@ def test_attribute_key_covers_the_position_and_leaves_out_configuration() -> Non
     assert key(secret) != before
     assert make_state_key(state, "render") is render_key and make_state_key(state, "off") is None
     hash(key(state))
+
+
+# --- more than two players: paranoid --------------------------------------------------------
+
+
+class RingNimState(DoubleNimState):
+    """Take 1 or 2 stones, seats in turn round a ring of three; taking the last stone wins."""
+
+    def apply(self, action: int) -> None:
+        self.stones -= action
+        if self.stones == 0:
+            self.winner = self.current_player
+            self.current_player = arena.TERMINAL
+        else:
+            self.current_player = (self.current_player + 1) % 3
+
+    def returns(self) -> list[float]:
+        return [0.0] * 3 if self.winner < 0 else [1.0 if p == self.winner else -1.0 for p in range(3)]
+
+    def clone(self) -> RingNimState:
+        other = RingNimState(self.stones)
+        other.current_player, other.winner = self.current_player, self.winner
+        return other
+
+
+class RingNim(DoubleNim):
+    info = arena.GameInfo(id="ring_nim", version="1", name="Ring Nim", min_players=3, max_players=3,
+                          params=(arena.Param("stones", 7),))  # fmt: skip
+
+    def new_initial_state(self, seed: int = 0) -> RingNimState:
+        return RingNimState(self.params["stones"])
+
+
+def test_three_players_paranoid() -> None:
+    game = RingNim(stones=8)
+    check_agent(MinimaxAgent, game, {"depth": 8}, seeds=range(1))
+    state = RingNimState(2)
+    agent = MinimaxAgent(game, 0, 0, depth=3)
+    assert agent.act(state) == 2 and agent.root_value > 0
+    # With 4 stones whatever seat 0 takes, one of the others can take the rest: paranoid sees the loss.
+    agent.act(RingNimState(4))
+    assert agent.root_value < 0
