@@ -44,6 +44,10 @@ import arena
 from agents._search import agent_params, clock, deadline_from, gc_paused, resolve_evaluation, terminal_value, time_budget
 from arena.api import Evaluation
 
+#: A play-out stops after this many actions (or the game's max_game_length) even if the game is
+#: not over, and counts the state's returns() there (a draw for most games): some games can cycle.
+ROLLOUT_LIMIT = 1000
+
 # Fast-path node layout (a list, for speed): visits, per-child visits, per-child value sums,
 # children (made in the order of `acts`), the actions of those children, untried actions, and
 # the player who chooses at the node (-1 at the end of the game).
@@ -86,6 +90,8 @@ class MCTSAgent(arena.Agent):
         if values["rollout"] == "heuristic":
             self.evaluate = resolve_evaluation(self.info.id, game, values["eval"], None)
         self.determinise = not game.info.perfect_information
+        bound = game.max_game_length()
+        self.rollout_limit = ROLLOUT_LIMIT if bound is None else min(bound, ROLLOUT_LIMIT)
         #: Statistics of the last `act`, for benchmarks: simulations run and seconds.
         self.stats: dict[str, float] = {}
 
@@ -105,7 +111,7 @@ class MCTSAgent(arena.Agent):
             visits, done = self._search_determinised(state, limit, deadline)
         else:
             visits, done = self._search(state, limit, deadline)
-        most = max(visits.values())
+        most = max(visits.values(), default=0)  # no simulation at all if the deadline came first
         best = [a for a in actions if visits.get(a, 0) == most]
         self.stats = {"simulations": done, "seconds": clock() - start}
         return best[0] if len(best) == 1 else self.rng.choice(best)
@@ -120,7 +126,9 @@ class MCTSAgent(arena.Agent):
         rnd = self.rng.random
         legal = state.legal_actions
         apply = state.apply
-        while state.current_player >= 0:
+        for _ in range(self.rollout_limit):
+            if state.current_player < 0:
+                break
             acts = legal()
             apply(acts[int(rnd() * len(acts))])
 
@@ -129,7 +137,9 @@ class MCTSAgent(arena.Agent):
         epsilon = self.epsilon
         evaluate = self.evaluate
         assert evaluate is not None
-        while state.current_player >= 0:
+        for _ in range(self.rollout_limit):
+            if state.current_player < 0:
+                break
             acts = state.legal_actions()
             if len(acts) == 1 or rnd() < epsilon:
                 state.apply(acts[int(rnd() * len(acts))])

@@ -15,8 +15,9 @@ For connect four, Reversi and Santorini (a game not registered yet is skipped wi
   the same), with solve=True (its default) and solve=False; the ratio ours / OpenSpiel's is
   printed against the faster of the two. The target is >= 2x.
 
-Every figure is the median over `repeats` runs (2 shared cores: timings are noisy), with the
-spread (min..max) beside it.
+Rates are per CPU second of this process (time.process_time: the searches are single-threaded,
+and other work on the 2 shared cores then disturbs them less), the median over `repeats` runs
+with the spread (min..max); the median wall-clock rate is printed after "wall".
 """
 
 from __future__ import annotations
@@ -66,37 +67,41 @@ def spread(values: list[float]) -> str:
 def bench_minimax(game: arena.Game, states: list[arena.State], depth: int, repeats: int) -> None:
     agent_cls = REGISTRY.agents["minimax"]
     for tt, order in (("auto", "history"), ("render", "history"), ("off", "history"), ("auto", "eval")):
-        rates, seconds, nodes = [], [], 0
+        rates, walls, seconds, nodes = [], [], [], 0
         for _ in range(repeats):
-            total_nodes, total_seconds = 0, 0.0
+            total_nodes, cpu, wall = 0, 0.0, 0.0
             for state in states:
                 agent = agent_cls(game, state.current_player, 0, depth=depth, tt=tt, order=order)
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 agent.act(state.clone())
-                total_seconds += time.perf_counter() - start
+                cpu += time.process_time() - start_cpu
+                wall += time.perf_counter() - start
                 total_nodes += int(agent.stats.get("nodes", 0))
-            rates.append(total_nodes / total_seconds)
-            seconds.append(total_seconds)
+            rates.append(total_nodes / cpu)
+            walls.append(total_nodes / wall)
+            seconds.append(cpu)
             nodes = total_nodes
         print(
-            f"  minimax depth {depth} tt={tt:6} order={order:7}  nodes {nodes:8d}  seconds {statistics.median(seconds):7.2f}  "
-            f"nodes/s {spread(rates)}",
+            f"  minimax depth {depth} tt={tt:6} order={order:7}  nodes {nodes:8d}  cpu s {statistics.median(seconds):6.2f}  "
+            f"nodes/s {spread(rates)}  wall {statistics.median(walls):8.0f}",
             flush=True,
         )
 
 
 def bench_mcts(game: arena.Game, states: list[arena.State], simulations: int, repeats: int) -> float:
     agent_cls = REGISTRY.agents["mcts"]
-    rates = []
+    rates, walls = [], []
     for r in range(repeats):
-        total = 0.0
+        cpu, wall = 0.0, 0.0
         for state in states:
             agent = agent_cls(game, state.current_player, r, simulations=simulations)
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             agent.act(state.clone())
-            total += time.perf_counter() - start
-        rates.append(simulations * len(states) / total)
-    print(f"  mcts {simulations} simulations                       sims/s  {spread(rates)}", flush=True)
+            cpu += time.process_time() - start_cpu
+            wall += time.perf_counter() - start
+        rates.append(simulations * len(states) / cpu)
+        walls.append(simulations * len(states) / wall)
+    print(f"  mcts {simulations} simulations{'':28}sims/s  {spread(rates)}  wall {statistics.median(walls):8.0f}", flush=True)
     return statistics.median(rates)
 
 
@@ -112,9 +117,9 @@ def bench_openspiel(move_lists: list[list[int]], simulations: int, repeats: int)
     game = pyspiel.load_game("connect_four")
     best: float | None = None
     for solve in (True, False):
-        rates = []
+        rates, walls = [], []
         for r in range(repeats):
-            total = 0.0
+            cpu, wall = 0.0, 0.0
             for i, moves in enumerate(move_lists):
                 state = game.new_initial_state()
                 for action in moves:
@@ -127,11 +132,13 @@ def bench_openspiel(move_lists: list[list[int]], simulations: int, repeats: int)
                     solve=solve,
                     random_state=np.random.RandomState(r * 100 + i + 1),
                 )
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 bot.step(state)
-                total += time.perf_counter() - start
-            rates.append(simulations * len(move_lists) / total)
-        print(f"  OpenSpiel MCTSBot solve={solve!s:5}                   sims/s  {spread(rates)}", flush=True)
+                cpu += time.process_time() - start_cpu
+                wall += time.perf_counter() - start
+            rates.append(simulations * len(move_lists) / cpu)
+            walls.append(simulations * len(move_lists) / wall)
+        print(f"  OpenSpiel MCTSBot solve={solve!s:5}{'':22}sims/s  {spread(rates)}  wall {statistics.median(walls):8.0f}", flush=True)
         rate = statistics.median(rates)
         best = rate if best is None else max(best, rate)
     return best
