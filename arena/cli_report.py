@@ -1,0 +1,102 @@
+"""`arena report` and `arena plot`: the report's figures from the stored matches, one command away.
+
+arena.cli attaches these two commands at its end. This module does not import arena.cli (that
+would be an import cycle: arena.cli imports this module), so it declares the options every command
+takes (--db, --plugins-dir, --tournament, --game) itself, with the same names and meaning, and
+reaches the database and plugins through the group's context object (arena.cli.Context).
+matplotlib is imported only when a figure is drawn, so other commands do not pay for it.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+import click
+
+from arena import results
+from arena.errors import ArenaError
+from arena.report import PLOT_KINDS, Aggregates, TournamentSettings
+
+if TYPE_CHECKING:
+    from arena.plugins import Registry
+    from db.session import Database
+
+
+class _Context(Protocol):
+    """The part of arena.cli.Context these commands use."""
+
+    db_url: str | None
+    plugins_dirs: list[str]
+
+    def database(self) -> Database: ...
+
+    def registry(self) -> Registry: ...
+
+
+def _options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--tournament/--game to choose the matches, --db/--plugins-dir as on every arena command."""
+
+    @click.option("--tournament", "tournament_key", default=None, metavar="ID|NAME", help="One tournament (default: the latest).")
+    @click.option("--game", "game_spec", default=None, help="Every match of this game (same version and parameters).")
+    @click.option("--db", "db_url", metavar="URL", help="Database URL or SQLite file (default $ARENA_DB, else ./arena.db).")
+    @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
+    @click.pass_obj
+    @functools.wraps(command)
+    def wrapper(ctx: _Context, db_url: str | None, plugins_dirs: tuple[str, ...], **kwargs: Any) -> Any:
+        if db_url:
+            ctx.db_url = db_url
+        ctx.plugins_dirs.extend(plugins_dirs)
+        return command(ctx, **kwargs)
+
+    return wrapper
+
+
+def load(ctx: _Context, tournament_key: str | None, game_spec: str | None) -> Aggregates:
+    """The selected matches (with legal-move counts, for the histogram) and their tournaments' settings."""
+    database = ctx.database()
+    selection = results.select(database, ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
+    if selection.tournament is not None:
+        rows = [selection.tournament]
+    else:  # --game: every tournament that contributed matches
+        ids = sorted({record.tournament_id for record in selection.records})
+        rows = [results.get_tournament(database, str(i)) for i in ids]
+    return Aggregates(selection.records, selection.title, [TournamentSettings.from_row(row) for row in rows])
+
+
+def _need_matplotlib() -> None:
+    try:
+        import matplotlib
+    except ImportError:
+        raise ArenaError("figures need matplotlib: pip install 'arena[report]'") from None
+    matplotlib.use("Agg")  # headless: figures are only ever written to files
+
+
+@click.command("report")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Directory for the PNG figures and report.html.")
+@_options
+def report_command(ctx: _Context, out_dir: Path, tournament_key: str | None, game_spec: str | None) -> None:
+    """Write every figure as PNG plus one self-contained report.html (figures, tables, settings)."""
+    _need_matplotlib()
+    from arena.report import build_report, check_writable
+
+    check_writable(out_dir)  # before loading what may be 90,000 matches
+    report = build_report(load(ctx, tournament_key, game_spec), out_dir)
+    click.echo(f"wrote {report.html} and {len(report.figures)} figures in {out_dir}", err=True)
+
+
+@click.command("plot")
+@click.argument("kind", metavar="KIND", type=click.Choice(PLOT_KINDS))
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Image file: .png (or .svg, .pdf).")
+@_options
+def plot_command(ctx: _Context, kind: str, out: Path, tournament_key: str | None, game_spec: str | None) -> None:
+    """Draw one figure of the report: elo-history, ratings, outcomes, net-wins, avg-turns, match-length, legal-moves or seats."""
+    _need_matplotlib()
+    from arena.report import check_writable, plot
+
+    if out.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise ArenaError(f"--out must end in .png, .svg or .pdf, got '{out.name}'")
+    check_writable(out.parent)  # before loading the matches
+    plot(kind, load(ctx, tournament_key, game_spec), out)
+    click.echo(f"wrote {out}", err=True)

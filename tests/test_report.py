@@ -1,0 +1,288 @@
+"""`arena report` and `arena plot` on a real small tournament: files, self-containment, and numbers equal to the CLI's JSON."""
+
+from __future__ import annotations
+
+import base64
+import sqlite3
+import struct
+from collections import defaultdict
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from matplotlib.colors import to_rgb
+
+from arena import figures
+from arena.cli import Context
+from arena.cli_report import load
+from arena.report import PLOT_KINDS, draw
+from tests.conftest import Arena
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+AGENTS = "random,greedy,center"
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk (which must come first)."""
+    assert data[:8] == PNG_SIGNATURE, "not a PNG"
+    length, chunk = struct.unpack(">I4s", data[8:16])
+    assert chunk == b"IHDR" and length == 13
+    return struct.unpack(">II", data[16:24])
+
+
+class Page(HTMLParser):
+    """Collects every table (by id: rows of cell texts, header row first) and every URL-bearing attribute."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, list[list[str]]] = {}
+        self.urls: list[tuple[str, str, str]] = []  # (tag, attribute, value)
+        self.tags: list[str] = []
+        self._table: str | None = None
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        for name, value in attrs:
+            if name in ("src", "href", "action", "srcset", "data", "poster", "xlink:href"):
+                self.urls.append((tag, name, value or ""))
+        if tag == "table":
+            self._table = dict(attrs).get("id") or f"table-{len(self.tables)}"
+            self.tables[self._table] = []
+        elif tag == "tr" and self._table:
+            self.tables[self._table].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None and self._table:
+            self.tables[self._table][-1].append("".join(self._cell).strip())
+            self._cell = None
+        elif tag == "table":
+            self._table = None
+
+
+def shown(text: str, value: Any) -> bool:
+    """A number as shown (rounded to the digits it has) equals the JSON value; an empty cell is null."""
+    if value is None:
+        return text == ""
+    digits = len(text.split(".")[1]) if "." in text else 0
+    return abs(float(text) - float(value)) <= 0.5 * 10**-digits + 1e-9
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One real tournament (connect four, a turn limit low enough for some draws) and its report, shared by the tests."""
+    root = tmp_path_factory.mktemp("report")
+    arena = Arena(root / "arena.db")
+    arena("run-tournament", "--game", "connect_four", "--agents", AGENTS, "--rounds", "4", "--seed", "5",
+          "--max-turns", "14", "--name", "small", "--quiet")  # fmt: skip
+    out = root / "out"
+    result = arena("report", "--tournament", "small", "--out", str(out))
+    assert "report.html" in result.stderr
+    page = Page()
+    html = (out / "report.html").read_text(encoding="utf-8")
+    page.feed(html)
+    return {"arena": arena, "out": out, "html": html, "page": page, "root": root}
+
+
+def test_every_figure_is_a_png_of_sensible_size(built: dict[str, Any]) -> None:
+    for kind in PLOT_KINDS:
+        data = (built["out"] / f"{kind}.png").read_bytes()
+        width, height = png_size(data)
+        assert 400 <= width <= 4000 and 250 <= height <= 4000, (kind, width, height)
+
+
+def test_html_references_nothing_outside_itself(built: dict[str, Any]) -> None:
+    page, html = built["page"], built["html"]
+    assert page.urls, "the figures should be embedded as images"
+    for tag, attribute, value in page.urls:
+        assert value.startswith("data:"), f"<{tag} {attribute}={value[:60]!r}> points outside the file"
+    assert "http://" not in html and "https://" not in html
+    assert "url(" not in html and "@import" not in html
+    assert "link" not in page.tags and "script" not in page.tags and "iframe" not in page.tags
+    images = [value for tag, _, value in page.urls if tag == "img"]
+    assert len(images) == len(PLOT_KINDS)
+    for value in images:
+        header, encoded = value.split(",", 1)
+        assert header == "data:image/png;base64"
+        png_size(base64.b64decode(encoded))
+
+
+def test_settings_and_seed_at_the_top(built: dict[str, Any]) -> None:
+    arena, page = built["arena"], built["page"]
+    (tournament,) = [t for t in arena.json("tournaments") if t["name"] == "small"]
+    settings = dict(page.tables[f"settings-{tournament['id']}"][1:])
+    assert settings["seed"] == "5" and settings["rounds"] == "4" and settings["max turns"] == "14"
+    assert settings["format"] == "round-robin" and settings["game"].startswith("connect_four v")
+    agents = [row[0] for row in page.tables[f"agents-{tournament['id']}"][1:]]
+    assert agents == AGENTS.split(",")
+    assert built["html"].index('id="settings"') < built["html"].index('id="ratings"')
+
+
+def test_leaderboard_table_equals_leaderboard_json(built: dict[str, Any]) -> None:
+    board = built["arena"].json("leaderboard", "--tournament", "small")
+    header, *rows = built["page"].tables["leaderboard"]
+    keys = {"#": "rank", "agent": "agent", "games": "games", "wins": "wins", "draws": "draws", "losses": "losses",
+            "forfeits": "forfeits", "score": "score", "win rate": "win_rate", "Elo": "elo", "BT": "bt", "BT low": "bt_low",
+            "BT high": "bt_high", "TrueSkill μ": "trueskill_mu", "σ": "trueskill_sigma", "μ − 3σ": "trueskill_conservative"}  # fmt: skip
+    assert [row[header.index("agent")] for row in rows] == [r["agent"] for r in board]
+    assert sum(r["draws"] for r in board) > 0, "the turn limit should have made draws"
+    for row, expected in zip(rows, board):
+        for name, text in zip(header, row):
+            if name == "agent":
+                assert text == expected["agent"]
+            else:
+                assert shown(text, expected[keys[name]]), (name, text, expected[keys[name]])
+
+
+@pytest.mark.parametrize("kind", ["net-wins", "avg-turns", "win-rate", "games"])
+def test_matrix_tables_equal_matrix_json(built: dict[str, Any], kind: str) -> None:
+    data = built["arena"].json("matrix", "--kind", kind, "--tournament", "small")
+    header, *rows = built["page"].tables[f"matrix-{kind}"]
+    assert header[1:] == data["agents"]
+    assert [row[0] for row in rows] == data["agents"]
+    for row, values in zip(rows, data["values"]):
+        for text, value in zip(row[1:], values):
+            assert shown(text, value), (kind, text, value)
+
+
+def test_stats_tables_equal_stats_json(built: dict[str, Any]) -> None:
+    stats = built["arena"].json("stats", "--tournament", "small")
+    page = built["page"]
+    header, first, *per_reason = page.tables["match-length"]
+    length = stats["match_length"]
+    for name, text in zip(header[1:], first[1:]):
+        assert shown(text, length[name]), (name, text, length[name])
+    assert {row[0].removeprefix("reason: ") for row in per_reason} == set(stats["per_reason"])
+    assert dict(page.tables["match-reasons"][1:]) == {k: str(v) for k, v in stats["reasons"].items()}
+    assert stats["reasons"].get("turn_limit"), "the turn limit should have been reached"
+    header, legal = page.tables["legal-moves"]
+    for name, text in zip(header, legal):
+        key = "count" if name == "turns" else name
+        assert shown(text, stats["legal_moves_per_turn"][key]), (name, text)
+
+
+def test_seat_table_equals_recomputation_from_the_stored_rows(built: dict[str, Any]) -> None:
+    """Score per game in each seat, recomputed straight from SQLite."""
+    games: dict[tuple[str, int], int] = defaultdict(int)
+    score: dict[tuple[str, int], float] = defaultdict(float)
+    with sqlite3.connect(built["arena"].db_path) as c:
+        for agent, seat, outcome in c.execute("select agent, seat, outcome from match_seats join matches on matches.id = match_id where status = 'done'"):
+            for key in ((agent, seat), ("all agents", seat)):
+                games[key] += 1
+                score[key] += {"win": 1.0, "draw": 0.5, "loss": 0.0}[outcome]
+    header, *rows = built["page"].tables["seats"]
+    for row in rows:
+        for seat in (0, 1):
+            key = (row[0], seat)
+            assert row[header.index(f"seat {seat} games")] == str(games[key])
+            assert shown(row[header.index(f"seat {seat} score/game")], score[key] / games[key])
+
+
+def _aggregates(built: dict[str, Any], **selection: str | None) -> Any:
+    """The report's numbers loaded exactly as `arena report` loads them (a real Context on the real file)."""
+    ctx = Context()
+    ctx.db_url = f"sqlite:///{built['arena'].db_path}"
+    ctx.plugins_dirs = [str(d) for d in built["arena"].plugins_dirs]
+    return load(ctx, selection.get("tournament"), selection.get("game"))
+
+
+@pytest.mark.parametrize("kind", ["net-wins", "avg-turns"])
+def test_heatmap_cells_equal_matrix_json(built: dict[str, Any], kind: str) -> None:
+    data = built["arena"].json("matrix", "--kind", kind, "--tournament", "small")
+    fig = draw(kind, _aggregates(built, tournament="small"))
+    cells = figures.heatmap_cell_texts(fig)
+    n = len(data["agents"])
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == data["agents"]  # rows in `arena matrix` order
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == data["agents"]
+    for i in range(n):
+        for j in range(n):
+            value = data["values"][i][j]
+            if value is None:
+                assert (i, j) not in cells
+            else:
+                assert shown(cells[(i, j)], value), (i, j, cells[(i, j)], value)
+                if kind == "net-wins":
+                    assert int(cells[(i, j)]) == value
+
+
+def test_an_agent_has_one_colour_in_every_figure(built: dict[str, Any]) -> None:
+    agg = _aggregates(built, tournament="small")
+    elo = draw("elo-history", agg)
+    legend = elo.axes[0].get_legend()
+    line_colors = {text.get_text().split("  (")[0]: handle.get_color() for text, handle in zip(legend.get_texts(), legend.legend_handles)}
+    ratings = draw("ratings", agg)
+    bars = [patch for patch in ratings.axes[0].patches]
+    assert len(bars) == len(agg.agents)
+    for agent, bar in zip(agg.agents, bars):
+        assert np.allclose(bar.get_facecolor()[:3], to_rgb(line_colors[agent])), agent
+
+
+def test_plot_every_kind(built: dict[str, Any]) -> None:
+    arena, root = built["arena"], built["root"]
+    for kind in PLOT_KINDS:
+        out = root / "plots" / f"{kind}.png"
+        arena("plot", kind, "--tournament", "small", "--out", str(out))
+        width, height = png_size(out.read_bytes())
+        assert width >= 400 and height >= 250
+    svg = root / "plots" / "net-wins-all.svg"
+    arena("plot", "net-wins", "--game", "connect_four", "--out", str(svg))
+    assert svg.read_text().lstrip().startswith("<?xml")
+
+
+def _fails(arena: Arena, *args: str) -> str:
+    result = arena(*args, ok=False)
+    assert result.exit_code == 2, (args, result.exit_code, result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    return lines[0]
+
+
+def test_bad_input_is_one_line_and_exit_code_2(built: dict[str, Any], tmp_path: Path) -> None:
+    arena = built["arena"]
+    assert "no tournament" in _fails(arena, "report", "--tournament", "nope", "--out", str(tmp_path / "r"))
+    assert "no played matches" in _fails(arena, "report", "--game", "tic_tac_toe", "--out", str(tmp_path / "r"))
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert "cannot write" in _fails(arena, "report", "--tournament", "small", "--out", str(blocker / "sub"))
+    assert "cannot write" in _fails(arena, "plot", "seats", "--tournament", "small", "--out", str(blocker / "x.png"))
+    assert "KIND" in _fails(arena, "plot", "pie-chart", "--tournament", "small", "--out", str(tmp_path / "x.png"))
+    assert ".png" in _fails(arena, "plot", "seats", "--tournament", "small", "--out", str(tmp_path / "x.gif"))
+    assert not (tmp_path / "r").exists()
+
+
+def test_thinning_keeps_the_extremes_and_the_ends() -> None:
+    rng = np.random.default_rng(0)
+    x = np.arange(100_000, dtype=float)
+    y = np.cumsum(rng.normal(size=x.size))
+    tx, ty = figures.thin_series(x, y, 2000)
+    assert len(tx) <= 2000
+    assert tx[0] == 0 and tx[-1] == x[-1] and ty[-1] == y[-1]
+    assert ty.max() == y.max() and ty.min() == y.min()
+    assert np.all(np.diff(tx) > 0)
+    small = figures.thin_series(x[:50], y[:50], 2000)
+    assert len(small[0]) == 50
+
+
+def test_histogram_summary_is_numpys_mean_and_median() -> None:
+    rng = np.random.default_rng(1)
+    for size in (1, 2, 7, 1000, 1001):
+        values = rng.integers(0, 40, size)
+        count, mean, median = figures.histogram_summary(np.bincount(values))
+        assert count == size and mean == pytest.approx(values.mean()) and median == np.median(values)
+
+
+def test_long_names_are_wrapped_never_cut() -> None:
+    name = "minimax:depth=3,eval=linear,weights=0,2,4,-1,0,-2,-4,1"
+    wrapped = figures.wrap_label(name)
+    assert wrapped.replace("\n", "") == name and "\n" in wrapped
+    assert figures.wrap_label("val_branch_actions_multiply") == "val_branch_actions_multiply"
+    colors = figures.agent_colors([f"agent_{i}" for i in range(30)])
+    assert len(set(colors.values())) == 30
