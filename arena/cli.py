@@ -573,6 +573,10 @@ def db_upgrade(ctx: Context) -> None:
     click.echo(f"database {database.url} is at the newest schema")
 
 
+from arena.cli_report import plot_command, report_command  # noqa: E402  (at the end: it needs the group defined)
+cli.add_command(report_command); cli.add_command(plot_command)  # noqa: E702
+
+
 def main() -> None:
     try:
         add_plugin_commands(get_registry(), cli)
