@@ -417,7 +417,7 @@ def match_length_figure(histogram: np.ndarray, title: str, *, turn_limit: int | 
     if turn_limit is not None and limit_draws:
         handles.append(ax.axvline(turn_limit, color="#ff7f0e", linewidth=1.5, linestyle=":",
                                   label=f"turn limit {turn_limit}: {limit_draws} draws"))  # fmt: skip
-    ax.legend(handles=handles, loc="upper right", fontsize=9)
+    ax.legend(handles=handles, loc="best", fontsize=9, framealpha=0.9)
     ax.set_xlabel("match length (turns; one turn = one action by one player)")
     ax.set_ylabel("matches")
     ax.set_title(f"Match length, {matches:,} matches\n{title}")
@@ -434,7 +434,7 @@ def legal_moves_figure(histogram: np.ndarray, title: str) -> Figure:
     ax = fig.add_subplot()
     _integer_histogram(ax, histogram, "#74c476")
     handles = _mark_mean_median(ax, mean, median, "moves")
-    ax.legend(handles=handles, loc="upper right", fontsize=9)
+    ax.legend(handles=handles, loc="best", fontsize=9, framealpha=0.9)
     ax.set_xlabel("legal moves available to the player to move (count)")
     ax.set_ylabel("turns")
     ax.set_title(f"Legal moves per turn, {turns:,} turns\n{title}")

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from arena import ratings
+from arena import stats as stats_module
 from arena.errors import ArenaError
 from arena.leaderboard import leaderboard
 from arena.stats import AgentCounts, agent_counts, legal_move_counts, matrix, turn_stats
@@ -196,7 +197,11 @@ class Aggregates:
 
     @cached_property
     def seats(self) -> dict[str, dict[int, tuple[int, float]]]:
-        """agent -> seat -> (games, score) where score is wins + draws/2."""
+        """agent -> seat -> (games, score) where score is wins + draws/2: `arena seats --json` when this version has it."""
+        seat_results = getattr(stats_module, "seat_results", None)
+        if seat_results is not None:
+            data = seat_results(self.records)
+            return {agent: {e["seat"]: (int(e["games"]), float(e["score"])) for e in entries} for agent, entries in data["agents"].items()}
         return {agent: {seat: (int(g), float(s)) for seat, (g, s) in sorted(c.by_seat.items())} for agent, c in self.counts.items()}
 
 
