@@ -59,6 +59,7 @@ class ConnectFourState(arena.State):
 
     __slots__ = (
         "rows", "cols", "k", "board", "heights", "current_player", "winner", "filled", "_discs", "_open", "_checks",
+        "_first_win",
     )  # fmt: skip
 
     def __init__(self, rows: int, cols: int, k: int) -> None:
@@ -71,6 +72,7 @@ class ConnectFourState(arena.State):
         self._discs = [0, 0]
         self._open = list(range(cols))
         self._checks = _win_checks(rows, k)
+        self._first_win = 2 * k - 1
 
     def legal_actions(self) -> list[int]:
         if self.current_player == TERMINAL:
@@ -79,28 +81,40 @@ class ConnectFourState(arena.State):
 
     def apply(self, action: int) -> None:
         player = self.current_player
-        row = self.heights[action]
-        self.heights[action] = row + 1
+        heights = self.heights
+        row = heights[action]
+        heights[action] = row + 1
         if row + 1 == self.rows:
             self._open.remove(action)
         self.board[row * self.cols + action] = player + 1
         self.filled += 1
         discs = self._discs[player] | 1 << (action * (self.rows + 1) + row)
         self._discs[player] = discs
-        if self._wins(discs):
+        # No line of k is possible before the mover has k discs (move 2k - 1).
+        if self.filled >= self._first_win and self._wins(discs):
             self.winner = player
             self.current_player = TERMINAL
+        elif self._open:
+            self.current_player = 1 - player
         else:
-            self.current_player = TERMINAL if not self._open else 1 - player
+            self.current_player = TERMINAL
 
     def _wins(self, discs: int) -> bool:
+        """Does `discs` hold a line of k in any direction? (Whole-board test: a few shifts per direction.)"""
         checks = self._checks
         if len(checks[0]) == 2:  # x_in_row 3 or 4 (the default): two and-shifts per direction, unrolled
-            for first, second in checks:
-                run = discs & discs >> first
-                if run & run >> second:
-                    return True
-            return False
+            (a, b), (c, d), (e, f), (g, h) = checks
+            run = discs & discs >> a
+            if run & run >> b:
+                return True
+            run = discs & discs >> c
+            if run & run >> d:
+                return True
+            run = discs & discs >> e
+            if run & run >> f:
+                return True
+            run = discs & discs >> g
+            return bool(run & run >> h)
         for shifts in checks:
             run = discs
             for shift in shifts:
@@ -130,6 +144,7 @@ class ConnectFourState(arena.State):
         other._discs = self._discs[:]
         other._open = self._open[:]
         other._checks = self._checks
+        other._first_win = self._first_win
         return other
 
     def action_to_string(self, action: int) -> str:
