@@ -35,8 +35,9 @@ class Layout:
     num_lines: int
     # For each line: ((box index, bitmask of that box's four lines), ...) for its one or two boxes.
     line_boxes: tuple[tuple[tuple[int, int], ...], ...]
-    # For each box: its four lines (top, bottom, left, right).
+    # For each box: its four lines (top, bottom, left, right), and the same as a bitmask.
     box_lines: tuple[tuple[int, int, int, int], ...]
+    box_masks: tuple[int, ...]
 
     def h(self, r: int, c: int) -> int:
         return r * self.cols + c
@@ -62,12 +63,12 @@ def layout(rows: int, cols: int) -> Layout:
             top, bottom = r * cols + c, (r + 1) * cols + c
             left = first_v + r * (cols + 1) + c
             box_lines.append((top, bottom, left, left + 1))
+    box_masks = tuple(sum(1 << line for line in lines) for lines in box_lines)
     boxes_of: list[list[tuple[int, int]]] = [[] for _ in range(num_lines)]
     for box, lines in enumerate(box_lines):
-        mask = sum(1 << line for line in lines)
         for line in lines:
-            boxes_of[line].append((box, mask))
-    return Layout(rows, cols, num_lines, tuple(tuple(b) for b in boxes_of), tuple(box_lines))
+            boxes_of[line].append((box, box_masks[box]))
+    return Layout(rows, cols, num_lines, tuple(tuple(b) for b in boxes_of), tuple(box_lines), box_masks)
 
 
 class DotsAndBoxesState(arena.State):
@@ -133,17 +134,12 @@ class DotsAndBoxesState(arena.State):
 
     def sides(self, box: int) -> int:
         """How many of a box's four lines are drawn."""
-        drawn = self.drawn
-        return sum(1 for line in self.layout.box_lines[box] if drawn >> line & 1)
+        return (self.drawn & self.layout.box_masks[box]).bit_count()
 
     def capturable(self) -> int:
         """Boxes with exactly three sides drawn: the player to move can take each of them now."""
         drawn = self.drawn
-        count = 0
-        for lines in self.layout.box_lines:
-            if sum(drawn >> line & 1 for line in lines) == 3:
-                count += 1
-        return count
+        return sum(1 for mask in self.layout.box_masks if (drawn & mask).bit_count() == 3)
 
     def action_to_string(self, action: int) -> str:
         kind, r, c = self.layout.describe(action)
