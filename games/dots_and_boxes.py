@@ -250,6 +250,22 @@ class DotsAndBoxes(arena.Game):
         open_boxes = state.capturable()
         return float(diff + open_boxes if state.current_player == player else diff - open_boxes)
 
+    feature_names = ("boxes", "open_boxes", "two_sided")
+    #: Weights for a linear evaluator over `features`: the heuristic before the end.
+    default_weights = (1.0, 1.0, 0.0)
+
+    def features(self, state: arena.State, player: int) -> tuple[float, float, float]:
+        """Box lead; three-sided boxes (+ when `player` moves next and can take them, - when the
+        opponent can); two-sided boxes (where the next line drawn hands a box over)."""
+        assert isinstance(state, DotsAndBoxesState)
+        diff = state.scores[player] - state.scores[1 - player]
+        open_boxes = state.capturable()
+        if state.current_player != player:
+            open_boxes = -open_boxes
+        drawn = state.drawn
+        two_sided = sum(1 for mask in state.layout.box_masks if (drawn & mask).bit_count() == 2)
+        return float(diff), float(open_boxes), float(two_sided)
+
     def evaluations(self) -> dict[str, arena.api.Evaluation]:
         return {"heuristic": self.heuristic, "greedy": self.box_difference}
 

@@ -436,6 +436,8 @@ class Reversi(arena.Game):
         return float(positional(own, opp)) + MOBILITY_WEIGHT * mobility
 
     feature_names = ("discs", "mobility", "corners", "x_squares", "c_squares", "edges", "positional")
+    #: Weights for a linear evaluator over `features`: the heuristic (positional + 5 x mobility) before the end.
+    default_weights = (0.0, MOBILITY_WEIGHT, 0.0, 0.0, 0.0, 0.0, 1.0)
 
     def features(self, state: arena.State, player: int) -> Sequence[float]:
         """Differences (player minus opponent) of disc count, mobility, corners, X/C squares, edges, positional score."""

@@ -316,3 +316,15 @@ def test_heuristic_greedy_beats_greedy() -> None:
 )
 def test_golden_playthrough(name: str, params: dict[str, int], seed: int, agents: tuple[str, str] | None) -> None:
     check_golden(name, transcript(DotsAndBoxes(**params), seed, agents))
+
+
+def test_default_weights_reproduce_the_heuristic_before_the_end() -> None:
+    game = DotsAndBoxes(rows=2, cols=3)
+    rng = random.Random(5)
+    state = game.new_initial_state()
+    assert len(game.features(state, 0)) == len(game.feature_names) == len(game.default_weights)
+    while not state.is_terminal():
+        for player in (0, 1):
+            value = sum(w * f for w, f in zip(DotsAndBoxes.default_weights, game.features(state, player)))
+            assert value == game.heuristic(state, player)
+        state.apply(rng.choice(state.legal_actions()))

@@ -301,3 +301,13 @@ def test_golden_with_a_forced_pass() -> None:
     text = transcript(GAME, 8)
     assert text.count(" pass\n") == 2
     check_golden("reversi_random_policy_passes", text)
+
+
+def test_default_weights_reproduce_the_heuristic_before_the_end() -> None:
+    rng = random.Random(5)
+    state = GAME.new_initial_state()
+    while not state.is_terminal():
+        for player in (0, 1):
+            value = sum(w * f for w, f in zip(Reversi.default_weights, GAME.features(state, player)))
+            assert value == pytest.approx(GAME.heuristic(state, player))
+        state.apply(rng.choice(state.legal_actions()))
