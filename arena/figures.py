@@ -76,7 +76,7 @@ def wrap_label(name: str, width: int = 30) -> str:
 
 
 def _per_agent_height(n: int, each: float = 0.32, extra: float = 1.6) -> float:
-    return max(2.6, each * n + extra)
+    return max(3.0, each * n + extra)
 
 
 def _label_fontsize(n: int) -> float:
@@ -161,11 +161,14 @@ def elo_history_figure(
     shortest = min((len(series[a][0]) for a in order), default=0)
     smooth = shortest >= SMOOTH_FROM
     window = max(10, shortest // 40)
+    right = matches + max(1.0, 0.003 * matches)  # a little room after the last match, so its step shows
     handles = []
     for agent in order:
         x, y = series[agent]
-        x = np.concatenate(([0], np.asarray(x, dtype=float)))
-        y = np.concatenate(([ELO_START], np.asarray(y, dtype=float)))
+        # from 1000 before the first match to the final rating held up to the right edge
+        x = np.concatenate(([0], np.asarray(x, dtype=float), [right]))
+        y = np.asarray(y, dtype=float)
+        y = np.concatenate(([ELO_START], y, y[-1:]))
         style = {"color": colors[agent], "linestyle": agent_line_style(agent, colors)}
         label = f"{wrap_label(agent)}  ({y[-1]:.0f})"
         tx, ty = thin_series(x, y, max_points)
@@ -178,11 +181,13 @@ def elo_history_figure(
             (line,) = ax.plot(tx, ty, drawstyle="steps-post", linewidth=1.4, label=label, **style)
         handles.append(line)
     ax.axhline(ELO_START, color="black", linewidth=0.8, linestyle=(0, (2, 3)), alpha=0.6)
-    ax.set_xlim(0, max(matches, 1))
+    ax.set_xlim(0, right)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     ax.set_xlabel("matches played (schedule order)")
     ax.set_ylabel("Elo rating (points; start 1000, K = 32)")
-    what = f"faint: after each match; bold: mean of each agent's last {window} matches" if smooth else "after each match"
-    ax.set_title(f"Elo of every agent ({what})\n{title}")
+    what = f" (faint: after each match; bold: mean of each agent's last {window} matches)" if smooth else " after each match"
+    ax.set_title(f"Elo of every agent{what}\n{title}")
     ax.grid(True, alpha=0.3)
     if per_round:
         top = ax.secondary_xaxis("top", functions=(lambda m: m / per_round, lambda r: r * per_round))

@@ -16,6 +16,7 @@ import html
 import io
 import json
 import os
+import shlex
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -90,6 +91,19 @@ class TournamentSettings:
             created_at=_when(row.created_at), finished_at=_when(row.finished_at) if row.finished_at else None,
             agents=tuple(settings.get("agents", ())),
         )  # fmt: skip
+
+
+    def command(self) -> str:
+        """The `arena run-tournament` command that plays the same schedule with the same seeds (given the same agent versions)."""
+        labels = [a.get("label", "") for a in self.agents]
+        args = ["arena", "run-tournament", "--game", self.game]
+        if self.format == "gauntlet" and self.challenger:
+            args += ["--format", "gauntlet", "--challenger", self.challenger]
+            labels = [label for label in labels if label != self.challenger]
+        args += ["--agents", ",".join(labels), "--rounds", str(self.rounds), "--seed", str(self.seed), "--max-turns", str(self.max_turns)]
+        if self.time_per_move:
+            args += ["--time-per-move", f"{self.time_per_move:g}"]
+        return " ".join(shlex.quote(arg) for arg in args)
 
 
 def _when(value: datetime | None) -> str:
@@ -396,6 +410,7 @@ def _settings_html(agg: Aggregates) -> str:
             ["status", t.status],
             ["created", t.created_at],
             ["finished", t.finished_at or "-"],
+            ["to play it again", t.command()],
         ]
         agents = [[a.get("label", ""), a.get("type", ""), ",".join(f"{k}={v}" for k, v in (a.get("params") or {}).items()) or "(defaults)",
                    a.get("version", ""), a.get("checkpoint") or "-"] for a in t.agents]  # fmt: skip

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shlex
 import sqlite3
 import struct
 from collections import defaultdict
@@ -122,6 +123,14 @@ def test_settings_and_seed_at_the_top(built: dict[str, Any]) -> None:
     settings = dict(page.tables[f"settings-{tournament['id']}"][1:])
     assert settings["seed"] == "5" and settings["rounds"] == "4" and settings["max turns"] == "14"
     assert settings["format"] == "round-robin" and settings["game"].startswith("connect_four v")
+    assert settings["to play it again"] == f"arena run-tournament --game connect_four --agents {AGENTS} --rounds 4 --seed 5 --max-turns 14"
+    again = Arena(built["root"] / "again.db")  # the command shown plays the same matches again
+    again(*shlex.split(settings["to play it again"])[1:], "--quiet")
+
+    def played(matches: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+        return [(m["seed"], m["turns"], m["reason"], [(s["agent"], s["outcome"]) for s in m["seats"]]) for m in matches]
+
+    assert played(again.json("matches")) == played(arena.json("matches", "--tournament", "small"))
     agents = [row[0] for row in page.tables[f"agents-{tournament['id']}"][1:]]
     assert agents == AGENTS.split(",")
     assert built["html"].index('id="settings"') < built["html"].index('id="ratings"')
