@@ -21,7 +21,7 @@ from arena.params import parse_assignments, parse_spec
 from arena.plugins import Registry, get_registry
 from arena.plugins import register_commands as add_plugin_commands
 from arena.ratings import elo
-from arena.stats import MATRIX_KINDS, matrix, turn_stats
+from arena.stats import MATRIX_KINDS, matrix, seat_results, turn_stats
 from db import queries
 from db.session import Database, StorageError, open_database
 
@@ -353,7 +353,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
     if not quiet:
         selection = results.select(database, registry, tournament=str(tournament_id))
-        _print_leaderboard(selection.title, leaderboard(selection.records), "elo")
+        _print_leaderboard(selection.title, leaderboard(selection.records), "bt")
 
 
 @cli.command("tournaments")
@@ -387,20 +387,26 @@ def _selection_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-LEADERBOARD_COLUMNS = ["rank", "agent", "games", "wins", "draws", "losses", "win_rate", "elo", "trueskill_mu",
-                       "trueskill_sigma"]  # fmt: skip
+LEADERBOARD_COLUMNS = ["rank", "agent", "games", "wins", "draws", "losses", "win_rate", "bt", "bt_interval", "elo",
+                       "trueskill_mu", "trueskill_sigma"]  # fmt: skip
 
 
-LEADERBOARD_HEADERS = ["#", "agent", "games", "wins", "draws", "losses", "win rate", "Elo", "TrueSkill mu", "sigma"]
+LEADERBOARD_HEADERS = ["#", "agent", "games", "wins", "draws", "losses", "win rate", "BT", "BT 95%", "Elo",
+                       "TrueSkill mu", "sigma"]  # fmt: skip
 
 
 def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str) -> None:
-    print_table(f"Leaderboard ({system}) - {title}", LEADERBOARD_HEADERS, [[r[c] for c in LEADERBOARD_COLUMNS] for r in rows])
+    table = []
+    for r in rows:
+        r = dict(r, bt_interval=f"{r['bt_low']:.0f}..{r['bt_high']:.0f}")
+        table.append([r[c] for c in LEADERBOARD_COLUMNS])
+    print_table(f"Leaderboard (sorted by {system}; # differs only where BT intervals do not overlap) - {title}",
+                LEADERBOARD_HEADERS, table)  # fmt: skip
 
 
 @cli.command("leaderboard")
 @_selection_options
-@click.option("--system", type=click.Choice(SYSTEMS), default="elo", show_default=True, help="Sort by this rating.")
+@click.option("--system", type=click.Choice(SYSTEMS), default="bt", show_default=True, help="Sort by this rating (bt = Bradley-Terry).")
 @_common
 @_output_options()
 def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str | None, system: str, as_json: bool,
@@ -438,6 +444,32 @@ def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str
         print_csv(["n", "match_id"] + agents, rows)
     else:
         print_table(f"Elo after each match - {selection.title}", ["n", "match"] + agents, rows)
+
+
+@cli.command("seats")
+@_selection_options
+@_common
+@_output_options()
+def seats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool, as_csv: bool) -> None:
+    """Score rate by seat, overall and per agent (first-mover advantage)."""
+    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    data = seat_results(selection.records)
+    if as_json:
+        print_json(data)
+        return
+    seats = [s["seat"] for s in data["overall"]]
+    columns = ["agent"] + [f"seat {s} games" for s in seats] + [f"seat {s} score rate" for s in seats]
+
+    def row(name: str, entries: list[dict[str, Any]]) -> list[Any]:
+        by_seat = {e["seat"]: e for e in entries}
+        return ([name] + [by_seat[s]["games"] if s in by_seat else 0 for s in seats]
+                + [by_seat[s]["score_rate"] if s in by_seat else None for s in seats])  # fmt: skip
+
+    rows = [row("(all)", data["overall"])] + [row(agent, entries) for agent, entries in data["agents"].items()]
+    if as_csv:
+        print_csv(columns, rows)
+    else:
+        print_table(f"Score by seat - {selection.title}", columns, rows)
 
 
 @cli.command("matrix")

@@ -1,24 +1,31 @@
-"""Leaderboard rows: counts plus Elo and TrueSkill, from match records."""
+"""Leaderboard rows: counts plus Bradley-Terry (with intervals), Elo and TrueSkill, from match records."""
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 from arena.errors import ArenaError
-from arena.ratings import elo, trueskill_ratings
+from arena.ratings import bradley_terry, elo, separated_ranks, trueskill_ratings
 from arena.stats import agent_counts
 from db.records import MatchRecord
 
-SYSTEMS = ("elo", "trueskill")
+SYSTEMS = ("bt", "elo", "trueskill")
+SORT_KEYS = {"bt": "bt", "elo": "elo", "trueskill": "trueskill_conservative"}
 
 
-def leaderboard(records: Sequence[MatchRecord], system: str = "elo") -> list[dict[str, Any]]:
-    """One row per agent, best first by the chosen system."""
+def leaderboard(records: Sequence[MatchRecord], system: str = "bt", bootstrap: int = 100) -> list[dict[str, Any]]:
+    """One row per agent, best first by the chosen system.
+
+    `rank` only separates agents whose Bradley-Terry 95% intervals do not overlap: an agent's rank
+    is 1 + the number of agents that are clearly better.
+    """
     if system not in SYSTEMS:
         raise ArenaError(f"unknown rating system '{system}' (choose: {', '.join(SYSTEMS)})")
     counts = agent_counts(records)
     elo_ratings, _ = elo(records)
     ts = trueskill_ratings(records)
+    bt = bradley_terry(records, bootstrap=bootstrap)
+    ranks = separated_ranks({agent: (r.low, r.high) for agent, r in bt.items()})
     rows = []
     for agent, c in counts.items():
         rating = ts[agent]
@@ -32,14 +39,17 @@ def leaderboard(records: Sequence[MatchRecord], system: str = "elo") -> list[dic
                 "forfeits": c.forfeits,
                 "score": c.score,
                 "win_rate": c.win_rate,
+                "bt": bt[agent].rating,
+                "bt_low": bt[agent].low,
+                "bt_high": bt[agent].high,
                 "elo": elo_ratings[agent],
                 "trueskill_mu": rating.mu,
                 "trueskill_sigma": rating.sigma,
                 "trueskill_conservative": rating.conservative,
             }
         )
-    key = "elo" if system == "elo" else "trueskill_conservative"
+    key = SORT_KEYS[system]
     rows.sort(key=lambda row: (-row[key], row["agent"]))
-    for rank, row in enumerate(rows, start=1):
-        row["rank"] = rank
+    for row in rows:
+        row["rank"] = ranks[row["agent"]]
     return rows

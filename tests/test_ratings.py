@@ -34,7 +34,7 @@ def test_elo_trueskill_counts_matrices_stats_match_recomputation(arena_cli):
         for agent, outcome in ((a, oa), (b, ob)):
             {"win": wins, "draw": draws, "loss": losses}[outcome][agent] += 1
 
-    board = arena_cli.json("leaderboard")
+    board = arena_cli.json("leaderboard", "--system", "elo")
     assert [r["agent"] for r in board] == sorted(elo, key=lambda a: -elo[a])
     for row in board:
         agent = row["agent"]
@@ -44,7 +44,7 @@ def test_elo_trueskill_counts_matrices_stats_match_recomputation(arena_cli):
         assert (row["wins"], row["draws"], row["losses"], row["games"]) == (
             wins[agent], draws[agent], losses[agent], wins[agent] + draws[agent] + losses[agent])
 
-    agents = [r["agent"] for r in board]
+    agents = [r["agent"] for r in arena_cli.json("leaderboard")]
     net = arena_cli.json("matrix", "--kind", "net-wins")
     games = arena_cli.json("matrix", "--kind", "games")
     turns = arena_cli.json("matrix", "--kind", "avg-turns")
