@@ -19,7 +19,10 @@ from matplotlib.colors import to_rgb
 from arena import figures
 from arena.cli import Context
 from arena.cli_report import load
-from arena.report import PLOT_KINDS, draw
+from arena.errors import ArenaError
+from arena.match import encode_ints
+from arena.report import DPI, PLOT_KINDS, Aggregates, draw
+from db.records import MatchRecord, SeatRecord
 from tests.conftest import Arena
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -306,3 +309,38 @@ def test_long_names_are_wrapped_never_cut() -> None:
     assert figures.wrap_label("val_branch_actions_multiply") == "val_branch_actions_multiply"
     colors = figures.agent_colors([f"agent_{i}" for i in range(30)])
     assert len(set(colors.values())) == 30
+
+
+def _records(agents: list[str], rounds: int, legal: bool = True) -> list[MatchRecord]:
+    """A round-robin with made-up results (the lower index wins, every fifth match a draw)."""
+    records = []
+    for r in range(rounds):
+        for i, a in enumerate(agents):
+            for b in agents[i + 1 :]:
+                n = len(records)
+                outcome = ("draw", "draw") if n % 5 == 0 else ("win", "loss")
+                pair = (a, b) if r % 2 == 0 else (b, a)
+                outcomes = outcome if r % 2 == 0 else outcome[::-1]
+                seats = tuple(SeatRecord(s, agent, {"win": 1.0, "draw": 0.0, "loss": -1.0}[o], o, 1 if o != "loss" else 2, 0.0, 5)
+                              for s, (agent, o) in enumerate(zip(pair, outcomes)))  # fmt: skip
+                records.append(MatchRecord(n + 1, 1, n, n, "g", "1", 10 + n % 7, "normal", seats,
+                                           encode_ints([3, 4, 5, 4]) if legal else None))  # fmt: skip
+    return records
+
+
+@pytest.mark.parametrize("count", [2, 30])
+def test_every_figure_draws_at_a_sensible_size_for_2_to_30_agents(count: int) -> None:
+    agents = ["minimax:depth=3,eval=linear,weights=0,2,4,-1,0,-2,-4,1"] + [f"agent_{i:02d}" for i in range(count - 1)]
+    agg = Aggregates(_records(agents, 2, legal=count == 2), f"{count} agents")
+    for kind in PLOT_KINDS:
+        fig = draw(kind, agg)
+        width, height = fig.get_size_inches() * DPI
+        assert 300 <= width <= 3000 and 250 <= height <= 3000, (kind, count, width, height)
+    if count == 30:  # no legal-move counts stored: the figure says so instead of failing
+        assert agg.legal_histogram.size == 0
+        assert "no legal-move counts" in draw("legal-moves", agg).axes[0].texts[0].get_text()
+
+
+def test_no_matches_is_an_error() -> None:
+    with pytest.raises(ArenaError, match="no played matches"):
+        Aggregates([], "nothing")
