@@ -82,7 +82,7 @@ class MinimaxAgent(arena.Agent):
     info = arena.AgentInfo(
         id="minimax",
         version="1",
-        description="Alpha-beta with iterative deepening, transposition table, TT/killer/eval move ordering; "
+        description="Alpha-beta with iterative deepening, transposition table, TT-move/killer/history ordering; "
         "paranoid for more than two players.",
         params=(
             arena.Param("depth", 3, "search depth in plies (ignored when time > 0)", min=1, max=MAX_DEPTH),
