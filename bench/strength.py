@@ -10,7 +10,8 @@ Checks (targets in brackets):
 - santorini_time: Santorini, minimax depth 4 self-play, median seconds per move over each game's moves [<= 0.25 s];
 - c4_mcts: connect four, mcts 1000 simulations vs random [>= 95% of 200] and vs greedy [most games];
 - vs_random: every search agent (default parameters, linear only where it has weights) against
-  random on every built-in two-player game it accepts [clearly better: we print the win rate].
+  random on every built-in two-player game it accepts [clearly better: we print the win rate];
+- multi_player: mcts against random in all other seats on the games of 3+ players (Incan Gold).
 
 Matches use arena.match.play_match with seats alternating and per-match seeds; each line prints
 wins/draws/losses, the win rate and a 95% Wilson interval.
@@ -125,12 +126,39 @@ def vs_random(games: int) -> None:
             duel(game, (agent_id, {}), ("random", {}), games, f"vr-{game_id}-{agent_id}")
 
 
+def multi_player(games: int) -> None:
+    """mcts in one seat (rotating) against random in all the others, on games of 3+ players."""
+    print("# mcts (1000 simulations) vs random in every other seat, games of more than two players")
+    for game_id in sorted(REGISTRY.games):
+        game = REGISTRY.games[game_id]()
+        n = game.num_players
+        if n <= 2:
+            continue
+        wins = 0
+        start = time.perf_counter()
+        for i in range(games):
+            seat = i % n
+            agents = [
+                REGISTRY.agents["mcts" if p == seat else "random"](game, p, derive_seed("mp", game_id, i, p))
+                for p in range(n)
+            ]
+            result = play_match(game, agents, derive_seed("mp", game_id, "match", i))
+            wins += result.outcomes[seat] == "win"
+        low, high = wilson(wins, games)
+        print(
+            f"{game.label():16} mcts alone first in {wins}/{games} = {wins / games:.1%} [{low:.2f}, {high:.2f}] "
+            f"(random would be about {1 / n:.0%})  {time.perf_counter() - start:.1f}s",
+            flush=True,
+        )
+
+
 CHECKS: dict[str, tuple[Callable[[int], None], int, int]] = {
     # name: (function, full-size games, quick games)
     "santorini_depth": (santorini_depth, 200, 20),
     "santorini_time": (santorini_time, 5, 1),
     "c4_mcts": (c4_mcts, 200, 20),
     "vs_random": (vs_random, 40, 6),
+    "multi_player": (multi_player, 60, 6),
 }
 
 
