@@ -327,14 +327,19 @@ class _Progress:
 @click.option("--players", type=int, default=None, help="Seats per match for games of more than two players.")
 @click.option("--workers", default="1", show_default=True, help="Worker processes, or 'auto' for one per core.")
 @click.option("--resume", default=None, metavar="ID|NAME", help="Finish an interrupted tournament.")
+@click.option("--isolate", is_flag=True, help="Run agents in their own processes, killed when they hang or crash.")
+@click.option("--memory-limit", type=int, default=None, metavar="MB", help="Memory limit per agent process (implies --isolate).")
 @click.option("--quiet", is_flag=True, help="Print no leaderboard at the end.")
 @_common
 def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int, seed: int, max_turns: int,
                    time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
-                   players: int | None, workers: str, resume: str | None, quiet: bool) -> None:  # fmt: skip
+                   players: int | None, workers: str, resume: str | None, isolate: bool, memory_limit: int | None,
+                   quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
     n_workers = _workers(workers)
+    if memory_limit is not None and memory_limit < 50:
+        raise ArenaError(f"--memory-limit must be at least 50 (megabytes), got {memory_limit}")
     database = ctx.database()
     if resume is not None:
         if game_spec or agents_text:
@@ -349,7 +354,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         )  # fmt: skip
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
-        played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs)
+        played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit)
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
     if not quiet:
         selection = results.select(database, registry, tournament=str(tournament_id))

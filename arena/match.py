@@ -21,6 +21,15 @@ REASONS = (NORMAL, TURN_LIMIT, ILLEGAL_ACTION, TIMEOUT, AGENT_ERROR, AGENT_CRASH
 
 WIN, DRAW, LOSS = "win", "draw", "loss"
 
+
+class Forfeit(Exception):
+    """Raised by an agent proxy (see arena.isolation) to end the match with a given reason."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
 DEFAULT_MAX_TURNS = 200
 
 
@@ -89,9 +98,13 @@ def play_match(
         start = clock()
         try:
             action = agents[seat].act(state.view(seat))
+        except Forfeit as exc:
+            think[seat] += clock() - start
+            return _forfeit(num_players, seat, turns, exc.reason, exc.detail, think, moves, legal_counts, made)
         except Exception as exc:  # a fault of the agent, not of the arena
             think[seat] += clock() - start
-            return _forfeit(num_players, seat, turns, AGENT_ERROR, f"{type(exc).__name__}: {exc}", think, moves, legal_counts, made)
+            detail = f"{type(exc).__name__}: {exc}"
+            return _forfeit(num_players, seat, turns, AGENT_ERROR, detail, think, moves, legal_counts, made)
         elapsed = clock() - start
         think[seat] += elapsed
         if time_per_move is not None and elapsed > time_per_move:

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
 import multiprocessing
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from arena.agents import AgentEntry, entry_from_json, resolve_all
-from arena.api import Game
+from arena.api import Agent, Game
+from arena.isolation import AgentProcess, IsolatedAgent
 from arena.errors import ArenaError
 from arena.match import DEFAULT_MAX_TURNS, MatchResult, encode_ints, play_match
 from arena.params import canonical, parse_spec
@@ -20,8 +26,8 @@ from db import queries
 from db.session import Database
 
 FORMATS = ("round-robin", "gauntlet")
-#: Results are written at least this often, and at most this many matches at a time.
-FLUSH_SECONDS = 2.0
+#: Results are written at least this often ($ARENA_FLUSH_SECONDS overrides), and at most this many matches at a time.
+FLUSH_SECONDS = float(os.environ.get("ARENA_FLUSH_SECONDS", "2.0"))
 FLUSH_MATCHES = 2000
 
 Progress = Callable[[int, int], None]
@@ -151,26 +157,45 @@ class Setup:
     max_turns: int
     time_per_move: float | None
     plugins_dirs: tuple[str, ...] = ()
+    isolate: bool = False
+    memory_limit: int | None = None  # megabytes per agent process
 
 
 class Player:
-    """Plays matches of one tournament: builds the game once and agents per match."""
+    """Plays matches of one tournament: builds the game once and agents per match (in agent processes if isolated)."""
 
     def __init__(self, setup: Setup, registry: Registry) -> None:
         self.registry = registry
         self.setup = setup
         self.game = make_game(registry, setup.game_spec)
         self.entries = {data["label"]: entry_from_json(registry, data, self.game) for data in setup.agents}
+        self.entry_json = {data["label"]: data for data in setup.agents}
+        self.processes: list[AgentProcess] = []
+
+    def _agents(self, task: MatchTask) -> list[Agent]:
+        if not self.setup.isolate:
+            return [self.entries[label].make(self.registry, self.game, seat, task.seed) for seat, label in enumerate(task.labels)]
+        while len(self.processes) < len(task.labels):
+            self.processes.append(AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit))
+        return [
+            IsolatedAgent(self.processes[seat], self.game, seat, task.seed, self.entry_json[label], self.setup.time_per_move)
+            for seat, label in enumerate(task.labels)
+        ]
 
     def play(self, task: MatchTask) -> queries.MatchOutcome:
         start = time.perf_counter()
-        agents = [self.entries[label].make(self.registry, self.game, seat, task.seed) for seat, label in enumerate(task.labels)]
+        agents = self._agents(task)
         try:
             result = play_match(self.game, agents, task.seed, self.setup.max_turns, self.setup.time_per_move)
         finally:
             for agent in agents:
                 agent.close()
         return outcome_of(task.match_id, result, time.perf_counter() - start)
+
+    def close(self) -> None:
+        for process in self.processes:
+            process.kill()
+        self.processes.clear()
 
 
 def outcome_of(match_id: int, result: MatchResult, duration: float) -> queries.MatchOutcome:
@@ -188,6 +213,7 @@ _worker: Player | None = None
 def _init_worker(setup: Setup) -> None:
     global _worker
     _worker = Player(setup, get_registry(setup.plugins_dirs))
+    atexit.register(_worker.close)
 
 
 def _play_in_worker(task: MatchTask) -> queries.MatchOutcome:
@@ -198,21 +224,33 @@ def _play_in_worker(task: MatchTask) -> queries.MatchOutcome:
 def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask], workers: int) -> Iterator[queries.MatchOutcome]:
     if workers <= 1 or len(tasks) <= 1:
         player = Player(player_setup, registry)
-        for task in tasks:
-            yield player.play(task)
+        try:
+            for task in tasks:
+                yield player.play(task)
+        finally:
+            player.close()
         return
     # spawn, not fork: the parent may hold database connections and a progress-bar thread.
     context = multiprocessing.get_context("spawn")
     chunk = max(1, min(64, len(tasks) // (workers * 8)))
-    with context.Pool(workers, initializer=_init_worker, initargs=(player_setup,)) as pool:
-        yield from pool.imap_unordered(_play_in_worker, tasks, chunksize=chunk)
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(player_setup,)) as pool:
+        try:
+            yield from pool.map(_play_in_worker, tasks, chunksize=chunk)
+        except BrokenProcessPool:
+            raise ArenaError(
+                "a worker process died (an agent crashed it?); run again with --isolate and --resume the tournament"
+            ) from None
 
 
 def play(
     database: Database, registry: Registry, tournament_id: int, workers: int = 1, progress: Progress | None = None,
-    plugins_dirs: Sequence[str] = (),
+    plugins_dirs: Sequence[str] = (), isolate: bool = False, memory_limit: int | None = None,
 ) -> int:  # fmt: skip
-    """Play every pending match of the tournament; returns how many were played."""
+    """Play every pending match of the tournament; returns how many were played.
+
+    Agents run in their own processes with `isolate`, and always when there is a time per move and
+    more than one worker (a worker must never hang on an agent).
+    """
     with database.session() as session:
         tournament = queries.find_tournament(session, tournament_id)
         if tournament is None:
@@ -221,22 +259,27 @@ def play(
         pending = queries.pending_matches(session, tournament.id)
         seats = queries.schedule_seats(session, tournament.id)
         total = sum(queries.tournament_counts(session, tournament.id).values())
-        setup = Setup(settings["game"], settings["agents"], tournament.max_turns, tournament.time_per_move, tuple(plugins_dirs))
+        isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and workers > 1)
+        setup = Setup(settings["game"], settings["agents"], tournament.max_turns, tournament.time_per_move,
+                      tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit)  # fmt: skip
     done = total - len(pending)
     tasks = [MatchTask(match_id, seed, tuple(seats[match_id])) for match_id, _index, seed in pending]
     if progress:
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
     last_flush = time.monotonic()
-    for outcome in _results(setup, registry, tasks, workers):
-        buffer.append(outcome)
-        done += 1
-        if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
-            queries.save_results(database, buffer)
-            buffer.clear()
-            last_flush = time.monotonic()
-        if progress:
-            progress(done, total)
-    queries.save_results(database, buffer)
+    try:
+        for outcome in _results(setup, registry, tasks, workers):
+            buffer.append(outcome)
+            done += 1
+            if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
+                queries.save_results(database, buffer)
+                buffer.clear()
+                last_flush = time.monotonic()
+            if progress:
+                progress(done, total)
+    finally:
+        # Whatever was played is kept, even when play stops early: --resume plays only the rest.
+        queries.save_results(database, buffer)
     queries.finish_tournament(database, tournament_id)
     return len(tasks)

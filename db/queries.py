@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from db.models import Match, MatchSeat, NamedAgent, Tournament, utcnow
 from db.records import MatchRecord, SeatRecord
-from db.session import Database
+from db.session import Database, retrying
 
 # ---------------------------------------------------------------- named agents
 
@@ -62,6 +62,15 @@ def create_tournament(
     schedule: Sequence[MatchPlan],
 ) -> int:  # fmt: skip
     """Write the tournament and its whole schedule in one transaction; returns the tournament id."""
+    return retrying(lambda: _create_tournament(database, name, game_id, game_version, game_params, format, rounds, seed,
+                                               max_turns, time_per_move, players, settings, schedule))  # fmt: skip
+
+
+def _create_tournament(
+    database: Database, name: str | None, game_id: str, game_version: str, game_params: str, format: str,
+    rounds: int, seed: int, max_turns: int, time_per_move: float | None, players: int, settings: dict[str, Any],
+    schedule: Sequence[MatchPlan],
+) -> int:  # fmt: skip
     with database.session() as session, session.begin():
         tournament = Tournament(
             name=name, game_id=game_id, game_version=game_version, game_params=game_params, format=format,
@@ -187,17 +196,22 @@ def save_results(database: Database, results: Iterable[MatchOutcome]) -> None:
         for r in results
         for seat in range(len(r.scores))
     ]  # fmt: skip
-    with database.engine.begin() as connection:
-        connection.execute(_UPDATE_MATCH, match_rows)
-        connection.execute(_UPDATE_SEAT, seat_rows)
+    def write() -> None:
+        with database.engine.begin() as connection:
+            connection.execute(_UPDATE_MATCH, match_rows)
+            connection.execute(_UPDATE_SEAT, seat_rows)
+
+    retrying(write)
 
 
 def finish_tournament(database: Database, tournament_id: int) -> None:
-    with database.session() as session, session.begin():
-        tournament = session.get(Tournament, tournament_id)
-        if tournament is not None:
-            tournament.status = "done"
-            tournament.finished_at = utcnow()
+    def write() -> None:
+        with database.engine.begin() as connection:
+            connection.execute(
+                update(Tournament).where(Tournament.id == tournament_id).values(status="done", finished_at=utcnow())
+            )
+
+    retrying(write)
 
 
 # ---------------------------------------------------------------- reading results

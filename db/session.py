@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from alembic import command
 from alembic.config import Config
@@ -12,8 +17,10 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
+
+T = TypeVar("T")
 
 DEFAULT_URL = "sqlite:///arena.db"
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -67,9 +74,9 @@ def open_database(url: str | None = None, migrate: bool = True) -> Database:
     except ArgumentError:
         raise StorageError(f"cannot parse database URL {resolved!r}") from None
     is_sqlite = parsed.get_backend_name() == "sqlite"
-    if is_sqlite and parsed.database not in (None, "", ":memory:"):
-        path = parsed.database.removeprefix("file:") if parsed.query.get("uri") else parsed.database
-        parent = Path(path).expanduser().resolve().parent
+    path = _sqlite_file(resolved)
+    if path is not None:
+        parent = path.resolve().parent
         if not parent.is_dir():
             raise StorageError(f"cannot open database {resolved}: directory {parent} does not exist")
     try:
@@ -102,10 +109,54 @@ def current_revision(database: Database) -> str | None:
 
 
 def upgrade(database: Database) -> None:
-    """Bring the schema to the newest migration; cheap when it already is."""
-    if current_revision(database) == head_revision():
+    """Bring the schema to the newest migration; cheap when it already is.
+
+    Several processes may open a new SQLite file at once: an exclusive flock on the file makes
+    one of them migrate while the others wait, then find the schema current.
+    """
+    head = head_revision()
+    if current_revision(database) == head:
         return
-    config = alembic_config()
-    with database.engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    with _migration_lock(database):
+        if current_revision(database) == head:
+            return
+        config = alembic_config()
+        with database.engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+
+
+@contextmanager
+def _migration_lock(database: Database) -> Iterator[None]:
+    path = _sqlite_file(database.url)
+    if path is None:
+        yield  # server databases: Alembic's own transaction is the guard
+        return
+    # flock does not interfere with SQLite's own (fcntl) locks on the same file.
+    with open(path, "rb" if path.exists() else "ab") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _sqlite_file(url: str) -> Path | None:
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    path = parsed.database.removeprefix("file:") if parsed.query.get("uri") else parsed.database
+    return Path(path).expanduser()
+
+
+def retrying(operation: Callable[[], T], attempts: int = 8) -> T:
+    """Run a write, trying again while SQLite says another process holds the lock (beyond busy_timeout)."""
+    for attempt in range(attempts):
+        try:
+            return operation()
+        except OperationalError as exc:
+            text = str(exc).lower()
+            if attempt == attempts - 1 or ("locked" not in text and "busy" not in text):
+                raise
+            time.sleep(0.05 * 2**attempt)
+    raise AssertionError("unreachable")

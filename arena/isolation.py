@@ -1,0 +1,173 @@
+"""Agents in their own processes, so the runner can kill one that hangs, crashes or eats memory.
+
+Each seat of a worker gets an agent process, reused from match to match. The runner sends the
+seat's view of the state (pickled) and waits at most the time per move plus a margin; an agent
+that does not answer by then is killed (`timeout`); one that dies, segfaults or exceeds its memory
+limit is reported as `agent_crashed`. A killed or dead process is replaced at the next match.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from multiprocessing.connection import Connection
+from typing import Any, Sequence
+
+from arena.api import Agent, Game, State
+from arena.match import AGENT_CRASHED, AGENT_ERROR, TIMEOUT, Forfeit
+
+#: Seconds past the time per move before a silent agent is killed (pickling and scheduling take some).
+KILL_MARGIN = 1.0
+#: Seconds an isolated agent may take per move when the tournament sets no time per move.
+NO_LIMIT_DEADLINE = 300.0
+#: Seconds a new agent process may take to start and build its agent.
+START_DEADLINE = 60.0
+
+
+def _limit_memory(megabytes: int | None) -> None:
+    if megabytes is None:
+        return
+    import resource
+
+    limit = megabytes * 1024 * 1024
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory_limit: int | None) -> None:
+    """The agent process: build agents on request and answer `act` for them."""
+    from arena.agents import entry_from_json
+    from arena.plugins import get_registry
+    from arena.tournament import make_game
+
+    registry = get_registry(plugins_dirs)  # before unpickling any state: loose-file plugin modules must exist
+    game = make_game(registry, game_spec)
+    _limit_memory(memory_limit)
+    agent: Agent | None = None
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return
+        kind = message[0]
+        try:
+            if kind == "new":
+                _, entry_json, seat, seed, time_per_move = message
+                if agent is not None:
+                    agent.close()
+                agent = entry_from_json(registry, entry_json, game).make(registry, game, seat, seed)
+                agent.time_per_move = time_per_move
+                conn.send(("ok", None))
+            elif kind == "act":
+                assert agent is not None
+                conn.send(("action", agent.act(message[1])))
+            elif kind == "close":
+                if agent is not None:
+                    agent.close()
+                    agent = None
+                conn.send(("ok", None))
+        except MemoryError:
+            # Over the memory limit: report it if there is still room to, and leave.
+            try:
+                conn.send(("crash", "MemoryError: over the memory limit"))
+            finally:
+                os._exit(70)
+        except Exception as exc:
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+class AgentProcess:
+    """One child process hosting one seat's agent; restarted after it is killed or dies."""
+
+    def __init__(self, plugins_dirs: Sequence[str], game_spec: str, memory_limit: int | None) -> None:
+        self.plugins_dirs = tuple(plugins_dirs)
+        self.game_spec = game_spec
+        self.memory_limit = memory_limit
+        self.process: Any = None
+        self.conn: Connection | None = None
+
+    def _start(self) -> None:
+        # forkserver: cheap starts, and no inherited database connections or threads.
+        context = multiprocessing.get_context("forkserver")
+        parent, child = context.Pipe()
+        self.process = context.Process(
+            target=_serve, args=(child, self.plugins_dirs, self.game_spec, self.memory_limit), daemon=True
+        )
+        self.process.start()
+        child.close()
+        self.conn = parent
+
+    def kill(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.join()
+        if self.conn is not None:
+            self.conn.close()
+        self.process = self.conn = None
+
+    def _call(self, message: tuple[Any, ...], deadline: float, what: str) -> Any:
+        if self.process is None or not self.process.is_alive():
+            self.kill()
+            self._start()
+        assert self.conn is not None
+        try:
+            self.conn.send(message)
+            ready = self.conn.poll(deadline)
+        except (BrokenPipeError, EOFError, OSError):
+            ready = True  # the reply read below reports the crash
+        if not ready:
+            self.kill()
+            raise Forfeit(TIMEOUT, f"no answer to {what} within {deadline:g}s; agent process killed")
+        try:
+            kind, value = self.conn.recv()
+        except (EOFError, OSError):
+            code = self.process.exitcode if self.process is not None else None
+            self.process.join(1) if self.process is not None else None
+            code = self.process.exitcode if self.process is not None else code
+            self.kill()
+            raise Forfeit(AGENT_CRASHED, f"agent process died during {what} ({_describe_exit(code)})") from None
+        if kind == "crash":
+            self.kill()
+            raise Forfeit(AGENT_CRASHED, value)
+        if kind == "error":
+            raise Forfeit(AGENT_ERROR, value)
+        return value
+
+    def new_agent(self, entry_json: dict[str, Any], seat: int, seed: int, time_per_move: float | None) -> None:
+        self._call(("new", entry_json, seat, seed, time_per_move), START_DEADLINE, "agent start")
+
+    def act(self, state: State, deadline: float) -> int:
+        return self._call(("act", state), deadline, "act")
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "exit code unknown"
+    if code < 0:
+        import signal
+
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+class IsolatedAgent(Agent):
+    """The runner's side of an agent that lives in an AgentProcess."""
+
+    def __init__(self, process: AgentProcess, game: Game, player: int, seed: int, entry_json: dict[str, Any],
+                 time_per_move: float | None) -> None:  # fmt: skip
+        super().__init__(game, player, seed)
+        self.process = process
+        self.deadline = (time_per_move + KILL_MARGIN) if time_per_move is not None else NO_LIMIT_DEADLINE
+        self.start_error: Forfeit | None = None
+        try:
+            process.new_agent(entry_json, player, seed, time_per_move)
+        except Forfeit as exc:  # reported at the agent's first move, so the match records it
+            self.start_error = exc
+
+    def act(self, state: State) -> int:
+        if self.start_error is not None:
+            raise self.start_error
+        return self.process.act(state, self.deadline)

@@ -1,0 +1,115 @@
+"""Workers, resume after kill -9, agent isolation, several writers on one SQLite file."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TEST_PLUGINS, Arena
+
+ARENA = str(Path(sys.executable).parent / "arena")
+
+
+def _matches(arena_cli, tournament):
+    return [(m["index"], m["seed"], m["turns"], m["reason"], tuple((s["agent"], s["outcome"], s["score"]) for s in m["seats"]))
+            for m in arena_cli.json("matches", "--tournament", tournament)]
+
+
+def test_same_results_with_1_2_and_4_workers(arena_cli):
+    for workers in ("1", "2", "4"):
+        arena_cli("run-tournament", "--game", "connect_four", "--agents", "random,greedy,random:seed=1", "--rounds", "6",
+                  "--seed", "3", "--workers", workers, "--name", f"w{workers}", "--quiet")
+    assert _matches(arena_cli, "w1") == _matches(arena_cli, "w2") == _matches(arena_cli, "w4")
+    boards = [arena_cli.json("leaderboard", "--tournament", f"w{w}") for w in ("1", "2", "4")]
+    assert boards[0] == boards[1] == boards[2]
+    moves = [arena_cli.rows(f"select \"index\", moves from matches where tournament_id={t} order by \"index\"") for t in (1, 2, 3)]
+    assert moves[0] == moves[1] == moves[2]
+
+
+def test_isolated_agents_that_crash_hang_or_eat_memory(arena_cli):
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--rounds", "1", "--time-per-move", "1", "--workers", "2",
+              "--memory-limit", "300", "--quiet",
+              "--agents", "crasher:how=exit,crasher:how=segfault,crasher:how=kill,crasher:how=hang,crasher:how=memory,random")
+    matches = arena_cli.json("matches")
+    assert len(matches) == 15
+    expected = {"crasher:how=exit": ("agent_crashed", "exit code 3"), "crasher:how=segfault": ("agent_crashed", "SIGSEGV"),
+                "crasher:how=kill": ("agent_crashed", "SIGKILL"), "crasher:how=hang": ("timeout", "killed"),
+                "crasher:how=memory": ("agent_crashed", "memory")}
+    for m in matches:
+        loser = next(s["agent"] for s in m["seats"] if s["outcome"] == "loss")
+        reason, fragment = expected[loser]
+        assert m["reason"] == reason and fragment.lower() in m["detail"].lower(), m
+    board = {r["agent"]: r for r in arena_cli.json("leaderboard")}
+    assert board["random"]["wins"] == 5
+
+
+def test_bad_input_on_scale_options(arena_cli):
+    for args, fragment in [
+        (["--workers", "0"], "--workers"),
+        (["--memory-limit", "10"], "--memory-limit"),
+        (["--format", "gauntlet"], "--challenger"),
+        (["--challenger", "random"], "only for --format gauntlet"),
+        (["--players", "3"], "for 2 to 2 players"),
+    ]:
+        result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", *args, ok=False)
+        assert result.exit_code == 2 and fragment in result.stderr and len(result.stderr.splitlines()) == 1, (args, result.stderr)
+    result = arena_cli("run-tournament", "--resume", "1", "--game", "tic_tac_toe", ok=False)
+    assert result.exit_code == 2
+    assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
+
+
+def _done(db_path, name):
+    with sqlite3.connect(db_path, timeout=30) as c:
+        if not c.execute("select name from sqlite_master where name='matches'").fetchone():
+            return 0
+        row = c.execute("select count(*) from matches m join tournaments t on t.id=m.tournament_id "
+                        "where t.name=? and m.status='done'", (name,)).fetchone()  # fmt: skip
+    return row[0]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, workers):
+    db = tmp_path / "arena.db"
+    env = dict(os.environ, ARENA_DB=str(db), ARENA_FLUSH_SECONDS="0.02")
+    args = ["run-tournament", "--game", "connect_four", "--agents", "greedy,random,greedy:eval=heuristic", "--rounds", "60",
+            "--seed", "21", "--quiet", "--workers", workers]
+    victim = subprocess.Popen([ARENA, *args, "--name", "killed"], env=env, cwd=tmp_path, start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not db.exists() or _done(db, "killed") == 0):
+        time.sleep(0.05)
+    os.killpg(victim.pid, signal.SIGKILL)
+    victim.wait()
+    stored = _done(db, "killed")
+    assert 0 < stored < 180, "kill the run part-way: adjust the size if this machine is much faster or slower"
+    subprocess.run([ARENA, "run-tournament", "--resume", "killed", "--quiet", "--workers", workers], env=env, cwd=tmp_path,
+                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run([ARENA, *args, "--name", "straight"], env=env, cwd=tmp_path, check=True, capture_output=True)
+    arena = Arena(db, plugins_dirs=())
+    killed, straight = _matches(arena, "killed"), _matches(arena, "straight")
+    assert len(killed) == 180 and [m[0] for m in killed] == list(range(180))
+    assert killed == straight
+    assert arena.json("leaderboard", "--tournament", "killed") == arena.json("leaderboard", "--tournament", "straight")
+
+
+def test_four_tournaments_at_once_on_one_file(tmp_path):
+    db = tmp_path / "shared.db"
+    env = dict(os.environ, ARENA_DB=str(db))
+    processes = [
+        subprocess.Popen([ARENA, "run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy,random:seed=2",
+                          "--rounds", "60", "--seed", str(i), "--name", f"p{i}", "--quiet"],
+                         env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for i in range(4)
+    ]  # fmt: skip
+    for p in processes:
+        _out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        assert "locked" not in err
+    with sqlite3.connect(db) as c:
+        assert c.execute("select count(*), sum(status='done') from matches").fetchone() == (720, 720)
+        assert c.execute("select count(*) from tournaments where status='done'").fetchone() == (4,)
