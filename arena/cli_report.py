@@ -10,8 +10,9 @@ matplotlib is imported only when a figure is drawn, so other commands do not pay
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import click
 

@@ -13,14 +13,16 @@ figure grows with the number of agents; an agent has the same colour in every fi
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from matplotlib import colormaps
+from matplotlib.axes import Axes
 from matplotlib.colors import Normalize, to_hex
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator, StrMethodFormatter
+from numpy.typing import ArrayLike
 
 ELO_START = 1000.0
 TRUESKILL_START = 25.0
@@ -41,11 +43,17 @@ def agent_colors(agents: Sequence[str]) -> dict[str, str]:
     """
     names = sorted(set(agents))
     if len(names) <= 10:
-        palette = list(colormaps["tab10"].colors)
+        palette = _listed("tab10")
     else:
-        tab20 = list(colormaps["tab20"].colors)
-        palette = tab20[0::2] + tab20[1::2] + list(colormaps["tab20b"].colors)[0::4] + list(colormaps["tab20c"].colors)[0::4]
+        tab20 = _listed("tab20")
+        palette = tab20[0::2] + tab20[1::2] + _listed("tab20b")[0::4] + _listed("tab20c")[0::4]
     return {name: to_hex(palette[i % len(palette)]) for i, name in enumerate(names)}
+
+
+def _listed(name: str) -> list[tuple[float, float, float, float]]:
+    """The colours of a qualitative colour map, in order."""
+    cmap = colormaps[name]
+    return [cmap(i) for i in range(cmap.N)]
 
 
 def agent_line_style(agent: str, colors: Mapping[str, str]) -> str:
@@ -169,16 +177,16 @@ def elo_history_figure(
         x = np.concatenate(([0], np.asarray(x, dtype=float), [right]))
         y = np.asarray(y, dtype=float)
         y = np.concatenate(([ELO_START], y, y[-1:]))
-        style = {"color": colors[agent], "linestyle": agent_line_style(agent, colors)}
+        color, linestyle = colors[agent], agent_line_style(agent, colors)
         label = f"{wrap_label(agent)}  ({y[-1]:.0f})"
         tx, ty = thin_series(x, y, max_points)
         # steps: a rating holds still between the agent's matches
         if smooth:
-            ax.plot(tx, ty, drawstyle="steps-post", linewidth=0.5, alpha=0.3, color=colors[agent])
+            ax.plot(tx, ty, drawstyle="steps-post", linewidth=0.5, alpha=0.3, color=color)
             mx, my = thin_series(x, moving_average(y, window), max_points)
-            (line,) = ax.plot(mx, my, linewidth=1.8, label=label, **style)
+            (line,) = ax.plot(mx, my, linewidth=1.8, label=label, color=color, linestyle=linestyle)
         else:
-            (line,) = ax.plot(tx, ty, drawstyle="steps-post", linewidth=1.4, label=label, **style)
+            (line,) = ax.plot(tx, ty, drawstyle="steps-post", linewidth=1.4, label=label, color=color, linestyle=linestyle)
         handles.append(line)
     ax.axhline(ELO_START, color="black", linewidth=0.8, linestyle=(0, (2, 3)), alpha=0.6)
     ax.set_xlim(0, right)
@@ -190,7 +198,15 @@ def elo_history_figure(
     ax.set_title(f"Elo of every agent{what}\n{title}")
     ax.grid(True, alpha=0.3)
     if per_round:
-        top = ax.secondary_xaxis("top", functions=(lambda m: m / per_round, lambda r: r * per_round))
+        matches_per_round = per_round
+
+        def to_rounds(m: ArrayLike) -> ArrayLike:
+            return np.asarray(m) / matches_per_round
+
+        def to_matches(r: ArrayLike) -> ArrayLike:
+            return np.asarray(r) * matches_per_round
+
+        top = ax.secondary_xaxis("top", functions=(to_rounds, to_matches))
         top.set_xlabel("rounds completed")
         top.xaxis.set_major_locator(MaxNLocator(integer=True))
     ncol = 1 if n_agents <= 16 else 2
@@ -203,7 +219,7 @@ def elo_history_figure(
 
 
 def _rating_panel(
-    ax: object, values: np.ndarray, base: float, colors: list[str], *, low: np.ndarray | None = None,
+    ax: Axes, values: np.ndarray, base: float, colors: list[str], *, low: np.ndarray | None = None,
     high: np.ndarray | None = None, fmt: str = "{:.0f}",
 ) -> None:  # fmt: skip
     """Horizontal bars from `base` (the starting rating) to each value, optional interval bars, values written past the bar."""
@@ -211,22 +227,22 @@ def _rating_panel(
     xerr = None
     if low is not None and high is not None:
         xerr = np.vstack((np.maximum(values - low, 0), np.maximum(high - values, 0)))
-    ax.barh(y, values - base, left=base, color=colors, height=0.7, xerr=xerr,  # type: ignore[attr-defined]
+    ax.barh(y, values - base, left=base, color=colors, height=0.7, xerr=xerr,
             error_kw={"ecolor": "#333333", "capsize": 2.5, "elinewidth": 1.0})  # fmt: skip
-    ax.axvline(base, color="black", linewidth=0.8)  # type: ignore[attr-defined]
+    ax.axvline(base, color="black", linewidth=0.8)
     lo = np.minimum(values, low if low is not None else values)
     hi = np.maximum(values, high if high is not None else values)
     span = max(float(hi.max()) - float(lo.min()), float(np.abs(hi - base).max()), 1e-9)
     pad = 0.02 * span
     for i, value in enumerate(values):
         if value >= base:
-            ax.text(hi[i] + pad, i, fmt.format(value), va="center", ha="left", fontsize=8)  # type: ignore[attr-defined]
+            ax.text(hi[i] + pad, i, fmt.format(value), va="center", ha="left", fontsize=8)
         else:
-            ax.text(lo[i] - pad, i, fmt.format(value), va="center", ha="right", fontsize=8)  # type: ignore[attr-defined]
+            ax.text(lo[i] - pad, i, fmt.format(value), va="center", ha="right", fontsize=8)
     left = min(base, float(lo.min())) - 0.22 * span
     right = max(base, float(hi.max())) + 0.22 * span
-    ax.set_xlim(left, right)  # type: ignore[attr-defined]
-    ax.grid(True, axis="x", alpha=0.3)  # type: ignore[attr-defined]
+    ax.set_xlim(left, right)
+    ax.grid(True, axis="x", alpha=0.3)
 
 
 def ratings_figure(
@@ -307,7 +323,7 @@ HEATMAP_KINDS: dict[str, tuple[str, str]] = {
 }
 
 
-def format_cell(value: float | int | None, kind: str) -> str:
+def format_cell(value: float | None, kind: str) -> str:
     """The text written in a heatmap cell (and in the report's matrix tables): '' where undefined."""
     if value is None:
         return ""
@@ -382,7 +398,7 @@ def heatmap_cell_texts(fig: Figure) -> dict[tuple[int, int], str]:
 # ---------------------------------------------------------------- distributions
 
 
-def _integer_histogram(ax: object, histogram: np.ndarray, color: str, max_bars: int = 160) -> None:
+def _integer_histogram(ax: Axes, histogram: np.ndarray, color: str, max_bars: int = 160) -> None:
     """Integer-valued histogram as steps; merged into ~max_bars wider bins when the range is wide."""
     counts = np.asarray(histogram, dtype=float)
     nonzero = np.flatnonzero(counts)
@@ -394,19 +410,19 @@ def _integer_histogram(ax: object, histogram: np.ndarray, color: str, max_bars: 
     padded[:span] = counts[first : last + 1]
     merged = padded.reshape(bins, width).sum(axis=1)
     edges = first - 0.5 + width * np.arange(bins + 1)
-    ax.stairs(merged, edges, fill=True, color=color, alpha=0.85)  # type: ignore[attr-defined]
-    ax.stairs(merged, edges, color="#1f3b5a", linewidth=0.8)  # type: ignore[attr-defined]
-    ax.set_xlim(edges[0] - 0.5 * width, edges[-1] + 0.5 * width)  # type: ignore[attr-defined]
-    ax.set_ylim(0, merged.max() * 1.12)  # type: ignore[attr-defined]
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # type: ignore[attr-defined]
-    ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))  # type: ignore[attr-defined]
+    ax.stairs(merged, edges, fill=True, color=color, alpha=0.85)
+    ax.stairs(merged, edges, color="#1f3b5a", linewidth=0.8)
+    ax.set_xlim(edges[0] - 0.5 * width, edges[-1] + 0.5 * width)
+    ax.set_ylim(0, merged.max() * 1.12)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     if span <= 30:
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # type: ignore[attr-defined]
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
-def _mark_mean_median(ax: object, mean: float, median: float, unit: str) -> list[Line2D]:
-    mean_line = ax.axvline(mean, color="#d62728", linewidth=1.8, label=f"mean {mean:.2f} {unit}")  # type: ignore[attr-defined]
-    median_line = ax.axvline(median, color="black", linewidth=1.8, linestyle="--", label=f"median {median:g} {unit}")  # type: ignore[attr-defined]
+def _mark_mean_median(ax: Axes, mean: float, median: float, unit: str) -> list[Line2D]:
+    mean_line = ax.axvline(mean, color="#d62728", linewidth=1.8, label=f"mean {mean:.2f} {unit}")
+    median_line = ax.axvline(median, color="black", linewidth=1.8, linestyle="--", label=f"median {median:g} {unit}")
     return [mean_line, median_line]
 
 

@@ -19,13 +19,14 @@ import os
 import shlex
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cached_property
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -358,7 +359,7 @@ def _e(value: Any) -> str:
 def _fmt(value: Any, digits: int | None = None) -> str:
     if value is None:
         return ""
-    if isinstance(value, bool) or isinstance(value, int) or digits is None:
+    if isinstance(value, (bool, int)) or digits is None:
         return str(value)
     return f"{value:.{digits}f}"
 
@@ -397,7 +398,7 @@ def _settings_html(agg: Aggregates) -> str:
         return "<p>No tournament settings stored for these matches.</p>"
     parts = []
     for t in agg.tournaments:
-        rows = [
+        rows: list[list[Any]] = [
             ["tournament", f"{t.id}" + (f" '{t.name}'" if t.name else "")],
             ["game", f"{t.game_id} v{t.game_version}"],
             ["game parameters", t.game_params.replace(";", ", ") or "(defaults)"],
@@ -412,7 +413,7 @@ def _settings_html(agg: Aggregates) -> str:
             ["finished", t.finished_at or "-"],
             ["to play it again", t.command()],
         ]
-        agents = [[a.get("label", ""), a.get("type", ""), ",".join(f"{k}={v}" for k, v in (a.get("params") or {}).items()) or "(defaults)",
+        agents: list[list[Any]] = [[a.get("label", ""), a.get("type", ""), ",".join(f"{k}={v}" for k, v in (a.get("params") or {}).items()) or "(defaults)",
                    a.get("version", ""), a.get("checkpoint") or "-"] for a in t.agents]  # fmt: skip
         parts.append('<div class="row"><div>')
         parts.append(_table(f"settings-{t.id}", ["setting", "value"], rows, text=(0, 1)))
@@ -441,89 +442,105 @@ def _elo_band_table(agg: Aggregates) -> str:
     return _table("elo-band", ["agent", "final", "lowest", "highest", "mean, 2nd half", "sd, 2nd half"], rows)
 
 
-def render_html(agg: Aggregates, images: dict[str, bytes]) -> str:
-    """The whole report as one HTML document; nothing in it points outside itself."""
-    rows = agg.rows
+def _leaderboard_table(agg: Aggregates) -> str:
+    """`arena leaderboard --json`'s rows, in its order, with Bradley-Terry columns when the rows have them."""
     bt = agg.bradley_terry
-    stats = agg.stats
     headers = ["#", "agent", "games", "wins", "draws", "losses", "forfeits", "score", "win rate", "Elo"]
     if bt is not None:
         headers += ["BT", "BT low", "BT high"]
     headers += ["TrueSkill μ", "σ", "μ − 3σ"]
     board = []
-    for r in rows:
-        line = [r["rank"], r["agent"], r["games"], r["wins"], r["draws"], r["losses"], r["forfeits"], _fmt(r["score"], 1),
-                _fmt(r["win_rate"], 3), _fmt(r["elo"], 1)]  # fmt: skip
+    for r in agg.rows:
+        cells = [r["rank"], r["agent"], r["games"], r["wins"], r["draws"], r["losses"], r["forfeits"], _fmt(r["score"], 1),
+                 _fmt(r["win_rate"], 3), _fmt(r["elo"], 1)]  # fmt: skip
         if bt is not None:
-            line += [_fmt(v, 1) for v in bt[r["agent"]]]
-        line += [_fmt(r["trueskill_mu"], 2), _fmt(r["trueskill_sigma"], 2), _fmt(r["trueskill_conservative"], 2)]
-        board.append(line)
-    board_html = _table("leaderboard", headers, board, text=(1,))
-    outcome_rows = [[r["agent"], r["games"], _fmt(100 * r["wins"] / r["games"], 1), _fmt(100 * r["draws"] / r["games"], 1),
-                     _fmt(100 * r["losses"] / r["games"], 1)] for r in rows]  # fmt: skip
-    length = stats["match_length"]
-    length_rows = [["all matches", length["count"], _fmt(length["mean"], 2), _fmt(length["median"], 1), _fmt(length["p90"], 1), _fmt(length["max"], 0)]]
-    length_rows += [[f"reason: {reason}", d["count"], _fmt(d["mean"], 2), _fmt(d["median"], 1), _fmt(d["p90"], 1), _fmt(d["max"], 0)]
-                    for reason, d in stats["per_reason"].items()]  # fmt: skip
-    pair_rows = [[pair, d["count"], _fmt(d["mean"], 2), _fmt(d["median"], 1), _fmt(d["p90"], 1), _fmt(d["max"], 0)]
-                 for pair, d in stats["per_pair"].items()]  # fmt: skip
+            cells += [_fmt(v, 1) for v in bt[r["agent"]]]
+        cells += [_fmt(r["trueskill_mu"], 2), _fmt(r["trueskill_sigma"], 2), _fmt(r["trueskill_conservative"], 2)]
+        board.append(cells)
+    return _table("leaderboard", headers, board, text=(1,))
+
+
+def _outcomes_table(agg: Aggregates) -> str:
+    rows = [[r["agent"], r["games"], *(_fmt(100 * r[k] / r["games"], 1) for k in ("wins", "draws", "losses"))] for r in agg.rows]
+    return _table("outcomes", ["agent", "games", "win %", "draw %", "loss %"], rows)
+
+
+def _length_tables(stats: dict[str, Any]) -> str:
+    """`arena stats --json`'s match lengths: overall, per end reason, per pair; and the end reasons."""
+
+    def line(name: str, d: dict[str, Any]) -> list[Any]:
+        return [name, d["count"], _fmt(d["mean"], 2), _fmt(d["median"], 1), _fmt(d["p90"], 1), _fmt(d["max"], 0)]
+
+    columns = ["count", "mean", "median", "p90", "max"]
+    overall = [line("all matches", stats["match_length"])] + [line(f"reason: {k}", d) for k, d in stats["per_reason"].items()]
+    pairs = [line(pair, d) for pair, d in stats["per_pair"].items()]
+    return (
+        _table("match-length", ["matches", *columns], overall)
+        + _table("match-reasons", ["end reason", "matches"], [[k, v] for k, v in stats["reasons"].items()])
+        + _table("match-length-per-pair", ["pair", *columns], pairs)
+    )
+
+
+def _legal_table(stats: dict[str, Any]) -> str:
     legal = stats["legal_moves_per_turn"]
-    seat_numbers = sorted({s for table in agg.seats.values() for s in table})
-    seat_rows = []
-    for agent in agg.agents:
-        line: list[Any] = [agent]
-        for s in seat_numbers:
-            games, score = agg.seats[agent].get(s, (0, 0.0))
-            line += [games, _fmt(score / games, 3) if games else ""]
-        seat_rows.append(line)
-    totals: list[Any] = ["all agents"]
-    for s in seat_numbers:
-        games = sum(agg.seats[a].get(s, (0, 0.0))[0] for a in agg.agents)
-        score = sum(agg.seats[a].get(s, (0, 0.0))[1] for a in agg.agents)
-        totals += [games, _fmt(score / games, 3) if games else ""]
-    seat_rows.insert(0, totals)
-    seat_headers = ["agent"] + [h for s in seat_numbers for h in (f"seat {s} games", f"seat {s} score/game")]
-    bt_note = ("" if bt is not None else " Bradley-Terry ratings are not available in this version of Arena, so they are left out.")
+    row = [legal["count"], _fmt(legal["mean"], 2), _fmt(legal["median"], 1), _fmt(legal["max"], 0)]
+    return _table("legal-moves", ["turns", "mean", "median", "max"], [row], text=())
+
+
+def _seats_table(agg: Aggregates) -> str:
+    """Games and score per game in each seat: all agents together, then each agent."""
+    seats = sorted({s for table in agg.seats.values() for s in table})
+
+    def line(name: str, tables: list[dict[int, tuple[int, float]]]) -> list[Any]:
+        cells: list[Any] = [name]
+        for s in seats:
+            games = sum(table.get(s, (0, 0.0))[0] for table in tables)
+            score = sum(table.get(s, (0, 0.0))[1] for table in tables)
+            cells += [games, _fmt(score / games, 3) if games else ""]
+        return cells
+
+    rows = [line("all agents", list(agg.seats.values()))] + [line(agent, [agg.seats[agent]]) for agent in agg.agents]
+    headers = ["agent"] + [h for s in seats for h in (f"seat {s} games", f"seat {s} score/game")]
+    return _table("seats", headers, rows)
+
+
+def render_html(agg: Aggregates, images: dict[str, bytes]) -> str:
+    """The whole report as one HTML document; nothing in it points outside itself."""
+    stats = agg.stats
+    bt_note = "" if agg.bradley_terry is not None else " Bradley-Terry ratings are not available in this version of Arena, so they are left out."
     try:
         arena_version = version("arena")
     except PackageNotFoundError:
         arena_version = "unknown"
-    generated = datetime.now(timezone.utc).isoformat(sep=" ", timespec="seconds")
+    generated = datetime.now(UTC).isoformat(sep=" ", timespec="seconds")
+    think = [[agent, f"{seconds:.6f}"] for agent, seconds in stats["think_time_per_move"].items()]
     body = [
         f"<h1>Arena report: {_e(agg.title)}</h1>",
-        f'<p class="meta">{len(agg.records)} matches, {len(agg.agents)} agents. Generated {generated} by arena {_e(arena_version)}.'
-        " The numbers are those of <code>arena leaderboard / matrix / stats --json</code> for the same selection.</p>",
+        (f'<p class="meta">{len(agg.records)} matches, {len(agg.agents)} agents. Generated {generated} by arena {_e(arena_version)}.'
+         " The numbers are those of <code>arena leaderboard / matrix / stats --json</code> for the same selection.</p>"),
         '<section id="settings"><h2>Settings</h2>', _settings_html(agg), "</section>",
-        _section("Final ratings", "ratings", images, board_html,
+        _section("Final ratings", "ratings", images, _leaderboard_table(agg),
                  "Elo replays the matches in schedule order (start 1000, K = 32); Bradley-Terry bars are 95% bootstrap"
                  " intervals; TrueSkill bars are ±3σ. The table's # is <code>arena leaderboard</code>'s rank."
                  " Agents are in leaderboard order (that of <code>arena leaderboard</code> and <code>arena matrix</code>)." + bt_note),
         _section("Elo over the tournament", "elo-history", images, _elo_band_table(agg),
                  "The Elo of every agent after each of its matches; x is the number of matches played in schedule order."
                  " Long runs are thinned for drawing (lowest and highest point of each stretch kept); the table uses every point."),
-        _section("Win / draw / loss rates", "outcomes", images,
-                 _table("outcomes", ["agent", "games", "win %", "draw %", "loss %"], outcome_rows)),
+        _section("Win / draw / loss rates", "outcomes", images, _outcomes_table(agg)),
         _section("Pairwise net wins", "net-wins", images, _matrix_table(agg, "net-wins"),
                  "Row agent's wins minus its losses against the column agent, as <code>arena matrix --kind net-wins</code>."),
         _section("Pairwise average match length", "avg-turns", images, _matrix_table(agg, "avg-turns"),
                  "Mean match length in turns (one turn = one action) of the row agent against the column agent."),
-        _section("Match length", "match-length", images,
-                 _table("match-length", ["matches", "count", "mean", "median", "p90", "max"], length_rows)
-                 + _table("match-reasons", ["end reason", "matches"], [[k, v] for k, v in stats["reasons"].items()])
-                 + _table("match-length-per-pair", ["pair", "count", "mean", "median", "p90", "max"], pair_rows)),
-        _section("Legal moves per turn", "legal-moves", images,
-                 _table("legal-moves", ["turns", "mean", "median", "max"],
-                        [[legal["count"], _fmt(legal["mean"], 2), _fmt(legal["median"], 1), _fmt(legal["max"], 0)]], text=())),
-        _section("Score by seat", "seats", images, _table("seats", seat_headers, seat_rows),
+        _section("Match length", "match-length", images, _length_tables(stats)),
+        _section("Legal moves per turn", "legal-moves", images, _legal_table(stats)),
+        _section("Score by seat", "seats", images, _seats_table(agg),
                  "Score per game (win 1, draw ½, loss 0) in each seat. Seat 0 is player 0, the first to move unless the game's"
                  " rules decide otherwise (in Onitama the side card does)."),
         '<section id="more-matrices"><h2>More pairwise matrices</h2><h3>Win rate (row vs column)</h3>',
         _matrix_table(agg, "win-rate"), "<h3>Matches played (row vs column)</h3>", _matrix_table(agg, "games"), "</section>",
-        '<section id="think-time"><h2>Think time per move</h2>',
-        _table("think-time", ["agent", "seconds per move"], [[a, f"{s:.6f}"] for a, s in stats["think_time_per_move"].items()]),
-        "</section>",
+        '<section id="think-time"><h2>Think time per move</h2>', _table("think-time", ["agent", "seconds per move"], think), "</section>",
     ]  # fmt: skip
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>Arena report: {_e(agg.title)}</title><style>{CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
     )

@@ -239,8 +239,9 @@ def test_heatmap_cells_equal_matrix_json(built: dict[str, Any], kind: str) -> No
 def test_an_agent_has_one_colour_in_every_figure(built: dict[str, Any]) -> None:
     agg = _aggregates(built, tournament="small")
     elo = draw("elo-history", agg)
-    legend = elo.axes[0].get_legend()
-    line_colors = {text.get_text().split("  (")[0]: handle.get_color() for text, handle in zip(legend.get_texts(), legend.legend_handles)}
+    labelled = [line for line in elo.axes[0].get_lines() if not str(line.get_label()).startswith("_")]
+    line_colors = {str(line.get_label()).split("  (")[0]: line.get_color() for line in labelled}
+    assert sorted(line_colors) == sorted(agg.agents)
     ratings = draw("ratings", agg)
     bars = [patch for patch in ratings.axes[0].patches]
     assert len(bars) == len(agg.agents)
@@ -313,7 +314,7 @@ def test_long_names_are_wrapped_never_cut() -> None:
 
 def _records(agents: list[str], rounds: int, legal: bool = True) -> list[MatchRecord]:
     """A round-robin with made-up results (the lower index wins, every fifth match a draw)."""
-    records = []
+    records: list[MatchRecord] = []
     for r in range(rounds):
         for i, a in enumerate(agents):
             for b in agents[i + 1 :]:
