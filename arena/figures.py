@@ -163,7 +163,7 @@ def elo_history_figure(
     match), so they are drawn faint and each agent's moving average is drawn bold on top: the
     bands and the trend both stay visible.
     """
-    fig = Figure(figsize=(11, 5.8), layout="constrained")
+    fig = Figure(figsize=(11, 5.8 if len(order) <= 12 else 7.5), layout="constrained")
     ax = fig.add_subplot()
     n_agents = len(order)
     shortest = min((len(series[a][0]) for a in order), default=0)
