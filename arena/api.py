@@ -178,7 +178,8 @@ class Agent(ABC):
         self.player = player
         self.seed = seed
         self.rng = random.Random(seed)
-        self.params = params
+        # Declared parameters, converted and with their defaults, however the agent was made.
+        self.params: dict[str, Any] = validate_params(self.info.params, params, f"agent '{self.info.id}'")
 
     @classmethod
     def check_game(cls, game: Game, params: dict[str, Any]) -> None:

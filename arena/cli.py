@@ -14,7 +14,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from arena import agents as agent_specs
 from arena import results, tournament
 from arena.errors import ArenaError
-from arena.leaderboard import SYSTEMS, leaderboard
+from arena.leaderboard import SYSTEMS, leaderboard_rows, sort_rows
 from arena.match import DEFAULT_MAX_TURNS, decode_ints, replay
 from arena.output import print_csv, print_json, print_table
 from arena.params import parse_assignments, parse_spec
@@ -358,7 +358,8 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
     if not quiet:
         selection = results.select(database, registry, tournament=str(tournament_id))
-        _print_leaderboard(selection.title, leaderboard(selection.records), "bt")
+        rows = sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), "bt")
+        _print_leaderboard(selection.title, rows, "bt")
 
 
 @cli.command("tournaments")
@@ -417,8 +418,9 @@ def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str) -> N
 def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str | None, system: str, as_json: bool,
                         as_csv: bool) -> None:  # fmt: skip
     """Ratings and results per agent."""
-    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
-    rows = leaderboard(selection.records, system)
+    database = ctx.database()
+    selection = results.select(database, ctx.registry(), tournament_key, game_spec)
+    rows = sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), system)
     if as_json:
         print_json(rows)
     elif as_csv:
@@ -485,8 +487,9 @@ def seats_command(ctx: Context, tournament_key: str | None, game_spec: str | Non
 def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spec: str | None, as_json: bool,
                    as_csv: bool) -> None:  # fmt: skip
     """Pairwise matrix, row agent against column agent, agents in leaderboard order."""
-    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
-    agents = [row["agent"] for row in leaderboard(selection.records)]
+    database = ctx.database()
+    selection = results.select(database, ctx.registry(), tournament_key, game_spec)
+    agents = [row["agent"] for row in sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), "bt")]
     values = matrix(selection.records, kind, agents)
     if as_json:
         print_json({"kind": kind, "agents": agents, "values": values})

@@ -19,8 +19,19 @@ def leaderboard(records: Sequence[MatchRecord], system: str = "bt", bootstrap: i
     `rank` only separates agents whose Bradley-Terry 95% intervals do not overlap: an agent's rank
     is 1 + the number of agents that are clearly better.
     """
+    return sort_rows(leaderboard_rows(records, bootstrap), system)
+
+
+def sort_rows(rows: list[dict[str, Any]], system: str) -> list[dict[str, Any]]:
+    """Rows best first by `system` (bt, elo or trueskill's conservative mu - 3 sigma)."""
     if system not in SYSTEMS:
         raise ArenaError(f"unknown rating system '{system}' (choose: {', '.join(SYSTEMS)})")
+    key = SORT_KEYS[system]
+    return sorted(rows, key=lambda row: (-row[key], row["agent"]))
+
+
+def leaderboard_rows(records: Sequence[MatchRecord], bootstrap: int = 100) -> list[dict[str, Any]]:
+    """One row per agent, in no particular order."""
     counts = agent_counts(records)
     elo_ratings, _ = elo(records)
     ts = trueskill_ratings(records)
@@ -48,8 +59,6 @@ def leaderboard(records: Sequence[MatchRecord], system: str = "bt", bootstrap: i
                 "trueskill_conservative": rating.conservative,
             }
         )
-    key = SORT_KEYS[system]
-    rows.sort(key=lambda row: (-row[key], row["agent"]))
     for row in rows:
         row["rank"] = ranks[row["agent"]]
     return rows

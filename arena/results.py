@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from functools import cached_property
+from typing import Any, Callable
 
 from arena.errors import ArenaError
 from arena.params import canonical, parse_spec
@@ -13,11 +15,20 @@ from db.records import MatchRecord
 from db.session import Database
 
 
-@dataclass(frozen=True)
 class Selection:
-    title: str  # what the numbers are about, for table titles
-    records: list[MatchRecord]
-    tournament: Tournament | None = None
+    """The matches of a query: what they are (`title`), a cache `key`, the data `fingerprint`, and the records (loaded on first use)."""
+
+    def __init__(self, title: str, key: str, fingerprint: str, load: Callable[[], list[MatchRecord]],
+                 tournament: Tournament | None = None) -> None:  # fmt: skip
+        self.title = title
+        self.key = key
+        self.fingerprint = fingerprint
+        self._load = load
+        self.tournament = tournament
+
+    @cached_property
+    def records(self) -> list[MatchRecord]:
+        return self._load()
 
 
 def get_tournament(database: Database, key: str) -> Tournament:
@@ -38,12 +49,17 @@ def select(
     if game is not None:
         spec = parse_spec(game)
         game_obj = registry.game_class(spec.id)(**spec.params)
+        version, params = game_obj.info.version, canonical(game_obj.params)
+
+        def load_game() -> list[MatchRecord]:
+            with database.session() as session:
+                return queries.load_matches(session, game_id=spec.id, game_version=version, game_params=params,
+                                            with_legal_counts=with_legal_counts)  # fmt: skip
+
         with database.session() as session:
-            records = queries.load_matches(
-                session, game_id=spec.id, game_version=game_obj.info.version, game_params=canonical(game_obj.params),
-                with_legal_counts=with_legal_counts,
-            )  # fmt: skip
-        return Selection(f"{game_obj.label()} v{game_obj.info.version}, all tournaments", records)
+            fingerprint = queries.game_fingerprint(session, spec.id, version, params)
+        return Selection(f"{game_obj.label()} v{version}, all tournaments", f"game:{spec.id}:{version}:{params}",
+                         fingerprint, load_game)  # fmt: skip
     if tournament is None:
         with database.session() as session:
             latest = queries.list_tournaments(session)
@@ -52,7 +68,27 @@ def select(
         found = latest[-1]
     else:
         found = get_tournament(database, tournament)
+
+    def load_tournament() -> list[MatchRecord]:
+        with database.session() as session:
+            return queries.load_matches(session, tournament_id=found.id, with_legal_counts=with_legal_counts)
+
     with database.session() as session:
-        records = queries.load_matches(session, tournament_id=found.id, with_legal_counts=with_legal_counts)
+        fingerprint = queries.tournament_fingerprint(session, found.id)
     label = f"tournament {found.id}" + (f" '{found.name}'" if found.name else "")
-    return Selection(f"{label} ({found.game_id})", records, found)
+    return Selection(f"{label} ({found.game_id})", f"tournament:{found.id}", fingerprint, load_tournament, found)
+
+
+def cached(database: Database, kind: str, selection: Selection, compute: Callable[[list[MatchRecord]], Any]) -> Any:
+    """`compute(records)` for this selection, from the cache while no result has been stored since it was computed."""
+    key = f"{kind}:{selection.key}"
+    with database.session() as session:
+        payload = queries.get_cached(session, key, selection.fingerprint)
+    if payload is not None:
+        return json.loads(payload)
+    value = compute(selection.records)
+    try:
+        queries.put_cached(database, key, selection.fingerprint, json.dumps(value))
+    except Exception:  # a read-only database still answers, just without caching
+        pass
+    return value

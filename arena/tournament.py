@@ -255,6 +255,7 @@ def play(
         tournament = queries.find_tournament(session, tournament_id)
         if tournament is None:
             raise ArenaError(f"no tournament {tournament_id}")
+        tournament_id = tournament.id
         settings = json.loads(tournament.settings)
         pending = queries.pending_matches(session, tournament.id)
         seats = queries.schedule_seats(session, tournament.id)
@@ -273,13 +274,13 @@ def play(
             buffer.append(outcome)
             done += 1
             if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
-                queries.save_results(database, buffer)
+                queries.save_results(database, tournament_id, buffer)
                 buffer.clear()
                 last_flush = time.monotonic()
             if progress:
                 progress(done, total)
     finally:
         # Whatever was played is kept, even when play stops early: --resume plays only the rest.
-        queries.save_results(database, buffer)
+        queries.save_results(database, tournament_id, buffer)
     queries.finish_tournament(database, tournament_id)
     return len(tasks)

@@ -48,6 +48,8 @@ class Tournament(Base):
     status: Mapped[str] = mapped_column(String(20), default="running")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
+    # Bumped by every batch of stored results: cached analyses compare it to know they are current.
+    revision: Mapped[int] = mapped_column(default=0, server_default="0")
 
     matches: Mapped[list[Match]] = relationship(back_populates="tournament", cascade="all, delete-orphan")
 
@@ -96,3 +98,14 @@ class MatchSeat(Base):
     moves: Mapped[int | None]  # actions this seat made
 
     match: Mapped[Match] = relationship(back_populates="seats")
+
+
+class CacheEntry(Base):
+    """An expensive analysis (e.g. a leaderboard over a million matches) and the data revision it was computed at."""
+
+    __tablename__ = "cache"
+
+    key: Mapped[str] = mapped_column(String(500), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(Text)
+    payload: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from db.models import Match, MatchSeat, NamedAgent, Tournament, utcnow
+from db.models import CacheEntry, Match, MatchSeat, NamedAgent, Tournament, utcnow
 from db.records import MatchRecord, SeatRecord
 from db.session import Database, retrying
 
@@ -179,8 +179,8 @@ _UPDATE_SEAT = (
 )  # fmt: skip
 
 
-def save_results(database: Database, results: Iterable[MatchOutcome]) -> None:
-    """Store a batch of results in one transaction (a match already done is left as it is)."""
+def save_results(database: Database, tournament_id: int, results: Iterable[MatchOutcome]) -> None:
+    """Store a batch of results of one tournament in one transaction (a match already done is left as it is)."""
     results = list(results)
     if not results:
         return
@@ -200,6 +200,9 @@ def save_results(database: Database, results: Iterable[MatchOutcome]) -> None:
         with database.engine.begin() as connection:
             connection.execute(_UPDATE_MATCH, match_rows)
             connection.execute(_UPDATE_SEAT, seat_rows)
+            connection.execute(
+                update(Tournament).where(Tournament.id == tournament_id).values(revision=Tournament.revision + 1)
+            )
 
     retrying(write)
 
@@ -241,10 +244,9 @@ def load_matches(
     query = select(*columns).where(*conditions).order_by(Match.tournament_id, Match.index)
     if limit is not None:
         query = query.limit(limit)
-    match_rows = session.execute(query).all()
+    match_rows = session.connection().execute(query).all()
     if not match_rows:
         return []
-    seats: dict[int, list[SeatRecord]] = {}
     seat_query = (
         select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.agent, MatchSeat.score, MatchSeat.outcome,
                MatchSeat.rank, MatchSeat.think_time, MatchSeat.moves)
@@ -254,18 +256,23 @@ def load_matches(
     )  # fmt: skip
     if limit is not None:
         seat_query = seat_query.where(MatchSeat.match_id.in_([row[0] for row in match_rows]))
-    for match_id, seat, agent_label, score, outcome, rank, think, moves in session.execute(seat_query):
-        seats.setdefault(match_id, []).append(SeatRecord(seat, agent_label, score, outcome, rank, think or 0.0, moves or 0))
-    records = []
-    for row in match_rows:
-        records.append(
-            MatchRecord(
-                id=row[0], tournament_id=row[1], index=row[2], seed=row[3], game_id=row[4], game_version=row[5],
-                turns=row[6], reason=row[7], detail=row[8], seats=tuple(seats.get(row[0], ())),
-                legal_counts=row[9] if with_legal_counts else None,
-            )
-        )  # fmt: skip
-    return records
+    # Seats arrive grouped by match id: one pass builds each match's tuple (a million matches load in seconds).
+    seats: dict[int, tuple[SeatRecord, ...]] = {}
+    current_id, current = None, []
+    for match_id, seat, agent_label, score, outcome, rank, think, moves in session.connection().execute(seat_query):
+        if match_id != current_id:
+            if current_id is not None:
+                seats[current_id] = tuple(current)
+            current_id, current = match_id, []
+        current.append(SeatRecord(seat, agent_label, score, outcome, rank, think or 0.0, moves or 0))
+    if current_id is not None:
+        seats[current_id] = tuple(current)
+    legal_column = 9 if with_legal_counts else None
+    return [
+        MatchRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], seats.get(row[0], ()),
+                    row[legal_column] if legal_column else None, row[8])
+        for row in match_rows
+    ]  # fmt: skip
 
 
 def get_match(session: Session, match_id: int) -> Match | None:
@@ -281,3 +288,37 @@ def games_with_matches(session: Session) -> list[tuple[str, str, str, int]]:
         .order_by(Match.game_id)
     ).all()
     return [tuple(row) for row in rows]  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------- fingerprints and the analysis cache
+
+
+def tournament_fingerprint(session: Session, tournament_id: int) -> str:
+    revision = session.scalar(select(Tournament.revision).where(Tournament.id == tournament_id))
+    return f"{tournament_id}@{revision}"
+
+
+def game_fingerprint(session: Session, game_id: str, game_version: str, game_params: str) -> str:
+    rows = session.execute(
+        select(Tournament.id, Tournament.revision)
+        .where(Tournament.game_id == game_id, Tournament.game_version == game_version, Tournament.game_params == game_params)
+        .order_by(Tournament.id)
+    ).all()
+    return ",".join(f"{tid}@{revision}" for tid, revision in rows)
+
+
+def get_cached(session: Session, key: str, fingerprint: str) -> str | None:
+    entry = session.get(CacheEntry, key)
+    return entry.payload if entry is not None and entry.fingerprint == fingerprint else None
+
+
+def put_cached(database: Database, key: str, fingerprint: str, payload: str) -> None:
+    def write() -> None:
+        with database.session() as session, session.begin():
+            entry = session.get(CacheEntry, key)
+            if entry is None:
+                session.add(CacheEntry(key=key, fingerprint=fingerprint, payload=payload))
+            else:
+                entry.fingerprint, entry.payload, entry.updated_at = fingerprint, payload, utcnow()
+
+    retrying(write)

