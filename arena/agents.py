@@ -12,6 +12,8 @@ from arena.params import Param, Spec, format_value, parse_specs, validate_params
 from arena.plugins import Registry
 from arena.seeding import derive_seed
 
+SEAT_PREFIX = "seat."
+
 #: Every agent takes `seed`: it is mixed with the match seed and the seat into the agent's RNG.
 SEED_PARAM = Param("seed", 0, "mixed into the agent's per-match random seed")
 
@@ -32,13 +34,20 @@ class AgentEntry:
     game: str | None = None
     checkpoint: str | None = None
     params: dict[str, Any] = field(default_factory=dict)  # validated, `seed` included
+    seat_params: dict[str, str] = field(default_factory=dict)  # game parameters for this agent's seat
+
+    def game_params_for(self, seat: int) -> dict[str, str]:
+        """The game parameters this agent sets when it sits in `seat` (`seat.deck` -> `deck0` in seat 0)."""
+        return {f"{name}{seat}": value for name, value in self.seat_params.items()}
 
     def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "type": self.type_id, "params": self.raw_params, "version": self.version,
                 "game": self.game, "checkpoint": self.checkpoint}  # fmt: skip
 
     def params_json(self) -> str:
-        return json.dumps({k: format_value(v) for k, v in sorted(self.params.items())})
+        values = {k: format_value(v) for k, v in self.params.items()}
+        values.update({f"{SEAT_PREFIX}{k}": v for k, v in self.seat_params.items()})
+        return json.dumps(dict(sorted(values.items())))
 
     def make(self, registry: Registry, game: Game, seat: int, match_seed: int) -> Agent:
         agent_cls = registry.agent_class(self.type_id)
@@ -59,10 +68,18 @@ def build_entry(
         if not any(p.name == "checkpoint" for p in declared):
             raise ArenaError(f"agent type '{type_id}' takes no checkpoint file")
         raw = {**raw, "checkpoint": checkpoint}
-    params = validate_params(declared, raw, f"agent '{type_id}'")
+    seat_params = {k[len(SEAT_PREFIX):]: v for k, v in raw.items() if k.startswith(SEAT_PREFIX)}
+    own = {k: v for k, v in raw.items() if not k.startswith(SEAT_PREFIX)}
+    for name in seat_params:
+        if name not in game.info.seat_params:
+            offered = ", ".join(game.info.seat_params) or "none"
+            raise ArenaError(f"game '{game.info.id}' takes no seat parameter '{name}' (seat parameters: {offered})")
+    params = validate_params(declared, own, f"agent '{type_id}'")
     if restricted_to is not None and restricted_to != game.info.id:
         raise ArenaError(f"agent '{label}' is registered for game '{restricted_to}', not '{game.info.id}'")
-    entry = AgentEntry(label, type_id, dict(raw), agent_cls.info.version, restricted_to, checkpoint, params)
+    entry = AgentEntry(label, type_id, dict(raw), agent_cls.info.version, restricted_to, checkpoint, params, seat_params)
+    for seat in range(game.num_players):  # a bad deck is bad input now, not a crash in the middle
+        game_for_seat(type(game), game.params, entry.game_params_for(seat))
     without_seed = {k: v for k, v in params.items() if k != "seed"}
     agent_cls.check_game(game, without_seed)
     return entry
@@ -94,3 +111,10 @@ def resolve_all(registry: Registry, text: str, game: Game, lookup: Any) -> list[
 
 def entry_from_json(registry: Registry, data: dict[str, Any], game: Game) -> AgentEntry:
     return build_entry(registry, data["label"], data["type"], data["params"], game, data.get("game"), data.get("checkpoint"))
+
+
+def game_for_seat(game_cls: type[Game], base: dict[str, Any], seat_params: dict[str, str]) -> Game:
+    """The game with some seats' parameters set by the agents sitting there."""
+    if not seat_params:
+        return game_cls(**base)
+    return game_cls(**{**{k: format_value(v) for k, v in base.items()}, **seat_params})

@@ -36,6 +36,10 @@ class GameInfo:
     perfect_information: bool = True
     stochastic: bool = False
     description: str = ""
+    #: Per-seat parameters an agent may bring to the table: `seat_params=("deck",)` lets an agent
+    #: spec say `seat.deck=...`, which sets the game parameter `deck0`, `deck1`, ... of whichever
+    #: seat that agent sits in (so Gwent Lite decks can be compared like agents).
+    seat_params: tuple[str, ...] = ()
 
 
 class State(ABC):

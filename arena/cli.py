@@ -574,13 +574,16 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
         if match.status != "done":
             raise ArenaError(f"match {match_id} has not been played yet")
         seats = [(s.seat, s.agent, s.outcome, s.score) for s in match.seats]
+        seat_params = {f"{key[len(agent_specs.SEAT_PREFIX):]}{s.seat}": value
+                       for s in match.seats for key, value in json.loads(s.agent_params).items()
+                       if key.startswith(agent_specs.SEAT_PREFIX)}  # fmt: skip
         game_id, version, params, seed, moves = match.game_id, match.game_version, match.game_params, match.seed, decode_ints(match.moves)
         reason, detail = match.reason, match.detail
     game_cls = registry.game_class(game_id)
     if game_cls.info.version != version:
         raise ArenaError(f"match {match_id} was played with {game_id} v{version}; v{game_cls.info.version} is installed")
     raw = dict(item.split("=", 1) for item in params.split(";") if item)
-    game = game_cls(**raw)
+    game = game_cls(**{**raw, **seat_params})  # the seats' own parameters (decks) as they were played
     steps = replay(game, seed, moves)
     if as_json:
         print_json({"id": match_id, "game": game.label(), "seed": seed, "reason": reason, "detail": detail,

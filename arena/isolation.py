@@ -13,7 +13,8 @@ import os
 from multiprocessing.connection import Connection
 from typing import Any, Sequence
 
-from arena.api import Agent, Game, State
+from arena.api import Agent, AgentInfo, Game, State
+from arena.params import format_value
 from arena.match import AGENT_CRASHED, AGENT_ERROR, TIMEOUT, Forfeit
 
 #: Seconds past the time per move before a silent agent is killed (pickling and scheduling take some).
@@ -41,7 +42,8 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
     from arena.tournament import make_game
 
     registry = get_registry(plugins_dirs)  # before unpickling any state: loose-file plugin modules must exist
-    game = make_game(registry, game_spec)
+    base = make_game(registry, game_spec)
+    games: dict[tuple[tuple[str, str], ...], Game] = {}
     _limit_memory(memory_limit)
     agent: Agent | None = None
     while True:
@@ -52,9 +54,13 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
         kind = message[0]
         try:
             if kind == "new":
-                _, entry_json, seat, seed, time_per_move = message
+                _, entry_json, seat, seed, time_per_move, game_params = message
                 if agent is not None:
                     agent.close()
+                key = tuple(sorted(game_params.items()))
+                if key not in games:  # the same game, with the seat parameters (decks) of this seating
+                    games[key] = type(base)(**game_params)
+                game = games[key]
                 agent = entry_from_json(registry, entry_json, game).make(registry, game, seat, seed)
                 agent.time_per_move = time_per_move
                 conn.send(("ok", None))
@@ -133,8 +139,9 @@ class AgentProcess:
             raise Forfeit(AGENT_ERROR, value)
         return value
 
-    def new_agent(self, entry_json: dict[str, Any], seat: int, seed: int, time_per_move: float | None) -> None:
-        self._call(("new", entry_json, seat, seed, time_per_move), START_DEADLINE, "agent start")
+    def new_agent(self, entry_json: dict[str, Any], seat: int, seed: int, time_per_move: float | None,
+                  game_params: dict[str, str]) -> None:  # fmt: skip
+        self._call(("new", entry_json, seat, seed, time_per_move, game_params), START_DEADLINE, "agent start")
 
     def act(self, state: State, deadline: float) -> int:
         return self._call(("act", state), deadline, "act")
@@ -156,6 +163,8 @@ def _describe_exit(code: int | None) -> str:
 class IsolatedAgent(Agent):
     """The runner's side of an agent that lives in an AgentProcess."""
 
+    info = AgentInfo(id="isolated", description="proxy for an agent in its own process")
+
     def __init__(self, process: AgentProcess, game: Game, player: int, seed: int, entry_json: dict[str, Any],
                  time_per_move: float | None) -> None:  # fmt: skip
         super().__init__(game, player, seed)
@@ -163,7 +172,8 @@ class IsolatedAgent(Agent):
         self.deadline = (time_per_move + KILL_MARGIN) if time_per_move is not None else NO_LIMIT_DEADLINE
         self.start_error: Forfeit | None = None
         try:
-            process.new_agent(entry_json, player, seed, time_per_move)
+            game_params = {name: format_value(value) for name, value in game.params.items()}
+            process.new_agent(entry_json, player, seed, time_per_move, game_params)
         except Forfeit as exc:  # reported at the agent's first move, so the match records it
             self.start_error = exc
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from arena.agents import AgentEntry, entry_from_json, resolve_all
+from arena.agents import AgentEntry, entry_from_json, game_for_seat, resolve_all
 from arena.api import Agent, Game
 from arena.isolation import AgentProcess, IsolatedAgent
 from arena.errors import ArenaError
@@ -171,22 +171,36 @@ class Player:
         self.entries = {data["label"]: entry_from_json(registry, data, self.game) for data in setup.agents}
         self.entry_json = {data["label"]: data for data in setup.agents}
         self.processes: list[AgentProcess] = []
+        self._seated_games: dict[tuple[tuple[str, str], ...], Game] = {}
 
-    def _agents(self, task: MatchTask) -> list[Agent]:
+    def _game_for(self, labels: tuple[str, ...]) -> Game:
+        """The tournament's game, with the seat parameters (e.g. decks) of the agents in these seats."""
+        seat_params: dict[str, str] = {}
+        for seat, label in enumerate(labels):
+            seat_params.update(self.entries[label].game_params_for(seat))
+        if not seat_params:
+            return self.game
+        key = tuple(sorted(seat_params.items()))
+        if key not in self._seated_games:
+            self._seated_games[key] = game_for_seat(type(self.game), self.game.params, seat_params)
+        return self._seated_games[key]
+
+    def _agents(self, task: MatchTask, game: Game) -> list[Agent]:
         if not self.setup.isolate:
-            return [self.entries[label].make(self.registry, self.game, seat, task.seed) for seat, label in enumerate(task.labels)]
+            return [self.entries[label].make(self.registry, game, seat, task.seed) for seat, label in enumerate(task.labels)]
         while len(self.processes) < len(task.labels):
             self.processes.append(AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit))
         return [
-            IsolatedAgent(self.processes[seat], self.game, seat, task.seed, self.entry_json[label], self.setup.time_per_move)
+            IsolatedAgent(self.processes[seat], game, seat, task.seed, self.entry_json[label], self.setup.time_per_move)
             for seat, label in enumerate(task.labels)
         ]
 
     def play(self, task: MatchTask) -> queries.MatchOutcome:
         start = time.perf_counter()
-        agents = self._agents(task)
+        game = self._game_for(task.labels)
+        agents = self._agents(task, game)
         try:
-            result = play_match(self.game, agents, task.seed, self.setup.max_turns, self.setup.time_per_move)
+            result = play_match(game, agents, task.seed, self.setup.max_turns, self.setup.time_per_move)
         finally:
             for agent in agents:
                 agent.close()

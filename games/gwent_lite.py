@@ -418,6 +418,7 @@ class GwentLite(arena.Game):
             arena.Param("deck1", "", "seat 1's deck, the same way"),
         ),  # fmt: skip
         description="Best of three rounds of card totals with hidden hands; 0 = pass, k = play hand card k-1.",
+        seat_params=("deck",),  # an agent spec's seat.deck=... becomes deck0 or deck1 for its seat
     )
 
     def __init__(self, **params: Any) -> None:

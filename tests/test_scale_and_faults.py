@@ -113,3 +113,29 @@ def test_four_tournaments_at_once_on_one_file(tmp_path):
     with sqlite3.connect(db) as c:
         assert c.execute("select count(*), sum(status='done') from matches").fetchone() == (720, 720)
         assert c.execute("select count(*) from tournaments where status='done'").fetchone() == (4,)
+
+
+DECK_A = "+".join(["4"] * 25)  # 25 fours
+DECK_B = "+".join(["1"] * 24 + ["76"])  # one huge card and filler
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_decks_against_decks_on_gwent_lite(arena_cli, isolate):
+    extra = ["--isolate"] if isolate else []
+    arena_cli("run-tournament", "--game", "gwent_lite", "--rounds", "6", "--quiet", *extra,
+              "--agents", f"greedy:seat.deck={DECK_A},greedy:seed=1,seat.deck={DECK_B},random:seat.deck={DECK_A}")
+    matches = arena_cli.json("matches")
+    assert len(matches) == 18 and {m["reason"] for m in matches} == {"normal"}
+    replayed = arena_cli.json("replay", str(matches[0]["id"]))  # replays with the seats' decks
+    assert len(replayed["moves"]) == matches[0]["turns"]
+    stored = arena_cli.rows("select agent_params from match_seats where agent like 'greedy:seat.deck=4%'")
+    assert all(f'"seat.deck": "{DECK_A}"' in row[0] for row in stored)
+
+
+def test_bad_seat_parameter_is_bad_input(arena_cli):
+    for agents, fragment in [("greedy:seat.cards=x,random", "no seat parameter 'cards'"),
+                             ("greedy:seat.deck=1+2,random", "deck")]:
+        result = arena_cli("run-tournament", "--game", "gwent_lite", "--agents", agents, ok=False)
+        assert result.exit_code == 2 and fragment in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
+    result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "greedy:seat.deck=1,random", ok=False)
+    assert result.exit_code == 2 and "takes no seat parameter" in result.stderr
