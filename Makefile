@@ -13,7 +13,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/arena run-tournament --game connect_four --agents random,greedy,center --rounds 20 --seed 1 --quiet
+	$(BIN)/arena run-tournament --game connect_four --agents random,greedy,center,minimax:depth=2,mcts:simulations=200 \
+		--rounds 4 --seed 1 --name demo-$$(date +%s) --quiet
 	$(BIN)/arena leaderboard
 
 test: $(STAMP)
@@ -23,10 +24,12 @@ test: $(STAMP)
 BENCH_VENV ?= .venv-bench
 bench: $(STAMP)
 	test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
-	$(BENCH_VENV)/bin/python -m pip install --quiet open-spiel pettingzoo numpy -e .
+	$(BENCH_VENV)/bin/python -m pip install --quiet open-spiel pettingzoo pygame numpy -e ".[report]"
 	$(BENCH_VENV)/bin/python bench/engines.py
 	$(BENCH_VENV)/bin/python bench/search.py
-	$(BENCH_VENV)/bin/python bench/tournament.py
+	$(BIN)/python bench/tournament.py
+	$(BIN)/python bench/ratings.py
+	$(BIN)/python bench/report.py
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) arena.db arena.db-wal arena.db-shm

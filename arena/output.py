@@ -35,7 +35,7 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
         table.add_column(column, justify="left" if text_column else "right", no_wrap=text_column)
     for row in rows:
         table.add_row(*(fmt(v) for v in row))
-    Console(width=max(120, Console().width)).print(table)
+    Console(width=max(200, Console().width)).print(table)
 
 
 def print_json(data: Any) -> None:
