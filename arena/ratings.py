@@ -15,8 +15,6 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import trueskill
-from scipy.linalg import cho_factor, cho_solve
-from scipy.special import expit
 
 from db.records import MatchRecord
 
@@ -208,6 +206,11 @@ def pair_results(records: Iterable[MatchRecord]) -> PairResults:
     )
 
 
+def _expit(x: np.ndarray) -> np.ndarray:
+    """The logistic function, stable for large |x|."""
+    return np.exp(-np.logaddexp(0.0, -x))
+
+
 def _fit_bt(n: int, first: np.ndarray, second: np.ndarray, score: np.ndarray, count: np.ndarray) -> np.ndarray:
     """Maximum a-posteriori strengths (log-odds units) under the weak Gaussian prior, by Newton's method.
 
@@ -215,11 +218,13 @@ def _fit_bt(n: int, first: np.ndarray, second: np.ndarray, score: np.ndarray, co
     steps (a Cholesky solve of an n x n system per step) converge in a handful of iterations:
     measured about 20x faster than scipy's L-BFGS on the same problem.
     """
+    from scipy.linalg import cho_factor, cho_solve  # here: most commands never need scipy
+
     wins = score * count
     precision = 1.0 / BT_PRIOR_SD**2
     theta = np.zeros(n)
     for _ in range(100):
-        p = expit(theta[first] - theta[second])
+        p = _expit(theta[first] - theta[second])
         residual = wins - count * p  # d(log-likelihood)/d(theta_first - theta_second)
         grad = -precision * theta
         grad += np.bincount(first, weights=residual, minlength=n)
@@ -273,7 +278,7 @@ def _parametric_bootstrap(results: PairResults, theta: np.ndarray, rounds: int, 
     games = np.bincount(cell_pair, weights=results.count, minlength=len(pairs))
     draws = np.bincount(cell_pair, weights=results.count * (results.score == 0.5), minlength=len(pairs))
     draw_rate = draws / games
-    expected = expit(theta[pairs[:, 0]] - theta[pairs[:, 1]])  # first's expected score
+    expected = _expit(theta[pairs[:, 0]] - theta[pairs[:, 1]])  # first's expected score
     # Win/draw/loss probabilities with the fitted expected score and the observed draw rate.
     p_win = np.clip(expected - draw_rate / 2, 0.0, 1.0)
     p_loss = np.clip(1.0 - expected - draw_rate / 2, 0.0, 1.0)

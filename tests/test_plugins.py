@@ -75,3 +75,9 @@ def test_pip_installed_third_party_plugin(tmp_path):
                          env=env, capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert "last_legal" in run.stdout
+
+
+def test_head_revision_constant_matches_alembic():
+    from db.session import HEAD_REVISION, head_revision
+
+    assert head_revision() == HEAD_REVISION
