@@ -39,6 +39,7 @@ import numpy as np
 import arena
 from arena import TERMINAL
 from arena.api import Evaluation
+from arena.sampling import SampledViews
 from arena.seeding import derive_seed
 
 PASS = 0
@@ -96,7 +97,7 @@ class Decision:
     hand_size: int
 
 
-class GwentLiteState(arena.State):
+class GwentLiteState(SampledViews, arena.State):
     """A position. `decks[p]` is seat p's deck in order (its end is the top), `hands[p]` in draw order."""
 
     __slots__ = (
@@ -213,27 +214,8 @@ class GwentLiteState(arena.State):
 
     def clone(self) -> GwentLiteState:
         other = self._copy()
-        other._rng = random.Random()
-        other._rng.setstate(self._rng.getstate())
-        other._view_key = self._view_key
-        other._view_stream = None
-        if self._view_stream is not None:
-            other._view_stream = random.Random()
-            other._view_stream.setstate(self._view_stream.getstate())
+        self._copy_randomness_to(other)
         return other
-
-    def _fresh_rng(self, player: int, *public: int) -> random.Random:
-        """The RNG of a new view of this state.
-
-        A real state answers a pure function of its view key, the seat and the public position
-        (`public`): viewing never changes it, the same position gives the same view, and the
-        one-way hash tells nothing about `_rng`. A view (what an agent holds) draws the seed from
-        its own sampling stream instead, so each `view()` of a view is a fresh re-sample, as
-        determinising searches need; that advances only the stream, never the view's own chance.
-        """
-        if self._view_stream is None:
-            return random.Random(derive_seed(self._view_key, player, *public))
-        return random.Random(self._view_stream.getrandbits(63))
 
     def _copy(self) -> GwentLiteState:
         """Everything but the two sources of randomness, which the caller sets."""

@@ -53,6 +53,7 @@ import numpy as np
 import arena
 from arena import TERMINAL
 from arena.api import Evaluation
+from arena.sampling import SampledViews
 from arena.seeding import derive_seed
 
 LEAVE, STAY = 0, 1
@@ -123,7 +124,7 @@ class TurnRecord:
     artifacts_taken: int
 
 
-class IncanGoldState(arena.State):
+class IncanGoldState(SampledViews, arena.State):
     """A position. `deck` is the quest deck in order (its end is the top), `path` the cards
     revealed this round (taken artifacts leave it), `choices` this turn's hidden choices.
     """
@@ -305,27 +306,8 @@ class IncanGoldState(arena.State):
 
     def clone(self) -> IncanGoldState:
         other = self._copy()
-        other._rng = random.Random()
-        other._rng.setstate(self._rng.getstate())
-        other._view_key = self._view_key
-        other._view_stream = None
-        if self._view_stream is not None:
-            other._view_stream = random.Random()
-            other._view_stream.setstate(self._view_stream.getstate())
+        self._copy_randomness_to(other)
         return other
-
-    def _fresh_rng(self, player: int, *public: int) -> random.Random:
-        """The RNG of a new view of this state.
-
-        A real state answers a pure function of its view key, the seat and the public position
-        (`public`): viewing never changes it, the same position gives the same view, and the
-        one-way hash tells nothing about `_rng`. A view (what an agent holds) draws the seed from
-        its own sampling stream instead, so each `view()` of a view is a fresh re-sample, as
-        determinising searches need; that advances only the stream, never the view's own chance.
-        """
-        if self._view_stream is None:
-            return random.Random(derive_seed(self._view_key, player, *public))
-        return random.Random(self._view_stream.getrandbits(63))
 
     def _copy(self) -> IncanGoldState:
         """Everything but the two sources of randomness, which the caller sets."""

@@ -1,0 +1,46 @@
+"""Randomness for states with hidden information: the game's chance, and a separate source for views.
+
+A state that mixes in `SampledViews` keeps its chance (shuffles, draws) in `_rng`, and seeds the
+re-sampling of hidden parts in views from `_view_key` (a real state) or `_view_stream` (a view).
+The game's own chance is never used for, nor recoverable from, what a view shows.
+"""
+
+from __future__ import annotations
+
+import random
+
+from arena.seeding import derive_seed
+
+
+def copy_rng(rng: random.Random) -> random.Random:
+    other = random.Random()
+    other.setstate(rng.getstate())
+    return other
+
+
+class SampledViews:
+    """Mixin for imperfect-information states; list `_rng`, `_view_key`, `_view_stream` in `__slots__` if you use slots."""
+
+    __slots__ = ()
+    _rng: random.Random
+    _view_key: int
+    _view_stream: random.Random | None
+
+    def _copy_randomness_to(self, other: SampledViews) -> None:
+        """Give a clone the same chance and the same view sampling as this state."""
+        other._rng = copy_rng(self._rng)
+        other._view_key = self._view_key
+        other._view_stream = None if self._view_stream is None else copy_rng(self._view_stream)
+
+    def _fresh_rng(self, player: int, *public: int) -> random.Random:
+        """The RNG of a new view of this state.
+
+        A real state answers a pure function of its view key, the seat and the public position
+        (`public`): viewing never changes it, the same position gives the same view, and the
+        one-way hash tells nothing about `_rng`. A view (what an agent holds) draws the seed from
+        its own sampling stream instead, so each `view()` of a view is a fresh re-sample, as
+        determinising searches need; that advances only the stream, never the view's own chance.
+        """
+        if self._view_stream is None:
+            return random.Random(derive_seed(self._view_key, player, *public))
+        return random.Random(self._view_stream.getrandbits(63))
