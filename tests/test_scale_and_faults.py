@@ -78,11 +78,13 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, workers):
     env = dict(os.environ, ARENA_DB=str(db), ARENA_FLUSH_SECONDS="0.02")
     args = ["run-tournament", "--game", "connect_four", "--agents", "greedy,random,greedy:eval=heuristic", "--rounds", "60",
             "--seed", "21", "--quiet", "--workers", workers]
+    log = (tmp_path / "victim.log").open("w")
     victim = subprocess.Popen([ARENA, *args, "--name", "killed"], env=env, cwd=tmp_path, start_new_session=True,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+                              stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not db.exists() or _done(db, "killed") == 0):
+    while time.monotonic() < deadline and victim.poll() is None and (not db.exists() or _done(db, "killed") == 0):
         time.sleep(0.05)
+    assert victim.poll() is None, f"the run ended before it was killed: {(tmp_path / 'victim.log').read_text()}"
     os.killpg(victim.pid, signal.SIGKILL)
     victim.wait()
     stored = _done(db, "killed")
