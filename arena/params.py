@@ -92,8 +92,8 @@ def _to_bool(value: Any) -> bool:
 
 def _to_float_tuple(value: Any) -> tuple[float, ...]:
     items = value.split(",") if isinstance(value, str) else list(value)
-    numbers = tuple(float(item) for item in items)
-    if not numbers or not all(math.isfinite(n) for n in numbers):
+    numbers = tuple(float(item) for item in items)  # "" on the command line fails here; an empty tuple is kept
+    if not all(math.isfinite(n) for n in numbers):
         raise ValueError(value)
     return numbers
 
