@@ -228,10 +228,11 @@ def test_time_mode_answers_within_time_per_move(game_id: str) -> None:
         pytest.skip(f"game '{game_id}' is not registered yet")
     game = REGISTRY.games[game_id]()
     agents = [MinimaxAgent(game, 0, 1, time=30.0), MinimaxAgent(game, 1, 2, depth=40)]
-    # 0.3 s: the agents keep 0.06 s in hand, which a busy machine (2 shared cores) still respects.
-    result = play_match(game, agents, seed=3, max_turns=6, time_per_move=0.3)
+    # 1 s per move: the agents budget 0.87 s. The slack is wide because the test suite runs two
+    # workers on two shared cores; the budget arithmetic itself needs no clock to check.
+    result = play_match(game, agents, seed=3, max_turns=2, time_per_move=1.0)
     assert result.reason in ("normal", "turn_limit"), result.detail
-    assert min(result.think_times) > 3 * 0.15  # both used most of their time: neither stopped early
+    assert min(result.think_times) > 0.5  # both used most of their time: neither stopped early
 
 
 def test_time_mode_searches_deeper_with_more_time() -> None:
@@ -241,7 +242,7 @@ def test_time_mode_searches_deeper_with_more_time() -> None:
     start = time.perf_counter()
     quick.act(state.clone())
     slow.act(state.clone())
-    assert time.perf_counter() - start < 0.32 + 0.15
+    assert time.perf_counter() - start < 0.32 + 0.5  # generous: the suite shares two cores
     assert slow.stats["depth"] > quick.stats["depth"] >= 1
 
 
