@@ -34,8 +34,8 @@ def test_illegal_action_is_a_forfeit():
 
 
 def test_timeout_is_a_forfeit():
-    game, agents = _setup("tic_tac_toe", "random", "sleeper", sleeper={"seconds": 0.05})
-    result = play_match(game, agents, seed=3, time_per_move=0.01)
+    game, agents = _setup("tic_tac_toe", "random", "sleeper", sleeper={"seconds": 0.5})
+    result = play_match(game, agents, seed=3, time_per_move=0.3)
     assert result.reason == "timeout" and result.outcomes == ["win", "loss"] and result.turns == 1
 
 

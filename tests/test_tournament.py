@@ -63,11 +63,11 @@ def test_never_ending_game_draws_at_the_limit(arena_cli):
 
 
 def test_faulty_agents_forfeit_and_the_tournament_goes_on(arena_cli):
-    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "raiser:after=1,illegal,sleeper:seconds=0.03,random",
-              "--rounds", "2", "--time-per-move", "0.01", "--quiet")
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "raiser:after=1,illegal,sleeper:seconds=0.6,random",
+              "--rounds", "2", "--time-per-move", "0.5", "--quiet")
     matches = arena_cli.json("matches")
     assert len(matches) == 12
-    culprit = {"agent_error": "raiser:after=1", "illegal_action": "illegal", "timeout": "sleeper:seconds=0.03"}
+    culprit = {"agent_error": "raiser:after=1", "illegal_action": "illegal", "timeout": "sleeper:seconds=0.6"}
     assert {m["reason"] for m in matches} == set(culprit)
     for m in matches:
         losers = [s["agent"] for s in m["seats"] if s["outcome"] == "loss"]
