@@ -13,23 +13,11 @@ from arena.match import play_match
 from arena.plugins import get_registry
 from arena.seeding import derive_seed
 from arena.testing import check_agent
+from tests._duel import duel
 from tests.test_minimax import DoubleNim, RingNim, RingNimState, double_nim_wins
 
 REGISTRY = get_registry()
 GAME_IDS = sorted(REGISTRY.games)
-
-
-def duel(game: arena.Game, spec: tuple[str, dict[str, Any]], other: tuple[str, dict[str, Any]], n: int) -> list[str]:
-    """Outcomes of `spec` in n matches against `other`, seats alternating."""
-    outcomes = []
-    for i in range(n):
-        seat = i % 2
-        specs = [spec, other] if seat == 0 else [other, spec]
-        agents = [REGISTRY.agents[s[0]](game, p, derive_seed(i, p), **s[1]) for p, s in enumerate(specs)]
-        result = play_match(game, agents, derive_seed("duel", i))
-        assert result.reason in ("normal", "turn_limit"), result.detail
-        outcomes.append(result.outcomes[seat])
-    return outcomes
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)

@@ -15,22 +15,10 @@ from arena.match import play_match
 from arena.plugins import get_registry
 from arena.seeding import derive_seed
 from arena.testing import check_agent
+from tests._duel import duel
 
 REGISTRY = get_registry()
 GAME_IDS = sorted(REGISTRY.games)
-
-
-def duel(game: arena.Game, spec: tuple[str, dict[str, Any]], other: tuple[str, dict[str, Any]], n: int) -> list[str]:
-    """Outcomes of `spec` in n matches against `other`, seats alternating, seeded by the match index."""
-    outcomes = []
-    for i in range(n):
-        seat = i % 2
-        specs = [spec, other] if seat == 0 else [other, spec]
-        agents = [REGISTRY.agents[s[0]](game, p, derive_seed(i, p), **s[1]) for p, s in enumerate(specs)]
-        result = play_match(game, agents, derive_seed("duel", i))
-        assert result.reason in ("normal", "turn_limit"), result.detail
-        outcomes.append(result.outcomes[seat])
-    return outcomes
 
 
 # --- a toy game where a player may move twice in a row -------------------------------------
