@@ -96,6 +96,10 @@ class State(ABC):
         """A numpy tensor of the position from `player`'s point of view, for learning agents."""
         raise NotImplementedError(f"{type(self).__name__} offers no observation tensor")
 
+    def rounds_played(self) -> int | None:
+        """Rounds begun so far, for games played in rounds (statistics report them); None for others."""
+        return None
+
     def view(self, player: int) -> State:
         """What `player` may see: a clone for perfect information; hidden parts redacted or re-sampled otherwise."""
         return self.clone()

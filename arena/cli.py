@@ -517,6 +517,8 @@ def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | Non
     rows = [["all matches"] + [data["match_length"][k] for k in columns[1:]]]
     rows += [[pair] + [d[k] for k in columns[1:]] for pair, d in data["per_pair"].items()]
     rows += [[f"reason: {reason}"] + [d[k] for k in columns[1:]] for reason, d in data["per_reason"].items()]
+    if data["rounds"]["count"]:
+        rows.append(["rounds per match"] + [data["rounds"][k] for k in columns[1:]])
     print_table(f"Match length in turns - {selection.title}", columns, rows)
     legal = data["legal_moves_per_turn"]
     print_table("Legal moves per turn", ["count", "mean", "median", "max"], [[legal[k] for k in ("count", "mean", "median", "max")]])

@@ -47,6 +47,7 @@ class MatchResult:
     moves: list[int] = field(default_factory=list)
     legal_counts: list[int] = field(default_factory=list)
     move_counts: list[int] = field(default_factory=list)  # actions made by each seat
+    rounds: int | None = None  # for games played in rounds (State.rounds_played)
 
 
 def outcomes_from_returns(returns: Sequence[float]) -> tuple[list[int], list[str]]:
@@ -91,7 +92,7 @@ def play_match(
         if turns >= max_turns:
             return MatchResult(
                 [0.0] * num_players, [DRAW] * num_players, [1] * num_players, turns, TURN_LIMIT, None,
-                think, moves, legal_counts, made,
+                think, moves, legal_counts, made, state.rounds_played(),
             )  # fmt: skip
         seat = state.current_player
         legal = state.legal_actions()
@@ -100,21 +101,21 @@ def play_match(
             action = agents[seat].act(state.view(seat))
         except Forfeit as exc:
             think[seat] += clock() - start
-            return _forfeit(num_players, seat, turns, exc.reason, exc.detail, think, moves, legal_counts, made)
+            return _forfeit(state, num_players, seat, turns, exc.reason, exc.detail, think, moves, legal_counts, made)
         except Exception as exc:  # a fault of the agent, not of the arena
             think[seat] += clock() - start
             detail = f"{type(exc).__name__}: {exc}"
-            return _forfeit(num_players, seat, turns, AGENT_ERROR, detail, think, moves, legal_counts, made)
+            return _forfeit(state, num_players, seat, turns, AGENT_ERROR, detail, think, moves, legal_counts, made)
         elapsed = clock() - start
         think[seat] += elapsed
         if time_per_move is not None and elapsed > time_per_move:
             detail = f"seat {seat} took {elapsed:.3f}s, limit {time_per_move:g}s"
-            return _forfeit(num_players, seat, turns, TIMEOUT, detail, think, moves, legal_counts, made)
+            return _forfeit(state, num_players, seat, turns, TIMEOUT, detail, think, moves, legal_counts, made)
         if isinstance(action, numbers.Integral) and not isinstance(action, bool):
             action = int(action)
         if action not in legal or isinstance(action, bool) or not isinstance(action, int):
             detail = f"seat {seat} answered {action!r}, not a legal action"
-            return _forfeit(num_players, seat, turns, ILLEGAL_ACTION, detail, think, moves, legal_counts, made)
+            return _forfeit(state, num_players, seat, turns, ILLEGAL_ACTION, detail, think, moves, legal_counts, made)
         state.apply(action)
         moves.append(action)
         legal_counts.append(len(legal))
@@ -122,15 +123,17 @@ def play_match(
         turns += 1
     returns = state.returns()
     ranks, outcomes = outcomes_from_returns(returns)
-    return MatchResult([float(r) for r in returns], outcomes, ranks, turns, NORMAL, None, think, moves, legal_counts, made)
+    return MatchResult([float(r) for r in returns], outcomes, ranks, turns, NORMAL, None, think, moves, legal_counts, made,
+                       state.rounds_played())  # fmt: skip
 
 
 def _forfeit(
-    num_players: int, seat: int, turns: int, reason: str, detail: str,
+    state: State, num_players: int, seat: int, turns: int, reason: str, detail: str,
     think: list[float], moves: list[int], legal_counts: list[int], made: list[int],
 ) -> MatchResult:  # fmt: skip
     scores, outcomes, ranks = forfeit_result(num_players, seat)
-    return MatchResult(scores, outcomes, ranks, turns, reason, detail, think, moves, legal_counts, made)
+    return MatchResult(scores, outcomes, ranks, turns, reason, detail, think, moves, legal_counts, made,
+                       state.rounds_played())  # fmt: skip
 
 
 def encode_ints(values: Sequence[int]) -> bytes:

@@ -144,6 +144,7 @@ def turn_stats(records: Sequence[MatchRecord]) -> dict[str, Any]:
         "per_reason": {reason: distribution(v) for reason, v in sorted(per_reason.items())},
         "reasons": dict(sorted(Counter(r.reason for r in records).items())),
         "legal_moves_per_turn": legal_summary,
+        "rounds": distribution([r.rounds for r in records if r.rounds is not None]),
         "think_time_per_move": {agent: c.think_per_move for agent, c in sorted(counts.items())},
     }
 

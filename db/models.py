@@ -76,6 +76,7 @@ class Match(Base):
     legal_counts: Mapped[bytes | None] = mapped_column(LargeBinary)  # legal actions before each move
     duration: Mapped[float | None]
     finished_at: Mapped[datetime | None]
+    rounds: Mapped[int | None]  # for games played in rounds
 
     tournament: Mapped[Tournament] = relationship(back_populates="matches")
     seats: Mapped[list[MatchSeat]] = relationship(back_populates="match", cascade="all, delete-orphan", order_by="MatchSeat.seat")

@@ -160,6 +160,7 @@ class MatchOutcome:
     ranks: Sequence[int]
     think_times: Sequence[float]
     move_counts: Sequence[int]
+    rounds: int | None = None
 
 
 _UPDATE_MATCH = (
@@ -168,7 +169,7 @@ _UPDATE_MATCH = (
     .values(
         status="done", turns=bindparam("b_turns"), reason=bindparam("b_reason"), detail=bindparam("b_detail"),
         moves=bindparam("b_moves"), legal_counts=bindparam("b_legal"), duration=bindparam("b_duration"),
-        finished_at=bindparam("b_finished"),
+        finished_at=bindparam("b_finished"), rounds=bindparam("b_rounds"),
     )
 )  # fmt: skip
 _UPDATE_SEAT = (
@@ -187,7 +188,7 @@ def save_results(database: Database, tournament_id: int, results: Iterable[Match
     now = utcnow()
     match_rows = [
         {"b_id": r.match_id, "b_turns": r.turns, "b_reason": r.reason, "b_detail": r.detail, "b_moves": r.moves,
-         "b_legal": r.legal_counts, "b_duration": r.duration, "b_finished": now}
+         "b_legal": r.legal_counts, "b_duration": r.duration, "b_finished": now, "b_rounds": r.rounds}
         for r in results
     ]  # fmt: skip
     seat_rows = [
@@ -238,7 +239,7 @@ def load_matches(
     if agent is not None:
         conditions.append(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.agent == agent)))
     columns = [Match.id, Match.tournament_id, Match.index, Match.seed, Match.game_id, Match.game_version,
-               Match.turns, Match.reason, Match.detail]  # fmt: skip
+               Match.turns, Match.reason, Match.detail, Match.rounds]  # fmt: skip
     if with_legal_counts:
         columns.append(Match.legal_counts)
     query = select(*columns).where(*conditions).order_by(Match.tournament_id, Match.index)
@@ -267,10 +268,10 @@ def load_matches(
         current.append(SeatRecord(seat, agent_label, score, outcome, rank, think or 0.0, moves or 0))
     if current_id is not None:
         seats[current_id] = tuple(current)
-    legal_column = 9 if with_legal_counts else None
+    legal_column = 10 if with_legal_counts else None
     return [
         MatchRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], seats.get(row[0], ()),
-                    row[legal_column] if legal_column else None, row[8])
+                    row[legal_column] if legal_column else None, row[8], row[9])
         for row in match_rows
     ]  # fmt: skip
 

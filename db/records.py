@@ -29,6 +29,7 @@ class MatchRecord:
     seats: tuple[SeatRecord, ...]
     legal_counts: bytes | None = None
     detail: str | None = None
+    rounds: int | None = None  # for games played in rounds
 
     def agents(self) -> tuple[str, ...]:
         return tuple(s.agent for s in self.seats)

@@ -212,6 +212,9 @@ class GwentLiteState(SampledViews, arena.State):
             return [0.0, 0.0]
         return [1.0, -1.0] if self.wins[0] > self.wins[1] else [-1.0, 1.0]
 
+    def rounds_played(self) -> int:
+        return self.round
+
     def clone(self) -> GwentLiteState:
         other = self._copy()
         self._copy_randomness_to(other)

@@ -304,6 +304,9 @@ class IncanGoldState(SampledViews, arena.State):
             return [s + len(held) / 10 for s, held in zip(scores, self.artifacts_held)]
         return scores
 
+    def rounds_played(self) -> int:
+        return self.round
+
     def clone(self) -> IncanGoldState:
         other = self._copy()
         self._copy_randomness_to(other)

@@ -38,6 +38,7 @@ def test_incan_gold_tables(arena_cli, players):
     stats = arena_cli.json("stats")
     assert stats["match_length"]["count"] == len(matches)
     assert stats["legal_moves_per_turn"]["max"] == 2
+    assert stats["rounds"]["count"] == len(matches) and stats["rounds"]["max"] <= 5
 
 
 def test_players_must_fit_the_game(arena_cli):

@@ -1,0 +1,24 @@
+"""rounds per match, for games played in rounds
+
+Revision ID: 0003
+Revises: 0002
+Create Date: 2026-11-21 06:30:00
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0003"
+down_revision = "0002"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("matches") as batch_op:
+        batch_op.add_column(sa.Column("rounds", sa.Integer(), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("matches") as batch_op:
+        batch_op.drop_column("rounds")
