@@ -136,6 +136,20 @@ def check_game(game: Game, seeds: Iterable[int] = range(20)) -> None:
         check_observation(game, seed)
 
 
+def _watch(agent: Agent) -> None:
+    """Make `agent.act` fail if it changes the state it is given (the runner hands over live states)."""
+    inner = agent.act
+
+    def act(state: State) -> int:
+        before = _snapshot(state)
+        action = inner(state)
+        if _snapshot(state) != before:
+            raise AssertionError(f"agent '{agent.info.id}' changed the state it was given; clone it to look ahead")
+        return action
+
+    agent.act = act  # type: ignore[method-assign]
+
+
 def check_agent(
     agent_cls: type[Agent], game: Game, params: dict[str, Any] | None = None, seeds: Iterable[int] = range(3),
     max_turns: int = 200,
@@ -155,6 +169,7 @@ def check_agent(
                     agent_cls(game, p, derive_seed(seed, p), **params) if p == seat else opponent_cls(game, p, derive_seed(seed, p))
                     for p in range(game.num_players)
                 ]  # fmt: skip
+                _watch(agents[seat])
                 result = play_match(game, agents, seed, max_turns=max_turns)
                 assert result.reason in ("normal", "turn_limit"), (
                     f"agent '{agent_cls.info.id}' in seat {seat} on '{game.info.id}' seed {seed}: "

@@ -107,15 +107,14 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
         tables = gauntlet(len(entries), request.rounds)
     else:
         tables = round_robin(len(entries), request.rounds, players)
+    # One SeatPlan per (agent, seat), shared by every match that seats that agent there.
+    seat_plans = {
+        (a, seat): queries.SeatPlan(seat, entry.label, entry.type_id, entry.params_json(), entry.version)
+        for a, entry in enumerate(entries)
+        for seat in range(players)
+    }
     schedule = [
-        queries.MatchPlan(
-            index=index,
-            seed=derive_seed(request.seed, index),
-            seats=tuple(
-                queries.SeatPlan(seat, entries[a].label, entries[a].type_id, entries[a].params_json(), entries[a].version)
-                for seat, a in enumerate(table)
-            ),
-        )
+        queries.MatchPlan(index, derive_seed(request.seed, index), tuple(seat_plans[(a, seat)] for seat, a in enumerate(table)))
         for index, table in enumerate(tables)
     ]
     settings = {

@@ -7,12 +7,39 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from db.models import CacheEntry, Match, MatchSeat, NamedAgent, Tournament, utcnow
 from db.records import MatchRecord, SeatRecord
 from db.session import Database, retrying
+
+# ---------------------------------------------------------------- driver-level bulk statements
+
+
+def _executemany(connection: Connection, table: str, sql_template: str, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """executemany straight through the DB-API driver, in the driver's own parameter style.
+
+    SQLAlchemy's per-row parameter processing cost more than the rest of storing a match (measured
+    about 40 us of a 60 us insert), so the hot bulk writes skip it; `{}` in the template takes the
+    placeholders, in `names` order. Values must already be plain Python values.
+    """
+    style = connection.dialect.paramstyle
+    if style == "qmark":
+        marks = ["?"] * len(names)
+    elif style == "format":
+        marks = ["%s"] * len(names)
+    elif style == "numeric":
+        marks = [f":{i + 1}" for i in range(len(names))]
+    elif style == "named":
+        marks = [f":{n}" for n in names]
+        rows = [dict(zip(names, row)) for row in rows]  # type: ignore[misc]
+    else:  # pyformat
+        marks = [f"%({n})s" for n in names]
+        rows = [dict(zip(names, row)) for row in rows]  # type: ignore[misc]
+    if rows:
+        connection.exec_driver_sql(sql_template.format(*marks), rows)  # type: ignore[arg-type]
+
 
 # ---------------------------------------------------------------- named agents
 
@@ -80,22 +107,23 @@ def _create_tournament(
         session.add(tournament)
         session.flush()
         tid = tournament.id
-        match_rows = [
-            {"tournament_id": tid, "index": plan.index, "game_id": game_id, "game_version": game_version,
-             "game_params": game_params, "seed": plan.seed, "status": "pending"}
-            for plan in schedule
-        ]  # fmt: skip
-        for start in range(0, len(match_rows), 20_000):
-            session.execute(insert(Match), match_rows[start : start + 20_000])
+        connection = session.connection()
+        _executemany(
+            connection, "matches",
+            'INSERT INTO matches (tournament_id, "index", game_id, game_version, game_params, seed, status) '
+            "VALUES ({}, {}, {}, {}, {}, {}, {})",
+            ("tournament_id", "index", "game_id", "game_version", "game_params", "seed", "status"),
+            [(tid, plan.index, game_id, game_version, game_params, plan.seed, "pending") for plan in schedule],
+        )  # fmt: skip
         ids = dict(session.execute(select(Match.index, Match.id).where(Match.tournament_id == tid)).all())
-        seat_rows = [
-            {"match_id": ids[plan.index], "seat": s.seat, "agent": s.agent, "agent_type": s.agent_type,
-             "agent_params": s.agent_params, "agent_version": s.agent_version}
-            for plan in schedule
-            for s in plan.seats
-        ]  # fmt: skip
-        for start in range(0, len(seat_rows), 20_000):
-            session.execute(insert(MatchSeat), seat_rows[start : start + 20_000])
+        _executemany(
+            connection, "match_seats",
+            "INSERT INTO match_seats (match_id, seat, agent, agent_type, agent_params, agent_version) "
+            "VALUES ({}, {}, {}, {}, {}, {})",
+            ("match_id", "seat", "agent", "agent_type", "agent_params", "agent_version"),
+            [(ids[plan.index], s.seat, s.agent, s.agent_type, s.agent_params, s.agent_version)
+             for plan in schedule for s in plan.seats],
+        )  # fmt: skip
     return tid
 
 
@@ -163,44 +191,35 @@ class MatchOutcome:
     rounds: int | None = None
 
 
-_UPDATE_MATCH = (
-    update(Match)
-    .where(Match.id == bindparam("b_id"), Match.status == "pending")
-    .values(
-        status="done", turns=bindparam("b_turns"), reason=bindparam("b_reason"), detail=bindparam("b_detail"),
-        moves=bindparam("b_moves"), legal_counts=bindparam("b_legal"), duration=bindparam("b_duration"),
-        finished_at=bindparam("b_finished"), rounds=bindparam("b_rounds"),
-    )
-)  # fmt: skip
-_UPDATE_SEAT = (
-    update(MatchSeat)
-    .where(MatchSeat.match_id == bindparam("b_id"), MatchSeat.seat == bindparam("b_seat"))
-    .values(score=bindparam("b_score"), outcome=bindparam("b_outcome"), rank=bindparam("b_rank"),
-            think_time=bindparam("b_think"), moves=bindparam("b_nmoves"))
-)  # fmt: skip
-
-
 def save_results(database: Database, tournament_id: int, results: Iterable[MatchOutcome]) -> None:
     """Store a batch of results of one tournament in one transaction (a match already done is left as it is)."""
     results = list(results)
     if not results:
         return
-    now = utcnow()
-    match_rows = [
-        {"b_id": r.match_id, "b_turns": r.turns, "b_reason": r.reason, "b_detail": r.detail, "b_moves": r.moves,
-         "b_legal": r.legal_counts, "b_duration": r.duration, "b_finished": now, "b_rounds": r.rounds}
-        for r in results
-    ]  # fmt: skip
+    now = utcnow().isoformat(sep=" ", timespec="microseconds")  # the driver gets plain text, as SQLAlchemy stores it
+    match_rows = [(r.turns, r.reason, r.detail, r.moves, r.legal_counts, r.duration, now, r.rounds, r.match_id) for r in results]
     seat_rows = [
-        {"b_id": r.match_id, "b_seat": seat, "b_score": r.scores[seat], "b_outcome": r.outcomes[seat],
-         "b_rank": r.ranks[seat], "b_think": r.think_times[seat], "b_nmoves": r.move_counts[seat]}
+        (r.scores[seat], r.outcomes[seat], r.ranks[seat], r.think_times[seat], r.move_counts[seat], r.match_id, seat)
         for r in results
         for seat in range(len(r.scores))
-    ]  # fmt: skip
+    ]
+
     def write() -> None:
         with database.engine.begin() as connection:
-            connection.execute(_UPDATE_MATCH, match_rows)
-            connection.execute(_UPDATE_SEAT, seat_rows)
+            _executemany(
+                connection, "matches",
+                "UPDATE matches SET status = 'done', turns = {}, reason = {}, detail = {}, moves = {}, legal_counts = {}, "
+                "duration = {}, finished_at = {}, rounds = {} WHERE id = {} AND status = 'pending'",
+                ("turns", "reason", "detail", "moves", "legal_counts", "duration", "finished_at", "rounds", "id"),
+                match_rows,
+            )  # fmt: skip
+            _executemany(
+                connection, "match_seats",
+                "UPDATE match_seats SET score = {}, outcome = {}, rank = {}, think_time = {}, moves = {} "
+                "WHERE match_id = {} AND seat = {}",
+                ("score", "outcome", "rank", "think_time", "moves", "match_id", "seat"),
+                seat_rows,
+            )  # fmt: skip
             connection.execute(
                 update(Tournament).where(Tournament.id == tournament_id).values(revision=Tournament.revision + 1)
             )

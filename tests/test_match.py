@@ -52,3 +52,16 @@ def test_ranks_and_outcomes():
     assert outcomes_from_returns([1, -1]) == ([1, 2], ["win", "loss"])
     assert outcomes_from_returns([0, 0]) == ([1, 1], ["draw", "draw"])
     assert outcomes_from_returns([5, 9, 9, 1]) == ([3, 1, 1, 4], ["loss", "draw", "draw", "loss"])
+
+
+def test_an_agent_that_changes_the_live_state_forfeits():
+    import pytest
+
+    from arena.testing import check_agent
+
+    game, agents = _setup("connect_four", "meddler", "random")
+    result = play_match(game, agents, seed=3)
+    assert result.reason == "agent_error" and "changed the state" in result.detail and result.outcomes == ["loss", "win"]
+    registry = get_registry([TEST_PLUGINS])
+    with pytest.raises(AssertionError, match="changed the state"):
+        check_agent(registry.agents["meddler"], game)
