@@ -195,7 +195,10 @@ class Agent(ABC):
 
     @abstractmethod
     def act(self, state: State) -> int:
-        """Choose a legal action in `state`, this seat's view of the position."""
+        """Choose a legal action in `state`: the live state (perfect information) or this seat's view.
+
+        Never change it: clone before looking ahead. The runner makes an agent that did forfeit.
+        """
 
     def reset(self) -> None:
         """Forget anything kept from a previous match."""
