@@ -17,7 +17,7 @@ from arena.errors import ArenaError
 from arena.leaderboard import SYSTEMS, leaderboard_rows, sort_rows
 from arena.match import DEFAULT_MAX_TURNS, decode_ints, replay
 from arena.output import print_csv, print_json, print_table
-from arena.params import parse_assignments, parse_spec
+from arena.params import parse_assignments
 from arena.plugins import Registry, get_registry
 from arena.plugins import register_commands as add_plugin_commands
 from arena.ratings import elo

@@ -27,7 +27,6 @@ import math
 import random
 import statistics
 import time
-from typing import Any
 
 import arena
 from arena.plugins import get_registry

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
 
@@ -11,7 +10,6 @@ import arena
 from agents.mcts import MCTSAgent
 from arena.match import play_match
 from arena.plugins import get_registry
-from arena.seeding import derive_seed
 from arena.testing import check_agent
 from tests._duel import duel
 from tests.test_minimax import DoubleNim, RingNim, RingNimState, double_nim_wins

@@ -13,7 +13,6 @@ from agents._search import WIN_VALUE, resolve_evaluation, terminal_value
 from agents.minimax import MinimaxAgent
 from arena.match import play_match
 from arena.plugins import get_registry
-from arena.seeding import derive_seed
 from arena.testing import check_agent
 from tests._duel import duel
 

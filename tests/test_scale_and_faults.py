@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import TEST_PLUGINS, Arena
+from tests.conftest import Arena
 
 ARENA = str(Path(sys.executable).parent / "arena")
 
