@@ -442,7 +442,7 @@ def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str
         print_json([{"n": p.n, "match_id": p.match_id, "ratings": p.ratings} for p in history])
         return
     agents = sorted({agent for p in history for agent in p.ratings})
-    current = {agent: None for agent in agents}
+    current: dict[str, float | None] = {agent: None for agent in agents}
     rows = []
     for point in history:
         current.update(point.ratings)

@@ -37,7 +37,7 @@ def leaderboard_rows(records: Sequence[MatchRecord], bootstrap: int = 100) -> li
     ts = trueskill_ratings(records)
     bt = bradley_terry(records, bootstrap=bootstrap)
     ranks = separated_ranks({agent: (r.low, r.high) for agent, r in bt.items()})
-    rows = []
+    rows: list[dict[str, Any]] = []
     for agent, c in counts.items():
         rating = ts[agent]
         rows.append(

@@ -6,7 +6,7 @@ import numbers
 import time
 from array import array
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 from arena.api import Agent, Game, State
 
@@ -105,6 +105,7 @@ def play_match(
         seat = state.current_player
         legal = legal_actions()
         start = clock()
+        action: Any
         try:
             action = acts[seat](state if live else state.view(seat))
         except Forfeit as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
@@ -20,13 +21,13 @@ class Param:
     name: str
     default: Any
     help: str = ""
-    type: type | None = None
+    type: builtins.type | None = None
     choices: tuple[Any, ...] | None = None
     min: float | None = None
     max: float | None = None
 
     @property
-    def kind(self) -> type:
+    def kind(self) -> builtins.type:
         if self.type is not None:
             return self.type
         return type(self.default) if self.default is not None else str
@@ -34,6 +35,7 @@ class Param:
     def convert(self, value: Any, owner: str) -> Any:
         """Turn a raw value (often a string from the command line) into a checked value."""
         kind = self.kind
+        converted: Any
         try:
             if kind is bool:
                 converted = _to_bool(value)
@@ -73,7 +75,7 @@ class Param:
         return text
 
 
-def _kind_name(kind: type) -> str:
+def _kind_name(kind: builtins.type) -> str:
     return {int: "an integer", float: "a number", bool: "true or false", tuple: "a comma-separated list of numbers"}.get(
         kind, "text"
     )

@@ -170,7 +170,7 @@ def _collect(registry: Registry) -> None:
             def register(item: Any, _plugin: str = plugin_name, _kind: str = kind, _table: dict = table, _base: type = base) -> None:
                 if not (isinstance(item, type) and issubclass(item, _base)):
                     raise ArenaError(f"plugin '{_plugin}' registered {item!r}, which is not an arena.{_base.__name__} class")
-                item_id = item.info.id
+                item_id = item.info.id  # type: ignore[attr-defined]  # a Game or Agent class, checked above
                 if item_id in _table:
                     first = registry._owner[(_kind, item_id)]
                     raise ArenaError(f"duplicate {_kind} id '{item_id}': registered by plugins '{first}' and '{_plugin}'")

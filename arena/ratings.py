@@ -50,12 +50,12 @@ def elo(records: Iterable[MatchRecord], k: float = ELO_K, start: float = ELO_STA
     history: list[EloPoint] = []
     for n, record in enumerate(records, start=1):
         if len(record.seats) == 2:  # the common case, without the general pairwise bookkeeping
-            a, b = record.seats
-            ra, rb = ratings.get(a.agent, start), ratings.get(b.agent, start)
-            score = 1.0 if a.rank < b.rank else 0.5 if a.rank == b.rank else 0.0
+            first, second = record.seats
+            ra, rb = ratings.get(first.agent, start), ratings.get(second.agent, start)
+            score = 1.0 if first.rank < second.rank else 0.5 if first.rank == second.rank else 0.0
             change = k * (score - 1.0 / (1.0 + 10.0 ** ((rb - ra) / 400.0)))
-            ratings[a.agent], ratings[b.agent] = ra + change, rb - change
-            history.append(EloPoint(n, record.id, {a.agent: ra + change, b.agent: rb - change}))
+            ratings[first.agent], ratings[second.agent] = ra + change, rb - change
+            history.append(EloPoint(n, record.id, {first.agent: ra + change, second.agent: rb - change}))
             continue
         for seat in record.seats:
             ratings.setdefault(seat.agent, start)

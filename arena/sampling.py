@@ -21,7 +21,6 @@ def copy_rng(rng: random.Random) -> random.Random:
 class SampledViews:
     """Mixin for imperfect-information states; list `_rng`, `_view_key`, `_view_stream` in `__slots__` if you use slots."""
 
-    __slots__ = ()
     _rng: random.Random
     _view_key: int
     _view_stream: random.Random | None

@@ -61,7 +61,8 @@ def add_named_agent(
 
 
 def remove_named_agent(session: Session, name: str) -> bool:
-    return session.execute(delete(NamedAgent).where(NamedAgent.name == name)).rowcount > 0
+    result = session.execute(delete(NamedAgent).where(NamedAgent.name == name))
+    return getattr(result, "rowcount", 0) > 0
 
 
 # ---------------------------------------------------------------- tournaments and schedules
@@ -264,7 +265,7 @@ def load_matches(
     query = select(*columns).where(*conditions).order_by(Match.tournament_id, Match.index)
     if limit is not None:
         query = query.limit(limit)
-    match_rows = session.connection().execute(query).all()
+    match_rows: Sequence[Any] = session.connection().execute(query).all()
     if not match_rows:
         return []
     seat_query = (
@@ -278,8 +279,10 @@ def load_matches(
         seat_query = seat_query.where(MatchSeat.match_id.in_([row[0] for row in match_rows]))
     # Seats arrive grouped by match id: one pass builds each match's tuple (a million matches load in seconds).
     seats: dict[int, tuple[SeatRecord, ...]] = {}
-    current_id, current = None, []
-    for match_id, seat, agent_label, score, outcome, rank, think, moves in session.connection().execute(seat_query):
+    current_id: int | None = None
+    current: list[SeatRecord] = []
+    seat_rows: Any = session.connection().execute(seat_query)  # played matches: every column is set
+    for match_id, seat, agent_label, score, outcome, rank, think, moves in seat_rows:
         if match_id != current_id:
             if current_id is not None:
                 seats[current_id] = tuple(current)
