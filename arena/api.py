@@ -20,6 +20,15 @@ TERMINAL = -1
 Evaluation = Callable[["State", int], float]
 
 
+def win_loss_returns(winner: int, num_players: int = 2) -> list[float]:
+    """Returns of a game won by seat `winner`: 1 for it, -1 for every other seat; all 0 when `winner` is -1 (a draw)."""
+    if winner < 0:
+        return [0.0] * num_players
+    returns = [-1.0] * num_players
+    returns[winner] = 1.0
+    return returns
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """What a game is, independent of its parameters.
@@ -59,9 +68,9 @@ class State(ABC):
     def apply(self, action: int) -> None:
         """Play `action` (assumed legal) for `current_player`."""
 
-    @abstractmethod
     def is_terminal(self) -> bool:
-        """True when the game is over."""
+        """True when the game is over (by default: when `current_player` is TERMINAL)."""
+        return self.current_player == TERMINAL
 
     @abstractmethod
     def returns(self) -> list[float]:

@@ -11,6 +11,7 @@ import numpy as np
 
 import arena
 from arena import TERMINAL
+from arena.api import win_loss_returns
 
 _MARKS = ".xo"
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
@@ -123,15 +124,8 @@ class ConnectFourState(arena.State):
                 return True
         return False
 
-    def is_terminal(self) -> bool:
-        return self.current_player == TERMINAL
-
     def returns(self) -> list[float]:
-        if self.winner == 0:
-            return [1.0, -1.0]
-        if self.winner == 1:
-            return [-1.0, 1.0]
-        return [0.0, 0.0]
+        return win_loss_returns(self.winner)
 
     def clone(self) -> ConnectFourState:
         other = ConnectFourState.__new__(ConnectFourState)

@@ -106,9 +106,6 @@ class DotsAndBoxesState(arena.State):
         else:
             self.current_player = TERMINAL
 
-    def is_terminal(self) -> bool:
-        return self.current_player == TERMINAL
-
     def returns(self) -> list[float]:
         if self.current_player != TERMINAL:
             return [0.0, 0.0]

@@ -204,9 +204,6 @@ class GwentLiteState(SampledViews, arena.State):
         elif not self.active[p]:
             self._end_round()
 
-    def is_terminal(self) -> bool:
-        return self.current_player == TERMINAL
-
     def returns(self) -> list[float]:
         if not self.is_terminal() or self.wins[0] == self.wins[1]:
             return [0.0, 0.0]

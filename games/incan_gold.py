@@ -291,9 +291,6 @@ class IncanGoldState(SampledViews, arena.State):
                 return
         self._resolve()
 
-    def is_terminal(self) -> bool:
-        return self.current_player == TERMINAL
-
     def scores(self) -> list[int]:
         """Gems banked plus artifact points, per player (round gems at risk are not counted)."""
         return [g + a for g, a in zip(self.gems, self.artifact_points)]

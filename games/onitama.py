@@ -70,6 +70,7 @@ import numpy as np
 
 import arena
 from arena import TERMINAL
+from arena.api import win_loss_returns
 
 BLUE, RED = 0, 1
 COLOURS = ("Blue", "Red")
@@ -280,15 +281,8 @@ class OnitamaState(arena.State):
         self.win_way = way
         self.current_player = TERMINAL
 
-    def is_terminal(self) -> bool:
-        return self.current_player == TERMINAL
-
     def returns(self) -> list[float]:
-        if self.winner == BLUE:
-            return [1.0, -1.0]
-        if self.winner == RED:
-            return [-1.0, 1.0]
-        return [0.0, 0.0]
+        return win_loss_returns(self.winner)  # seat 0 is Blue, seat 1 is Red
 
     def clone(self) -> OnitamaState:
         other = OnitamaState.__new__(OnitamaState)

@@ -271,9 +271,6 @@ class ReversiState(arena.State):
         """Twin bitboards (player's, opponent's)."""
         return (self._black, self._white) if player == 0 else (self._white, self._black)
 
-    def is_terminal(self) -> bool:
-        return self.current_player == TERMINAL
-
     def returns(self) -> list[float]:
         if self.current_player != TERMINAL:
             return [0.0, 0.0]

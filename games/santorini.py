@@ -53,6 +53,7 @@ import numpy as np
 
 import arena
 from arena import TERMINAL
+from arena.api import win_loss_returns
 
 NUM_ACTIONS = 153
 PLACE = 128
@@ -210,15 +211,8 @@ class SantoriniState(arena.State):
                         return True
         return False
 
-    def is_terminal(self) -> bool:
-        return self.current_player == TERMINAL
-
     def returns(self) -> list[float]:
-        if self.winner == 0:
-            return [1.0, -1.0]
-        if self.winner == 1:
-            return [-1.0, 1.0]
-        return [0.0, 0.0]
+        return win_loss_returns(self.winner)
 
     def clone(self) -> SantoriniState:
         other = SantoriniState.__new__(SantoriniState)

@@ -6,6 +6,7 @@ import numpy as np
 
 import arena
 from arena import TERMINAL
+from arena.api import win_loss_returns
 
 _LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 _MARKS = ".xo"
@@ -52,15 +53,8 @@ class TicTacToeState(arena.State):
         else:
             self.current_player = TERMINAL if self.empty == 0 else 1 - player
 
-    def is_terminal(self) -> bool:
-        return self.current_player == TERMINAL
-
     def returns(self) -> list[float]:
-        if self.winner == 0:
-            return [1.0, -1.0]
-        if self.winner == 1:
-            return [-1.0, 1.0]
-        return [0.0, 0.0]
+        return win_loss_returns(self.winner)
 
     def clone(self) -> TicTacToeState:
         other = TicTacToeState.__new__(TicTacToeState)
