@@ -475,8 +475,10 @@ def seats_command(ctx: Context, tournament_key: str | None, game_spec: str | Non
     rows = [row("(all)", data["overall"])] + [row(agent, entries) for agent, entries in data["agents"].items()]
     if as_csv:
         print_csv(columns, rows)
-    else:
-        print_table(f"Score by seat - {selection.title}", columns, rows)
+        return
+    print_table(f"Score by seat - {selection.title}", columns, rows)
+    first = data["first_mover"]
+    print_table("Whoever moved first", ["games", "score", "score rate"], [[first["games"], first["score"], first["score_rate"]]])
 
 
 @cli.command("matrix")

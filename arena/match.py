@@ -48,6 +48,7 @@ class MatchResult:
     legal_counts: list[int] = field(default_factory=list)
     move_counts: list[int] = field(default_factory=list)  # actions made by each seat
     rounds: int | None = None  # for games played in rounds (State.rounds_played)
+    first_player: int | None = None  # the seat that moved first (Onitama: decided by the cards)
 
 
 def outcomes_from_returns(returns: Sequence[float]) -> tuple[list[int], list[str]]:
@@ -81,6 +82,7 @@ def play_match(
     for agent in agents:
         agent.time_per_move = time_per_move
     state: State = game.new_initial_state(seed)
+    first_player = None if state.is_terminal() else state.current_player
     num_players = len(agents)
     think = [0.0] * num_players
     made = [0] * num_players
@@ -91,6 +93,12 @@ def play_match(
     # the arena's own time per move); the conformance suite checks that agents never change it, and
     # the runner checks the player to move after every answer. Hidden information: the seat's view.
     live = game.info.perfect_information
+
+    def forfeit(seat: int, reason: str, detail: str) -> MatchResult:
+        scores, outcomes, ranks = forfeit_result(num_players, seat)
+        return MatchResult(scores, outcomes, ranks, turns, reason, detail, think, moves, legal_counts, made,
+                           state.rounds_played(), first_player)  # fmt: skip
+
     # Bound methods: this loop is the arena's own cost per move, measured against a bare loop.
     is_terminal, legal_actions, apply = state.is_terminal, state.legal_actions, state.apply
     acts = [agent.act for agent in agents]
@@ -100,7 +108,7 @@ def play_match(
         if turns >= max_turns:
             return MatchResult(
                 [0.0] * num_players, [DRAW] * num_players, [1] * num_players, turns, TURN_LIMIT, None,
-                think, moves, legal_counts, made, state.rounds_played(),
+                think, moves, legal_counts, made, state.rounds_played(), first_player,
             )  # fmt: skip
         seat = state.current_player
         legal = legal_actions()
@@ -110,16 +118,16 @@ def play_match(
             action = acts[seat](state if live else state.view(seat))
         except Forfeit as exc:
             think[seat] += clock() - start
-            return _forfeit(state, num_players, seat, turns, exc.reason, exc.detail, think, moves, legal_counts, made)
+            return forfeit(seat, exc.reason, exc.detail)
         except Exception as exc:  # a fault of the agent, not of the arena
             think[seat] += clock() - start
             detail = f"{type(exc).__name__}: {exc}"
-            return _forfeit(state, num_players, seat, turns, AGENT_ERROR, detail, think, moves, legal_counts, made)
+            return forfeit(seat, AGENT_ERROR, detail)
         elapsed = clock() - start
         think[seat] += elapsed
         if time_per_move is not None and elapsed > time_per_move:
             detail = f"seat {seat} took {elapsed:.3f}s, limit {time_per_move:g}s"
-            return _forfeit(state, num_players, seat, turns, TIMEOUT, detail, think, moves, legal_counts, made)
+            return forfeit(seat, TIMEOUT, detail)
         if type(action) is not int:  # numpy integers are fine; bools, floats and strings are not
             if isinstance(action, numbers.Integral) and not isinstance(action, bool):
                 action = int(action)
@@ -127,10 +135,10 @@ def play_match(
                 action = None if isinstance(action, bool) else action
         if action not in legal or type(action) is not int:
             detail = f"seat {seat} answered {action!r}, not a legal action"
-            return _forfeit(state, num_players, seat, turns, ILLEGAL_ACTION, detail, think, moves, legal_counts, made)
+            return forfeit(seat, ILLEGAL_ACTION, detail)
         if live and state.current_player != seat:
             detail = f"seat {seat} changed the state it was given (agents must clone before looking ahead)"
-            return _forfeit(state, num_players, seat, turns, AGENT_ERROR, detail, think, moves, legal_counts, made)
+            return forfeit(seat, AGENT_ERROR, detail)
         apply(action)
         record_move(action)
         record_legal(len(legal))
@@ -139,16 +147,7 @@ def play_match(
     returns = state.returns()
     ranks, outcomes = outcomes_from_returns(returns)
     return MatchResult([float(r) for r in returns], outcomes, ranks, turns, NORMAL, None, think, moves, legal_counts, made,
-                       state.rounds_played())  # fmt: skip
-
-
-def _forfeit(
-    state: State, num_players: int, seat: int, turns: int, reason: str, detail: str,
-    think: list[float], moves: list[int], legal_counts: list[int], made: list[int],
-) -> MatchResult:  # fmt: skip
-    scores, outcomes, ranks = forfeit_result(num_players, seat)
-    return MatchResult(scores, outcomes, ranks, turns, reason, detail, think, moves, legal_counts, made,
-                       state.rounds_played())  # fmt: skip
+                       state.rounds_played(), first_player)  # fmt: skip
 
 
 def encode_ints(values: Sequence[int]) -> bytes:

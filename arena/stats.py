@@ -167,9 +167,16 @@ def seat_results(records: Sequence[MatchRecord]) -> dict[str, Any]:
             total = overall.setdefault(seat.seat, [0, 0.0])
             total[0] += 1
             total[1] += 1.0 if seat.outcome == "win" else 0.5 if seat.outcome == "draw" else 0.0
+    first = [0, 0.0]  # games and score of whoever moved first (in Onitama the cards decide who)
+    for record in records:
+        for seat in record.seats:
+            if seat.seat == record.first_player:
+                first[0] += 1
+                first[1] += 1.0 if seat.outcome == "win" else 0.5 if seat.outcome == "draw" else 0.0
     counts = agent_counts(records)
     return {
         "overall": [dict(seat=seat, **summary(*overall[seat])) for seat in sorted(overall)],
+        "first_mover": summary(*first),
         "agents": {
             agent: [dict(seat=seat, **summary(*c.by_seat[seat])) for seat in sorted(c.by_seat)]
             for agent, c in sorted(counts.items())

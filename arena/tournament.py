@@ -216,7 +216,7 @@ def outcome_of(match_id: int, result: MatchResult, duration: float) -> queries.M
         match_id=match_id, turns=result.turns, reason=result.reason, detail=result.detail,
         moves=encode_ints(result.moves), legal_counts=encode_ints(result.legal_counts), duration=duration,
         scores=result.scores, outcomes=result.outcomes, ranks=result.ranks, think_times=result.think_times,
-        move_counts=result.move_counts, rounds=result.rounds,
+        move_counts=result.move_counts, rounds=result.rounds, first_player=result.first_player,
     )  # fmt: skip
 
 

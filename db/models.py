@@ -77,6 +77,7 @@ class Match(Base):
     duration: Mapped[float | None]
     finished_at: Mapped[datetime | None]
     rounds: Mapped[int | None]  # for games played in rounds
+    first_player: Mapped[int | None]  # the seat that moved first
 
     tournament: Mapped[Tournament] = relationship(back_populates="matches")
     seats: Mapped[list[MatchSeat]] = relationship(back_populates="match", cascade="all, delete-orphan", order_by="MatchSeat.seat")

@@ -190,6 +190,7 @@ class MatchOutcome:
     think_times: Sequence[float]
     move_counts: Sequence[int]
     rounds: int | None = None
+    first_player: int | None = None
 
 
 def save_results(database: Database, tournament_id: int, results: Iterable[MatchOutcome]) -> None:
@@ -198,7 +199,8 @@ def save_results(database: Database, tournament_id: int, results: Iterable[Match
     if not results:
         return
     now = utcnow().isoformat(sep=" ", timespec="microseconds")  # the driver gets plain text, as SQLAlchemy stores it
-    match_rows = [(r.turns, r.reason, r.detail, r.moves, r.legal_counts, r.duration, now, r.rounds, r.match_id) for r in results]
+    match_rows = [(r.turns, r.reason, r.detail, r.moves, r.legal_counts, r.duration, now, r.rounds, r.first_player, r.match_id)
+                  for r in results]  # fmt: skip
     seat_rows = [
         (r.scores[seat], r.outcomes[seat], r.ranks[seat], r.think_times[seat], r.move_counts[seat], r.match_id, seat)
         for r in results
@@ -210,8 +212,8 @@ def save_results(database: Database, tournament_id: int, results: Iterable[Match
             _executemany(
                 connection, "matches",
                 "UPDATE matches SET status = 'done', turns = {}, reason = {}, detail = {}, moves = {}, legal_counts = {}, "
-                "duration = {}, finished_at = {}, rounds = {} WHERE id = {} AND status = 'pending'",
-                ("turns", "reason", "detail", "moves", "legal_counts", "duration", "finished_at", "rounds", "id"),
+                "duration = {}, finished_at = {}, rounds = {}, first_player = {} WHERE id = {} AND status = 'pending'",
+                ("turns", "reason", "detail", "moves", "legal_counts", "duration", "finished_at", "rounds", "first_player", "id"),
                 match_rows,
             )  # fmt: skip
             _executemany(
@@ -259,7 +261,7 @@ def load_matches(
     if agent is not None:
         conditions.append(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.agent == agent)))
     columns = [Match.id, Match.tournament_id, Match.index, Match.seed, Match.game_id, Match.game_version,
-               Match.turns, Match.reason, Match.detail, Match.rounds]  # fmt: skip
+               Match.turns, Match.reason, Match.detail, Match.rounds, Match.first_player]  # fmt: skip
     if with_legal_counts:
         columns.append(Match.legal_counts)
     query = select(*columns).where(*conditions).order_by(Match.tournament_id, Match.index)
@@ -290,10 +292,10 @@ def load_matches(
         current.append(SeatRecord(seat, agent_label, score, outcome, rank, think or 0.0, moves or 0))
     if current_id is not None:
         seats[current_id] = tuple(current)
-    legal_column = 10 if with_legal_counts else None
+    legal_column = 11 if with_legal_counts else None
     return [
         MatchRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], seats.get(row[0], ()),
-                    row[legal_column] if legal_column else None, row[8], row[9])
+                    row[legal_column] if legal_column else None, row[8], row[9], row[10])
         for row in match_rows
     ]  # fmt: skip
 

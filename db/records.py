@@ -30,6 +30,7 @@ class MatchRecord:
     legal_counts: bytes | None = None
     detail: str | None = None
     rounds: int | None = None  # for games played in rounds
+    first_player: int | None = None  # the seat that moved first
 
     def agents(self) -> tuple[str, ...]:
         return tuple(s.agent for s in self.seats)

@@ -197,3 +197,19 @@ def test_leaderboard_cache_follows_new_results(arena_cli):
     assert arena_cli.json("leaderboard", "--game", "tic_tac_toe") == []  # same fingerprint: the cache answers
     arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "1", "--quiet")
     assert arena_cli.json("leaderboard", "--game", "tic_tac_toe") != []
+
+
+def test_first_mover_is_stored_and_scored(arena_cli):
+    """In Onitama the side card decides who moves first, so seat and first mover differ."""
+    from arena.plugins import get_registry
+
+    arena_cli("run-tournament", "--game", "onitama:cards=study5", "--agents", "greedy,random", "--rounds", "10", "--quiet")
+    game = get_registry().game_class("onitama")(cards="study5")
+    matches = arena_cli.json("matches")
+    stored = dict(arena_cli.rows("select id, first_player from matches"))
+    for m in matches:
+        assert stored[m["id"]] == game.new_initial_state(m["seed"]).current_player
+    assert {stored[m["id"]] for m in matches} == {0, 1}
+    seats = arena_cli.json("seats")
+    first_wins = sum(1 for m in matches for s in m["seats"] if s["seat"] == stored[m["id"]] and s["outcome"] == "win")
+    assert seats["first_mover"]["games"] == 10 and seats["first_mover"]["score"] == first_wins
