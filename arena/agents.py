@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from arena.api import Agent, Game
 from arena.errors import ArenaError
@@ -49,11 +49,20 @@ class AgentEntry:
         values.update({f"{SEAT_PREFIX}{k}": v for k, v in self.seat_params.items()})
         return json.dumps(dict(sorted(values.items())))
 
-    def make(self, registry: Registry, game: Game, seat: int, match_seed: int) -> Agent:
+    def maker(self, registry: Registry) -> Callable[[Game, int, int], Agent]:
+        """`make(game, seat, match_seed)` with the lookups done once (tournaments make agents every match)."""
         agent_cls = registry.agent_class(self.type_id)
-        params = dict(self.params)
-        seed = derive_seed(match_seed, seat, params.pop("seed", 0))
-        return agent_cls(game, seat, seed, **params)
+        params = {k: v for k, v in self.params.items() if k != "seed"}
+        agent_seed = self.params.get("seed", 0)
+
+        def make(game: Game, seat: int, match_seed: int) -> Agent:
+            return agent_cls(game, seat, derive_seed(match_seed, seat, agent_seed), **params)
+
+        return make
+
+    def make(self, registry: Registry, game: Game, seat: int, match_seed: int) -> Agent:
+        """This agent for one seat of one match; its RNG seed mixes the match seed, the seat and `seed`."""
+        return self.maker(registry)(game, seat, match_seed)
 
 
 def build_entry(

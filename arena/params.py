@@ -113,6 +113,8 @@ def format_value(value: Any) -> str:
 
 def validate_params(declared: Sequence[Param], given: Mapping[str, Any], owner: str) -> dict[str, Any]:
     """Check `given` against `declared`: unknown names and bad values raise ArenaError; defaults fill the rest."""
+    if not given:  # the common case when agents are made match after match
+        return {p.name: p.default for p in declared}
     by_name = {p.name: p for p in declared}
     unknown = [name for name in given if name not in by_name]
     if unknown:

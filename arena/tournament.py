@@ -169,6 +169,7 @@ class Player:
         self.game = make_game(registry, setup.game_spec)
         self.entries = {data["label"]: entry_from_json(registry, data, self.game) for data in setup.agents}
         self.entry_json = {data["label"]: data for data in setup.agents}
+        self.makers = {label: entry.maker(registry) for label, entry in self.entries.items()}
         self.processes: list[AgentProcess] = []
         self._seated_games: dict[tuple[tuple[str, str], ...], Game] = {}
 
@@ -186,7 +187,7 @@ class Player:
 
     def _agents(self, task: MatchTask, game: Game) -> list[Agent]:
         if not self.setup.isolate:
-            return [self.entries[label].make(self.registry, game, seat, task.seed) for seat, label in enumerate(task.labels)]
+            return [self.makers[label](game, seat, task.seed) for seat, label in enumerate(task.labels)]
         while len(self.processes) < len(task.labels):
             self.processes.append(AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit))
         return [
