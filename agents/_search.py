@@ -89,21 +89,9 @@ def terminal_value(returns: Sequence[float], player: int) -> float:
     return WIN_VALUE * (mine - best_other)
 
 
-def explicit_params(info: arena.AgentInfo, params: dict[str, Any]) -> dict[str, Any]:
-    """`params` without the values equal to their declared default.
-
-    The runner hands agents parameters it has validated already, defaults included, and
-    Agent.__init__ validates them again; an empty tuple default (`weights=()`, "none given") does
-    not convert a second time (Param.convert wants at least one number), so defaults are left out
-    and filled in again by the validation.
-    """
-    defaults = {p.name: p.default for p in info.params}
-    return {k: v for k, v in params.items() if not (k in defaults and v == defaults[k])}
-
-
 def agent_params(info: arena.AgentInfo, params: dict[str, Any]) -> dict[str, Any]:
     """An agent's parameters checked against its declaration, defaults filled in."""
-    return validate_params(info.params, explicit_params(info, params), f"agent '{info.id}'")
+    return validate_params(info.params, params, f"agent '{info.id}'")
 
 
 # --- evaluators -------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 import arena
-from agents._search import agent_params, explicit_params, linear_evaluation, resolve_weights, terminal_value
+from agents._search import agent_params, linear_evaluation, resolve_weights, terminal_value
 
 
 def _validated(params: dict[str, Any]) -> dict[str, Any]:
@@ -44,7 +44,7 @@ class LinearAgent(arena.Agent):
         resolve_weights(cls.info.id, game, _validated(params)["weights"] or None)
 
     def __init__(self, game: arena.Game, player: int, seed: int, **params: Any) -> None:
-        super().__init__(game, player, seed, **explicit_params(self.info, params))
+        super().__init__(game, player, seed, **params)
         self.weights = resolve_weights(self.info.id, game, self.params["weights"] or None)
         self.evaluate = linear_evaluation(game, self.weights)
 

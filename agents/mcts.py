@@ -41,7 +41,7 @@ import math
 from typing import Any
 
 import arena
-from agents._search import agent_params, explicit_params, clock, deadline_from, gc_paused, resolve_evaluation, terminal_value, time_budget
+from agents._search import agent_params, clock, deadline_from, gc_paused, resolve_evaluation, terminal_value, time_budget
 from arena.api import Evaluation
 
 #: A play-out stops after this many actions (or the game's max_game_length) even if the game is
@@ -80,7 +80,7 @@ class MCTSAgent(arena.Agent):
             resolve_evaluation(cls.info.id, game, values["eval"], None)
 
     def __init__(self, game: arena.Game, player: int, seed: int, **params: Any) -> None:
-        super().__init__(game, player, seed, **explicit_params(self.info, params))
+        super().__init__(game, player, seed, **params)
         values = self.params  # validated by Agent.__init__, defaults filled in
         self.simulations: int = values["simulations"]
         self.time: float = values["time"]

@@ -41,7 +41,6 @@ from typing import Any, Callable, Hashable
 import arena
 from agents._search import (
     agent_params,
-    explicit_params,
     clock,
     deadline_from,
     gc_paused,
@@ -103,7 +102,7 @@ class MinimaxAgent(arena.Agent):
         resolve_evaluation(cls.info.id, game, values["eval"], values["weights"] or None)
 
     def __init__(self, game: arena.Game, player: int, seed: int, **params: Any) -> None:
-        super().__init__(game, player, seed, **explicit_params(self.info, params))
+        super().__init__(game, player, seed, **params)
         values = self.params  # validated by Agent.__init__, defaults filled in
         require_perfect_information(self.info.id, game)
         self.depth: int = values["depth"]
