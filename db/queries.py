@@ -304,17 +304,6 @@ def get_match(session: Session, match_id: int) -> Match | None:
     return session.get(Match, match_id)
 
 
-def games_with_matches(session: Session) -> list[tuple[str, str, str, int]]:
-    """(game id, version, params, number of played matches) for every game with results."""
-    rows = session.execute(
-        select(Match.game_id, Match.game_version, Match.game_params, func.count())
-        .where(Match.status == "done")
-        .group_by(Match.game_id, Match.game_version, Match.game_params)
-        .order_by(Match.game_id)
-    ).all()
-    return [tuple(row) for row in rows]  # type: ignore[misc]
-
-
 # ---------------------------------------------------------------- fingerprints and the analysis cache
 
 
