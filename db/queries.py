@@ -17,7 +17,7 @@ from db.session import Database, retrying
 # ---------------------------------------------------------------- driver-level bulk statements
 
 
-def _executemany(connection: Connection, table: str, sql_template: str, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+def _executemany(connection: Connection, sql_template: str, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """executemany straight through the DB-API driver, in the driver's own parameter style.
 
     SQLAlchemy's per-row parameter processing cost more than the rest of storing a match (measured
@@ -110,7 +110,7 @@ def _create_tournament(
         tid = tournament.id
         connection = session.connection()
         _executemany(
-            connection, "matches",
+            connection,
             'INSERT INTO matches (tournament_id, "index", game_id, game_version, game_params, seed, status) '
             "VALUES ({}, {}, {}, {}, {}, {}, {})",
             ("tournament_id", "index", "game_id", "game_version", "game_params", "seed", "status"),
@@ -118,7 +118,7 @@ def _create_tournament(
         )  # fmt: skip
         ids = dict(session.execute(select(Match.index, Match.id).where(Match.tournament_id == tid)).all())
         _executemany(
-            connection, "match_seats",
+            connection,
             "INSERT INTO match_seats (match_id, seat, agent, agent_type, agent_params, agent_version) "
             "VALUES ({}, {}, {}, {}, {}, {})",
             ("match_id", "seat", "agent", "agent_type", "agent_params", "agent_version"),
@@ -210,14 +210,14 @@ def save_results(database: Database, tournament_id: int, results: Iterable[Match
     def write() -> None:
         with database.engine.begin() as connection:
             _executemany(
-                connection, "matches",
+                connection,
                 "UPDATE matches SET status = 'done', turns = {}, reason = {}, detail = {}, moves = {}, legal_counts = {}, "
                 "duration = {}, finished_at = {}, rounds = {}, first_player = {} WHERE id = {} AND status = 'pending'",
                 ("turns", "reason", "detail", "moves", "legal_counts", "duration", "finished_at", "rounds", "first_player", "id"),
                 match_rows,
             )  # fmt: skip
             _executemany(
-                connection, "match_seats",
+                connection,
                 "UPDATE match_seats SET score = {}, outcome = {}, rank = {}, think_time = {}, moves = {} "
                 "WHERE match_id = {} AND seat = {}",
                 ("score", "outcome", "rank", "think_time", "moves", "match_id", "seat"),
