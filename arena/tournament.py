@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import gc
 import json
 import os
 import multiprocessing
@@ -17,6 +18,7 @@ from arena.agents import AgentEntry, entry_from_json, game_for_seat, resolve_all
 from arena.api import Agent, Game
 from arena.isolation import AgentProcess, IsolatedAgent
 from arena.errors import ArenaError
+from arena.heap import frozen_heap
 from arena.match import DEFAULT_MAX_TURNS, MatchResult, encode_ints, play_match
 from arena.params import canonical, parse_spec
 from arena.plugins import Registry, get_registry
@@ -128,6 +130,11 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
 
 def create(registry: Registry, database: Database, request: TournamentRequest) -> int:
     """Validate the request and write the tournament with its full schedule; returns its id."""
+    with frozen_heap():
+        return _create(registry, database, request)
+
+
+def _create(registry: Registry, database: Database, request: TournamentRequest) -> int:
     game, _entries, schedule, settings = prepare(registry, database, request)
     return queries.create_tournament(
         database, name=request.name, game_id=game.info.id, game_version=game.info.version,
@@ -228,6 +235,7 @@ def _init_worker(setup: Setup) -> None:
     global _worker
     _worker = Player(setup, get_registry(setup.plugins_dirs))
     atexit.register(_worker.close)
+    gc.freeze()  # for the worker's whole life: see arena.heap
 
 
 def _play_in_worker(task: MatchTask) -> queries.MatchOutcome:
@@ -265,6 +273,14 @@ def play(
     Agents run in their own processes with `isolate`, and always when there is a time per move and
     more than one worker (a worker must never hang on an agent).
     """
+    with frozen_heap():
+        return _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit)
+
+
+def _play(
+    database: Database, registry: Registry, tournament_id: int, workers: int, progress: Progress | None,
+    plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None,
+) -> int:  # fmt: skip
     with database.session() as session:
         tournament = queries.find_tournament(session, tournament_id)
         if tournament is None:
