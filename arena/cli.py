@@ -370,10 +370,9 @@ def tournaments_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
     with ctx.database().session() as session:
         rows = []
         for t in queries.list_tournaments(session):
-            counts = queries.tournament_counts(session, t.id)
             rows.append({"id": t.id, "name": t.name, "game": t.game_id, "game_version": t.game_version,
                          "format": t.format, "rounds": t.rounds, "seed": t.seed, "status": t.status,
-                         "matches": sum(counts.values()), "done": counts.get("done", 0),
+                         "matches": t.scheduled, "done": queries.played_count(session, t.id),
                          "created_at": t.created_at.isoformat(timespec="seconds")})  # fmt: skip
     columns = ["id", "name", "game", "format", "rounds", "seed", "status", "done", "matches"]
     if as_json:

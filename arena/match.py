@@ -56,6 +56,11 @@ def outcomes_from_returns(returns: Sequence[float]) -> tuple[list[int], list[str
 
     A seat wins when it is alone at rank 1, draws when it shares rank 1, and loses otherwise.
     """
+    if len(returns) == 2:  # the common case, without the general loops (this runs after every match)
+        first, second = returns
+        if first == second:
+            return [1, 1], [DRAW, DRAW]
+        return ([1, 2], [WIN, LOSS]) if first > second else ([2, 1], [LOSS, WIN])
     ranks = [1 + sum(1 for other in returns if other > mine) for mine in returns]
     firsts = ranks.count(1)
     outcomes = [(WIN if firsts == 1 else DRAW) if rank == 1 else LOSS for rank in ranks]
@@ -151,7 +156,11 @@ def play_match(
 
 
 def encode_ints(values: Sequence[int]) -> bytes:
-    """Compact bytes for a move list: a type code ('H' 16-bit or 'I' 32-bit) then the values."""
+    """Compact bytes for a move list: a type code ('B' 8-bit, 'H' 16-bit or 'I' 32-bit) then the values."""
+    try:
+        return b"B" + bytes(values)  # most games: every action id below 256
+    except ValueError:
+        pass
     try:
         return b"H" + array("H", values).tobytes()
     except OverflowError:  # an action id of 65536 or more

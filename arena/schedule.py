@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
 
 from arena.errors import ArenaError
+from arena.match import decode_ints, encode_ints
 
 Table = tuple[int, ...]  # agent indices by seat
 
@@ -39,3 +41,14 @@ def gauntlet(num_agents: int, rounds: int, challenger: int = 0) -> list[Table]:
                 tables.append((challenger, other))
                 tables.append((other, challenger))
     return tables
+
+
+def encode_schedule(tables: Sequence[Table]) -> bytes:
+    """The schedule as stored (Tournament.schedule): every table's agent positions, flattened and packed."""
+    return encode_ints([position for table in tables for position in table])
+
+
+def decode_schedule(data: bytes, players: int) -> list[Table]:
+    """The tables of a stored schedule, in schedule order."""
+    flat = iter(decode_ints(data))
+    return list(zip(*[flat] * players))

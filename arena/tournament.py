@@ -22,7 +22,7 @@ from arena.heap import frozen_heap
 from arena.match import DEFAULT_MAX_TURNS, MatchResult, encode_ints, play_match
 from arena.params import canonical, parse_spec
 from arena.plugins import Registry, get_registry
-from arena.schedule import gauntlet, round_robin
+from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin
 from arena.seeding import derive_seed
 from db import queries
 from db.session import Database
@@ -71,8 +71,8 @@ def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
     return game_cls(**params)
 
 
-def prepare(registry: Registry, database: Database, request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[queries.MatchPlan], dict[str, Any]]:
-    """Check everything and build the schedule; nothing is written."""
+def prepare(registry: Registry, database: Database, request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[Table], dict[str, Any]]:
+    """Check everything and build the schedule (agent positions by seat, match by match); nothing is written."""
     if request.rounds < 1:
         raise ArenaError(f"--rounds must be at least 1, got {request.rounds}")
     if request.max_turns < 1:
@@ -109,23 +109,13 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
         tables = gauntlet(len(entries), request.rounds)
     else:
         tables = round_robin(len(entries), request.rounds, players)
-    # One SeatPlan per (agent, seat), shared by every match that seats that agent there.
-    seat_plans = {
-        (a, seat): queries.SeatPlan(seat, entry.label, entry.type_id, entry.params_json(), entry.version)
-        for a, entry in enumerate(entries)
-        for seat in range(players)
-    }
-    schedule = [
-        queries.MatchPlan(index, derive_seed(request.seed, index), tuple(seat_plans[(a, seat)] for seat, a in enumerate(table)))
-        for index, table in enumerate(tables)
-    ]
     settings = {
         "game": game.label(),
         "agents": [entry.to_json() for entry in entries],
         "format": request.format,
         "challenger": entries[0].label if request.format == "gauntlet" else None,
     }
-    return game, entries, schedule, settings
+    return game, entries, tables, settings
 
 
 def create(registry: Registry, database: Database, request: TournamentRequest) -> int:
@@ -135,12 +125,12 @@ def create(registry: Registry, database: Database, request: TournamentRequest) -
 
 
 def _create(registry: Registry, database: Database, request: TournamentRequest) -> int:
-    game, _entries, schedule, settings = prepare(registry, database, request)
+    game, _entries, tables, settings = prepare(registry, database, request)
     return queries.create_tournament(
         database, name=request.name, game_id=game.info.id, game_version=game.info.version,
         game_params=canonical(game.params), format=request.format, rounds=request.rounds, seed=request.seed,
         max_turns=request.max_turns, time_per_move=request.time_per_move, players=game.num_players,
-        settings=settings, schedule=schedule,
+        settings=settings, schedule=encode_schedule(tables), scheduled=len(tables),
     )  # fmt: skip
 
 
@@ -149,9 +139,8 @@ def _create(registry: Registry, database: Database, request: TournamentRequest) 
 
 @dataclass(frozen=True)
 class MatchTask:
-    match_id: int
-    seed: int
-    labels: tuple[str, ...]
+    index: int  # in the schedule; the match's seed is derive_seed(tournament seed, index)
+    seating: Table  # agent positions (in Setup.agents) by seat
 
 
 @dataclass
@@ -160,6 +149,7 @@ class Setup:
 
     game_spec: str
     agents: list[dict[str, Any]]
+    seed: int
     max_turns: int
     time_per_move: float | None
     plugins_dirs: tuple[str, ...] = ()
@@ -171,47 +161,47 @@ class Player:
     """Plays matches of one tournament: builds the game once and agents per match (in agent processes if isolated)."""
 
     def __init__(self, setup: Setup, registry: Registry) -> None:
-        self.registry = registry
         self.setup = setup
         self.game = make_game(registry, setup.game_spec)
-        self.entries = {data["label"]: entry_from_json(registry, data, self.game) for data in setup.agents}
-        self.entry_json = {data["label"]: data for data in setup.agents}
-        self.makers = {label: entry.maker(registry) for label, entry in self.entries.items()}
+        self.entries = [entry_from_json(registry, data, self.game) for data in setup.agents]
+        self.makers = [entry.maker(registry) for entry in self.entries]
         self.processes: list[AgentProcess] = []
-        self._seated_games: dict[tuple[tuple[str, str], ...], Game] = {}
+        self._seat_params = any(entry.seat_params for entry in self.entries)
+        self._seated_games: dict[Table, Game] = {}
 
-    def _game_for(self, labels: tuple[str, ...]) -> Game:
+    def _game_for(self, seating: Table) -> Game:
         """The tournament's game, with the seat parameters (e.g. decks) of the agents in these seats."""
-        seat_params: dict[str, str] = {}
-        for seat, label in enumerate(labels):
-            seat_params.update(self.entries[label].game_params_for(seat))
-        if not seat_params:
+        if not self._seat_params:
             return self.game
-        key = tuple(sorted(seat_params.items()))
-        if key not in self._seated_games:
-            self._seated_games[key] = game_for_seat(type(self.game), self.game.params, seat_params)
-        return self._seated_games[key]
+        game = self._seated_games.get(seating)
+        if game is None:
+            seat_params: dict[str, str] = {}
+            for seat, position in enumerate(seating):
+                seat_params.update(self.entries[position].game_params_for(seat))
+            game = self._seated_games[seating] = game_for_seat(type(self.game), self.game.params, seat_params)
+        return game
 
-    def _agents(self, task: MatchTask, game: Game) -> list[Agent]:
+    def _agents(self, task: MatchTask, seed: int, game: Game) -> list[Agent]:
         if not self.setup.isolate:
-            return [self.makers[label](game, seat, task.seed) for seat, label in enumerate(task.labels)]
-        while len(self.processes) < len(task.labels):
+            return [self.makers[position](game, seat, seed) for seat, position in enumerate(task.seating)]
+        while len(self.processes) < len(task.seating):
             self.processes.append(AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit))
         return [
-            IsolatedAgent(self.processes[seat], game, seat, task.seed, self.entry_json[label], self.setup.time_per_move)
-            for seat, label in enumerate(task.labels)
+            IsolatedAgent(self.processes[seat], game, seat, seed, self.setup.agents[position], self.setup.time_per_move)
+            for seat, position in enumerate(task.seating)
         ]
 
     def play(self, task: MatchTask) -> queries.MatchOutcome:
         start = time.perf_counter()
-        game = self._game_for(task.labels)
-        agents = self._agents(task, game)
+        seed = derive_seed(self.setup.seed, task.index)
+        game = self._game_for(task.seating)
+        agents = self._agents(task, seed, game)
         try:
-            result = play_match(game, agents, task.seed, self.setup.max_turns, self.setup.time_per_move)
+            result = play_match(game, agents, seed, self.setup.max_turns, self.setup.time_per_move)
         finally:
             for agent in agents:
                 agent.close()
-        return outcome_of(task.match_id, result, time.perf_counter() - start)
+        return outcome_of(task, seed, result, time.perf_counter() - start)
 
     def close(self) -> None:
         for process in self.processes:
@@ -219,12 +209,13 @@ class Player:
         self.processes.clear()
 
 
-def outcome_of(match_id: int, result: MatchResult, duration: float) -> queries.MatchOutcome:
+def outcome_of(task: MatchTask, seed: int, result: MatchResult, duration: float) -> queries.MatchOutcome:
     return queries.MatchOutcome(
-        match_id=match_id, turns=result.turns, reason=result.reason, detail=result.detail,
-        moves=encode_ints(result.moves), legal_counts=encode_ints(result.legal_counts), duration=duration,
-        scores=result.scores, outcomes=result.outcomes, ranks=result.ranks, think_times=result.think_times,
-        move_counts=result.move_counts, rounds=result.rounds, first_player=result.first_player,
+        schedule_index=task.index, seed=seed, seating=task.seating, turns=result.turns, reason=result.reason,
+        detail=result.detail, moves=encode_ints(result.moves), legal_counts=encode_ints(result.legal_counts),
+        duration=duration, scores=result.scores, outcomes=result.outcomes, ranks=result.ranks,
+        think_times=result.think_times, move_counts=result.move_counts, rounds=result.rounds,
+        first_player=result.first_player,
     )  # fmt: skip
 
 
@@ -285,16 +276,21 @@ def _play(
         tournament = queries.find_tournament(session, tournament_id)
         if tournament is None:
             raise ArenaError(f"no tournament {tournament_id}")
-        tournament_id = tournament.id
         settings = json.loads(tournament.settings)
-        pending = queries.pending_matches(session, tournament.id)
-        seats = queries.schedule_seats(session, tournament.id)
-        total = sum(queries.tournament_counts(session, tournament.id).values())
+        tables = decode_schedule(tournament.schedule, tournament.players)
+        played = queries.played_indices(session, tournament.id)
         isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and workers > 1)
-        setup = Setup(settings["game"], settings["agents"], tournament.max_turns, tournament.time_per_move,
+        setup = Setup(settings["game"], settings["agents"], tournament.seed, tournament.max_turns, tournament.time_per_move,
                       tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit)  # fmt: skip
-    done = total - len(pending)
-    tasks = [MatchTask(match_id, seed, tuple(seats[match_id])) for match_id, _index, seed in pending]
+        game = make_game(registry, setup.game_spec)
+        entries = [entry_from_json(registry, data, game) for data in setup.agents]
+        keys = queries.TournamentKeys(
+            tournament.id, tournament.game_id, tournament.game_version, tournament.game_params,
+            [(entry.label, entry.type_id, entry.params_json(), entry.version) for entry in entries],
+        )  # fmt: skip
+    tournament_id = tournament.id
+    tasks = [MatchTask(index, table) for index, table in enumerate(tables) if index not in played]
+    done, total = len(played), len(tables)
     if progress:
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
@@ -304,13 +300,13 @@ def _play(
             buffer.append(outcome)
             done += 1
             if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
-                queries.save_results(database, tournament_id, buffer)
+                queries.save_results(database, keys, buffer)
                 buffer.clear()
                 last_flush = time.monotonic()
             if progress:
                 progress(done, total)
     finally:
         # Whatever was played is kept, even when play stops early: --resume plays only the rest.
-        queries.save_results(database, tournament_id, buffer)
+        queries.save_results(database, keys, buffer)
     queries.finish_tournament(database, tournament_id)
     return len(tasks)

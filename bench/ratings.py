@@ -22,7 +22,7 @@ from arena.match import encode_ints
 from arena.plugins import get_registry
 from arena.ratings import bradley_terry, elo, trueskill_ratings
 from arena.results import cached, select
-from arena.schedule import round_robin
+from arena.schedule import encode_schedule, round_robin
 from arena.seeding import derive_seed
 from db import queries
 from db.session import open_database
@@ -37,22 +37,18 @@ def build(db_url: str, matches: int, agents: int) -> None:
     tables = round_robin(agents, rounds)[:matches]
     print(f"building {len(tables):,} matches of {agents} agents ...", flush=True)
     started = time.perf_counter()
-    schedule = [
-        queries.MatchPlan(i, derive_seed(1, i), tuple(queries.SeatPlan(s, names[a], "synthetic", "{}", "1") for s, a in enumerate(t)))
-        for i, t in enumerate(tables)
-    ]
+    settings = {"game": "connect_four", "agents": [{"label": name} for name in names], "format": "round-robin", "challenger": None}
     tid = queries.create_tournament(
         database, name="million", game_id="connect_four", game_version="1", game_params="columns=7;rows=6;x_in_row=4",
         format="round-robin", rounds=rounds, seed=1, max_turns=200, time_per_move=None, players=2,
-        settings={"game": "connect_four", "agents": [], "format": "round-robin", "challenger": None}, schedule=schedule,
+        settings=settings, schedule=encode_schedule(tables), scheduled=len(tables),
     )  # fmt: skip
-    with database.session() as session:
-        ids = [match_id for match_id, _index, _seed in queries.pending_matches(session, tid)]
+    keys = queries.TournamentKeys(tid, "connect_four", "1", "columns=7;rows=6;x_in_row=4", [(name, "synthetic", "{}", "1") for name in names])
     rng = random.Random(7)
     moves = encode_ints([3] * 20)
     legal = encode_ints([7] * 20)
     batch = []
-    for match_id, table in zip(ids, tables):
+    for index, table in enumerate(tables):
         a, b = names[table[0]], names[table[1]]
         p = 1 / (1 + 10 ** ((strength[b] - strength[a]) / 400))
         roll = rng.random()
@@ -62,11 +58,12 @@ def build(db_url: str, matches: int, agents: int) -> None:
             outcome, scores, ranks = ["win", "loss"], [1.0, -1.0], [1, 2]
         else:
             outcome, scores, ranks = ["loss", "win"], [-1.0, 1.0], [2, 1]
-        batch.append(queries.MatchOutcome(match_id, 20, "normal", None, moves, legal, 0.001, scores, outcome, ranks, [0.0005, 0.0005], [10, 10]))
+        batch.append(queries.MatchOutcome(index, derive_seed(1, index), table, 20, "normal", None, moves, legal, 0.001, scores,
+                                          outcome, ranks, [0.0005, 0.0005], [10, 10]))  # fmt: skip
         if len(batch) == 50_000:
-            queries.save_results(database, tid, batch)
+            queries.save_results(database, keys, batch)
             batch.clear()
-    queries.save_results(database, tid, batch)
+    queries.save_results(database, keys, batch)
     queries.finish_tournament(database, tid)
     print(f"built in {time.perf_counter() - started:.1f} s", flush=True)
 

@@ -45,6 +45,11 @@ class Tournament(Base):
     time_per_move: Mapped[float | None]
     players: Mapped[int]
     settings: Mapped[str] = mapped_column(Text)  # JSON: agents and their specs, everything needed to resume
+    # The whole schedule, written before the first match: for each match in order, the position (in
+    # settings' agent list) of the agent in each seat, as arena.schedule.encode_schedule packs it. A match
+    # row is written when the match has been played; the pending matches are the scheduled ones without a row.
+    schedule: Mapped[bytes] = mapped_column(LargeBinary)
+    scheduled: Mapped[int] = mapped_column(default=0, server_default="0")  # matches in the schedule
     status: Mapped[str] = mapped_column(String(20), default="running")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
@@ -56,10 +61,7 @@ class Tournament(Base):
 
 class Match(Base):
     __tablename__ = "matches"
-    __table_args__ = (
-        UniqueConstraint("tournament_id", "index", name="uq_match_schedule"),
-        Index("ix_matches_game", "game_id", "game_version", "status"),
-    )
+    __table_args__ = (UniqueConstraint("tournament_id", "index", name="uq_match_schedule"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
@@ -68,7 +70,7 @@ class Match(Base):
     game_version: Mapped[str] = mapped_column(String(50))
     game_params: Mapped[str] = mapped_column(Text)
     seed: Mapped[int] = mapped_column(BigInteger)  # 63-bit derived seeds
-    status: Mapped[str] = mapped_column(String(20), default="pending")  # pending | done
+    status: Mapped[str] = mapped_column(String(20), default="done")  # rows are written once played: always done
     turns: Mapped[int | None]
     reason: Mapped[str | None] = mapped_column(String(30))
     detail: Mapped[str | None] = mapped_column(Text)

@@ -22,3 +22,53 @@ def test_old_database_upgrades_on_first_use(tmp_path, arena_cli):
     assert arena_cli.json("agents", "show", "kept")["type"] == "random"
     assert {m["reason"] for m in arena_cli.json("matches")} <= {"normal", "turn_limit"}
     assert arena_cli.rows("select count(*) from matches where rounds between 1 and 5") == [(3,)]
+
+
+def test_tournament_interrupted_before_0005_resumes_after_the_upgrade(tmp_path, arena_cli):
+    """0005 moved the schedule into the tournament row: a half-played tournament stored the old way
+    (a row per scheduled match, pending ones included) finishes with the results of an uninterrupted run."""
+    from tests.conftest import Arena
+
+    def insert(connection, table, row):
+        names = ", ".join(f'"{name}"' for name in row)
+        connection.execute(f"insert into {table} ({names}) values ({', '.join('?' * len(row))})", list(row.values()))
+
+    arena_cli("run-tournament", "--game", "connect_four", "--agents", "random,greedy,random:seed=7", "--rounds", "3",
+              "--seed", "5", "--name", "whole", "--quiet")  # fmt: skip
+    columns = {table: [row[1] for row in arena_cli.rows(f"pragma table_info({table})")] for table in ("tournaments", "matches", "match_seats")}
+
+    old_path = tmp_path / "old.db"
+    old = open_database(f"sqlite:///{old_path}", migrate=False)
+    config = alembic_config()
+    with old.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0004")
+    with sqlite3.connect(arena_cli.db_path) as new, sqlite3.connect(old_path) as c:
+        tournament = dict(zip(columns["tournaments"], new.execute("select * from tournaments").fetchone()))
+        for dropped in ("schedule", "scheduled"):
+            del tournament[dropped]
+        insert(c, "tournaments", tournament)
+        played = 4  # of 9: the rest was pending when the process died
+        for row in new.execute('select * from matches order by "index"'):
+            match = dict(zip(columns["matches"], row))
+            if match["index"] >= played:  # a pending row kept only the schedule
+                for result in ("turns", "reason", "detail", "moves", "legal_counts", "duration", "finished_at", "rounds", "first_player"):
+                    match[result] = None
+                match["status"] = "pending"
+            insert(c, "matches", match)
+            for seat_row in new.execute("select * from match_seats where match_id = ? order by seat", (match["id"],)):
+                seat = dict(zip(columns["match_seats"], seat_row))
+                if match["index"] >= played:
+                    for result in ("score", "outcome", "rank", "think_time", "moves"):
+                        seat[result] = None
+                insert(c, "match_seats", seat)
+
+    resumed = Arena(old_path)
+    assert resumed.json("tournaments")[0]["done"] == played  # the upgrade ran: pending rows are gone
+    assert current_revision(open_database(f"sqlite:///{old_path}")) == HEAD_REVISION
+    assert resumed.json("tournaments")[0]["matches"] == 9
+    resumed("run-tournament", "--resume", "whole", "--quiet")
+    query = ('select m."index", m.seed, m.moves, s.seat, s.agent, s.agent_params, s.outcome from matches m '
+             'join match_seats s on s.match_id = m.id order by m."index", s.seat')  # fmt: skip
+    assert resumed.rows(query) == arena_cli.rows(query)
+    assert len(resumed.rows(query)) == 18

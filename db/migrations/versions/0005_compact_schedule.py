@@ -1,0 +1,55 @@
+"""the schedule as one packed column of the tournament; match rows only for played matches
+
+Revision ID: 0005
+Revises: 0004
+Create Date: 2026-11-21 07:40:00
+
+Writing three rows per scheduled match up front (then updating them) cost more than the rest of
+storing a match. The seatings now live in `tournaments.schedule` (agent positions in the settings'
+agent list, packed as unsigned 16-bit ints after a b"H" type code); pending matches have no row.
+Matches are found by game through their tournaments, so the index on the matches' game columns goes.
+"""
+
+import json
+from array import array
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0005"
+down_revision = "0004"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("tournaments") as batch_op:
+        batch_op.add_column(sa.Column("schedule", sa.LargeBinary(), nullable=True))
+        batch_op.add_column(sa.Column("scheduled", sa.Integer(), server_default="0", nullable=False))
+    connection = op.get_bind()
+    tournaments = connection.execute(sa.text("SELECT id, settings FROM tournaments")).all()
+    for tournament_id, settings in tournaments:
+        positions = {agent["label"]: i for i, agent in enumerate(json.loads(settings)["agents"])}
+        seats = connection.execute(
+            sa.text(
+                'SELECT m."index", s.agent FROM matches m JOIN match_seats s ON s.match_id = m.id '
+                'WHERE m.tournament_id = :tid ORDER BY m."index", s.seat'
+            ),
+            {"tid": tournament_id},
+        ).all()
+        packed = array("H", [positions[agent] for _index, agent in seats])
+        scheduled = len({index for index, _agent in seats})
+        connection.execute(
+            sa.text("UPDATE tournaments SET schedule = :schedule, scheduled = :scheduled WHERE id = :tid"),
+            {"schedule": b"H" + packed.tobytes(), "scheduled": scheduled, "tid": tournament_id},
+        )
+    pending = "SELECT id FROM matches WHERE status = 'pending'"
+    connection.execute(sa.text(f"DELETE FROM match_seats WHERE match_id IN ({pending})"))
+    connection.execute(sa.text("DELETE FROM matches WHERE status = 'pending'"))
+    with op.batch_alter_table("matches") as batch_op:
+        batch_op.drop_index("ix_matches_game")
+
+
+def downgrade() -> None:
+    # Pending matches would need their rows back; a database is upgraded, never downgraded, past this point.
+    raise NotImplementedError("0005 cannot be downgraded: pending matches have no rows to restore")
