@@ -6,6 +6,7 @@ import functools
 import json
 import os
 import sys
+import time
 from typing import Any, Callable
 
 import click
@@ -287,6 +288,7 @@ class _Progress:
     def __init__(self, enabled: bool) -> None:
         self.bar: Any = None
         self.task: Any = None
+        self.updated = 0.0
         if enabled:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -310,6 +312,10 @@ class _Progress:
         if self.task is None:
             self.task = self.bar.add_task("play", total=total, completed=done, rate="-")
             return
+        now = time.monotonic()
+        if done < total and now - self.updated < 0.1:  # thousands of matches a second: redraw ten times a second
+            return
+        self.updated = now
         speed = self.bar.tasks[0].speed
         self.bar.update(self.task, completed=done, rate=f"{speed:.1f}" if speed else "-")
 
