@@ -12,7 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from arena.agents import AgentEntry, entry_from_json, game_for_seat, resolve_all
 from arena.api import Agent, Game
@@ -137,9 +137,8 @@ def _create(registry: Registry, database: Database, request: TournamentRequest) 
 # ---------------------------------------------------------------- playing
 
 
-@dataclass(frozen=True)
-class MatchTask:
-    index: int  # in the schedule; the match's seed is derive_seed(tournament seed, index)
+class MatchTask(NamedTuple):  # one per match: a named tuple is cheaper to make and to send to a worker
+    schedule_index: int  # the match's seed is derive_seed(tournament seed, schedule_index)
     seating: Table  # agent positions (in Setup.agents) by seat
 
 
@@ -193,7 +192,7 @@ class Player:
 
     def play(self, task: MatchTask) -> queries.MatchOutcome:
         start = time.perf_counter()
-        seed = derive_seed(self.setup.seed, task.index)
+        seed = derive_seed(self.setup.seed, task.schedule_index)
         game = self._game_for(task.seating)
         agents = self._agents(task, seed, game)
         try:
@@ -211,7 +210,7 @@ class Player:
 
 def outcome_of(task: MatchTask, seed: int, result: MatchResult, duration: float) -> queries.MatchOutcome:
     return queries.MatchOutcome(
-        schedule_index=task.index, seed=seed, seating=task.seating, turns=result.turns, reason=result.reason,
+        schedule_index=task.schedule_index, seed=seed, seating=task.seating, turns=result.turns, reason=result.reason,
         detail=result.detail, moves=encode_ints(result.moves), legal_counts=encode_ints(result.legal_counts),
         duration=duration, scores=result.scores, outcomes=result.outcomes, ranks=result.ranks,
         think_times=result.think_times, move_counts=result.move_counts, rounds=result.rounds,
