@@ -92,6 +92,8 @@ def open_database(url: str | None = None, migrate: bool = True) -> Database:
             upgrade(database)
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot open database {resolved}: {_short(exc)}") from None
+        except Exception as exc:  # a migration step failed on the data it found; the upgrade was rolled back
+            raise StorageError(f"cannot upgrade database {resolved}: {type(exc).__name__}: {exc}") from None
     return database
 
 
@@ -128,9 +130,24 @@ def upgrade(database: Database) -> None:
         if current_revision(database) == HEAD_REVISION:
             return
         config = alembic_config()
-        with database.engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.upgrade(config, "head")
+        with database.engine.connect() as connection:
+            driver = connection.connection.driver_connection
+            sqlite = database.engine.dialect.name == "sqlite"
+            if sqlite:
+                # pysqlite begins transactions only before DML, so Alembic's DDL would be committed step
+                # by step and a failing migration would leave the schema half-upgraded: one explicit
+                # transaction makes the whole upgrade all or nothing.
+                previous = driver.isolation_level  # type: ignore[union-attr]
+                driver.isolation_level = None  # type: ignore[union-attr]
+                connection.exec_driver_sql("BEGIN")
+            try:
+                config.attributes["connection"] = connection
+                command.upgrade(config, "head")
+                connection.commit()
+            finally:
+                if sqlite:
+                    connection.rollback()  # after a failure; nothing left to undo after the commit
+                    driver.isolation_level = previous  # type: ignore[union-attr]
 
 
 @contextmanager

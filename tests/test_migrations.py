@@ -4,17 +4,22 @@ import sqlite3
 
 from alembic import command
 
-from db.session import HEAD_REVISION, alembic_config, current_revision, open_database
+from db.session import HEAD_REVISION, StorageError, alembic_config, current_revision, open_database
+
+
+def database_at(path, revision):
+    """A database file with the schema of an older version."""
+    old = open_database(f"sqlite:///{path}", migrate=False)
+    config = alembic_config()
+    with old.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+    assert current_revision(old) == revision
 
 
 def test_old_database_upgrades_on_first_use(tmp_path, arena_cli):
     url = f"sqlite:///{arena_cli.db_path}"
-    old = open_database(url, migrate=False)
-    config = alembic_config()
-    with old.engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "0001")
-    assert current_revision(old) == "0001"
+    database_at(arena_cli.db_path, "0001")
     with sqlite3.connect(arena_cli.db_path) as c:
         c.execute("insert into agents (name, type, params, created_at) values ('kept', 'random', '{}', '2026-01-01')")
     arena_cli("run-tournament", "--game", "incan_gold", "--agents", "random,greedy,kept", "--rounds", "3", "--quiet")
@@ -38,11 +43,7 @@ def test_tournament_interrupted_before_0005_resumes_after_the_upgrade(tmp_path, 
     columns = {table: [row[1] for row in arena_cli.rows(f"pragma table_info({table})")] for table in ("tournaments", "matches", "match_seats")}
 
     old_path = tmp_path / "old.db"
-    old = open_database(f"sqlite:///{old_path}", migrate=False)
-    config = alembic_config()
-    with old.engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "0004")
+    database_at(old_path, "0004")
     with sqlite3.connect(arena_cli.db_path) as new, sqlite3.connect(old_path) as c:
         tournament = dict(zip(columns["tournaments"], new.execute("select * from tournaments").fetchone()))
         for dropped in ("schedule", "scheduled"):
@@ -72,3 +73,21 @@ def test_tournament_interrupted_before_0005_resumes_after_the_upgrade(tmp_path, 
              'join match_seats s on s.match_id = m.id order by m."index", s.seat')  # fmt: skip
     assert resumed.rows(query) == arena_cli.rows(query)
     assert len(resumed.rows(query)) == 18
+
+
+def test_a_failing_upgrade_leaves_the_database_as_it_was(tmp_path):
+    """SQLite DDL is transactional, but only inside an explicit transaction: a migration that fails
+    half-way must not leave columns added and the revision unchanged."""
+    path = tmp_path / "old.db"
+    database_at(path, "0004")
+    with sqlite3.connect(path) as c:  # settings that are not JSON: 0005 fails after adding its columns
+        c.execute("insert into tournaments (game_id, game_version, game_params, format, rounds, seed, max_turns, players, "
+                  "settings, status, created_at) values ('connect_four', '1', '', 'round-robin', 1, 0, 200, 2, '{', 'done', '2026-01-01')")  # fmt: skip
+    try:
+        open_database(f"sqlite:///{path}")
+        raise AssertionError("the upgrade should have failed")
+    except StorageError:
+        pass
+    assert current_revision(open_database(f"sqlite:///{path}", migrate=False)) == "0004"
+    with sqlite3.connect(path) as c:
+        assert "schedule" not in [row[1] for row in c.execute("pragma table_info(tournaments)")]

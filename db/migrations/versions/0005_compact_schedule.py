@@ -28,21 +28,28 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("scheduled", sa.Integer(), server_default="0", nullable=False))
     connection = op.get_bind()
     tournaments = connection.execute(sa.text("SELECT id, settings FROM tournaments")).all()
-    for tournament_id, settings in tournaments:
-        positions = {agent["label"]: i for i, agent in enumerate(json.loads(settings)["agents"])}
+    for tournament_id, settings_text in tournaments:
+        settings = json.loads(settings_text)
+        agents = settings.setdefault("agents", [])
+        positions = {agent["label"]: i for i, agent in enumerate(agents)}
         seats = connection.execute(
             sa.text(
-                'SELECT m."index", s.agent FROM matches m JOIN match_seats s ON s.match_id = m.id '
-                'WHERE m.tournament_id = :tid ORDER BY m."index", s.seat'
+                'SELECT m."index", s.agent, s.agent_type, s.agent_version FROM matches m '
+                'JOIN match_seats s ON s.match_id = m.id WHERE m.tournament_id = :tid ORDER BY m."index", s.seat'
             ),
             {"tid": tournament_id},
         ).all()
-        packed = array("H", [positions[agent] for _index, agent in seats])
-        scheduled = len({index for index, _agent in seats})
+        for _index, label, agent_type, version in seats:
+            if label not in positions:  # a tournament written by hand (or by a script) may not list its agents
+                positions[label] = len(agents)
+                agents.append({"label": label, "type": agent_type, "params": {}, "version": version})
+        packed = array("H", [positions[label] for _index, label, _type, _version in seats])
+        scheduled = len({index for index, *_rest in seats})
         connection.execute(
-            sa.text("UPDATE tournaments SET schedule = :schedule, scheduled = :scheduled WHERE id = :tid"),
-            {"schedule": b"H" + packed.tobytes(), "scheduled": scheduled, "tid": tournament_id},
-        )
+            sa.text("UPDATE tournaments SET schedule = :schedule, scheduled = :scheduled, settings = :settings WHERE id = :tid"),
+            {"schedule": b"H" + packed.tobytes(), "scheduled": scheduled, "settings": json.dumps(settings, sort_keys=True),
+             "tid": tournament_id},
+        )  # fmt: skip
     pending = "SELECT id FROM matches WHERE status = 'pending'"
     connection.execute(sa.text(f"DELETE FROM match_seats WHERE match_id IN ({pending})"))
     connection.execute(sa.text("DELETE FROM matches WHERE status = 'pending'"))
