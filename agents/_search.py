@@ -7,13 +7,11 @@ terminal values, and cheap hashable keys of states for transposition tables.
 
 from __future__ import annotations
 
-import gc
 import math
 import operator
 import random
 import time
-from contextlib import contextmanager
-from typing import Any, Callable, Hashable, Iterator, Sequence
+from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
@@ -53,24 +51,6 @@ def time_budget(time_param: float, time_per_move: float | None) -> float | None:
         margin = SAFETY_SECONDS + SAFETY_FRACTION * time_per_move
         budgets.append(max(time_per_move - margin, 0.25 * time_per_move))
     return min(budgets) if budgets else None
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for one search (restored after, also on errors).
-
-    Why: a search allocates fast (table entries, tree nodes, states), which triggers collections,
-    and a full collection of a big process (a tournament worker holds ~100k objects) took 40+ ms
-    here: enough to overrun a short time_per_move between two deadline checks. The searches make
-    no reference cycles, so reference counting frees everything meanwhile.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def deadline_from(budget: float | None, start: float) -> float:

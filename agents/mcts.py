@@ -41,7 +41,8 @@ import math
 from typing import Any
 
 import arena
-from agents._search import agent_params, clock, deadline_from, gc_paused, resolve_evaluation, terminal_value, time_budget
+from arena.heap import collector_paused
+from agents._search import agent_params, clock, deadline_from, resolve_evaluation, terminal_value, time_budget
 from arena.api import Evaluation
 
 #: A play-out stops after this many actions (or the game's max_game_length) even if the game is
@@ -96,7 +97,7 @@ class MCTSAgent(arena.Agent):
         self.stats: dict[str, float] = {}
 
     def act(self, state: arena.State) -> int:
-        with gc_paused():
+        with collector_paused():  # a full collection mid-search could overrun time_per_move
             return self._act(state)
 
     def _act(self, state: arena.State) -> int:

@@ -39,11 +39,11 @@ import math
 from typing import Any, Callable, Hashable
 
 import arena
+from arena.heap import collector_paused
 from agents._search import (
     agent_params,
     clock,
     deadline_from,
-    gc_paused,
     make_state_key,
     render_key,
     require_perfect_information,
@@ -125,7 +125,7 @@ class MinimaxAgent(arena.Agent):
     # --- the root ---------------------------------------------------------------------------
 
     def act(self, state: arena.State) -> int:
-        with gc_paused():
+        with collector_paused():  # a full collection mid-search could overrun time_per_move
             return self._act(state)
 
     def _act(self, state: arena.State) -> int:

@@ -1,4 +1,4 @@
-"""Keeping the cyclic garbage collector off long-lived objects while a tournament runs."""
+"""Keeping the cyclic garbage collector away from work where it can find nothing to free."""
 
 from __future__ import annotations
 
@@ -24,3 +24,22 @@ def frozen_heap() -> Iterator[None]:
     finally:
         if outermost:
             gc.unfreeze()
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic collector while code builds many objects that form no cycles.
+
+    Loading a million match records (some three million objects) spent 3.6 s of 13 s in
+    collections that found nothing, and the pure analyses over them (Elo, TrueSkill, ...) 0.9 s of
+    2.6. In a search agent, a full collection of a tournament worker's heap (40+ ms) could overrun
+    a short time per move between two deadline checks. Reference counting still frees everything;
+    a cycle made meanwhile waits for the next collection after the pause.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

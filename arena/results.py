@@ -7,6 +7,7 @@ from functools import cached_property
 from typing import Any, Callable
 
 from arena.errors import ArenaError
+from arena.heap import collector_paused
 from arena.params import canonical, parse_spec
 from arena.plugins import Registry
 from db import queries
@@ -28,7 +29,8 @@ class Selection:
 
     @cached_property
     def records(self) -> list[MatchRecord]:
-        return self._load()
+        with collector_paused():
+            return self._load()
 
 
 def get_tournament(database: Database, key: str) -> Tournament:
@@ -86,7 +88,9 @@ def cached(database: Database, kind: str, selection: Selection, compute: Callabl
         payload = queries.get_cached(session, key, selection.fingerprint)
     if payload is not None:
         return json.loads(payload)
-    value = compute(selection.records)
+    records = selection.records
+    with collector_paused():  # analyses are pure functions over records: they make no cycles
+        value = compute(records)
     try:
         queries.put_cached(database, key, selection.fingerprint, json.dumps(value))
     except Exception:  # a read-only database still answers, just without caching
