@@ -1,0 +1,412 @@
+"""`neural`: plays a trained multilayer perceptron stored in a numpy checkpoint.
+
+The agent flattens `state.observation(seat)`, runs the network (ReLU hidden layers, linear
+output, one output per action id), masks the outputs to the legal actions and plays the best one
+(`sample=false`) or samples from the masked softmax with the agent's seeded RNG (`sample=true`).
+Policy-gradient checkpoints hold logits and DQN checkpoints hold Q-values: for both, the masked
+argmax is the network's choice, so one agent plays either.
+
+Checkpoint format (`arena-mlp`, version 1): an uncompressed `.npz` archive, read with
+`allow_pickle=False` (no pickle, so loading a file cannot run code), holding
+- `w0, b0, w1, b1, ...`: float32 layer weights of shape (inputs, outputs) and biases, so that a
+  layer is `x @ w + b`;
+- `metadata`: a JSON string: `format`, `version`, `game`, `game_version`, `game_params`
+  (`arena.params.canonical` of the game's parameters), `game_label`, `observation_shape`,
+  `num_actions`, `hidden`, `activation`, `output` (`logits` or `q_values`), `algorithm` and
+  `training` (the trainer's settings and its final win rate).
+
+Inference is plain numpy: playing a checkpoint needs no PyTorch (importing it costs more than a
+second per process, and tournament workers are separate processes). Arena makes a new agent for
+every seat of every match, so loaded checkpoints are cached per process, keyed by absolute path,
+modification time and size (a retrained file at the same path is read again).
+
+`arena train` (agents/neural_train.py) writes checkpoints; `init_checkpoint` writes an untrained
+one (for tests and baselines).
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import math
+import os
+import random
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import click
+import numpy as np
+
+import arena
+from arena.params import canonical, validate_params
+
+FORMAT_NAME = "arena-mlp"
+FORMAT_VERSION = 1
+METADATA_KEY = "metadata"
+OUTPUT_KINDS = ("logits", "q_values")
+
+_ZIP_MAGIC = b"PK\x03\x04"  # how every .npz (a zip archive) starts
+
+# Zip entries carry a modification time; a fixed one makes the same weights give the same bytes.
+_FIXED_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+#: One checkpoint file's identity: absolute path, modification time (ns) and size.
+FileKey = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class Network:
+    """A loaded checkpoint: its metadata and its layers, as read-only float32 arrays."""
+
+    path: str
+    metadata: dict[str, Any]
+    weights: tuple[np.ndarray, ...]
+    biases: tuple[np.ndarray, ...]
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return tuple(self.metadata["observation_shape"])
+
+    @property
+    def num_actions(self) -> int:
+        return int(self.metadata["num_actions"])
+
+    def outputs(self, observation: Any) -> np.ndarray:
+        """One value per action id (logits or Q-values) for one observation tensor."""
+        return forward(self.weights, self.biases, np.asarray(observation, dtype=np.float32).reshape(-1))
+
+
+def forward(weights: Sequence[np.ndarray], biases: Sequence[np.ndarray], x: np.ndarray) -> np.ndarray:
+    """The MLP: ReLU after every layer but the last."""
+    last = len(weights) - 1
+    for index, (w, b) in enumerate(zip(weights, biases)):
+        x = x @ w + b
+        if index < last:
+            x = np.maximum(x, 0.0)
+    return x
+
+
+def choose_action(outputs: np.ndarray, legal: Sequence[int], rng: random.Random | None) -> int:
+    """The legal action with the highest output; with `rng`, a draw from the softmax of the legal outputs."""
+    values = outputs[list(legal)].astype(np.float64)
+    if rng is None or len(legal) == 1:
+        return int(legal[int(np.argmax(values))])
+    weights = np.exp(values - values.max())
+    cumulative = np.cumsum(weights)
+    index = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+    return int(legal[min(index, len(legal) - 1)])
+
+
+# ---------------------------------------------------------------- game description
+
+
+def game_description(game: arena.Game) -> dict[str, Any]:
+    """What a checkpoint records about the game it is for; `check_compatible` compares it."""
+    return {
+        "game": game.info.id,
+        "game_version": game.info.version,
+        "game_params": canonical(game.params),
+        "game_label": game.label(),
+        "observation_shape": list(observation_shape(game)),
+        "num_actions": game.num_distinct_actions,
+    }
+
+
+_observation_shapes: dict[tuple[str, str, str], tuple[int, ...]] = {}
+
+
+def observation_shape(game: arena.Game) -> tuple[int, ...]:
+    """The shape of the game's observation tensor (cached per game id, version and parameters)."""
+    key = (game.info.id, game.info.version, canonical(game.params))
+    if key not in _observation_shapes:
+        try:
+            tensor = game.new_initial_state(0).observation(0)
+        except NotImplementedError:
+            raise arena.ArenaError(f"game '{game.info.id}' offers no observation tensor, which agent 'neural' plays from") from None
+        _observation_shapes[key] = tuple(int(n) for n in np.shape(tensor))
+    return _observation_shapes[key]
+
+
+# ---------------------------------------------------------------- writing checkpoints
+
+
+def checkpoint_bytes(layers: Sequence[tuple[np.ndarray, np.ndarray]], metadata: Mapping[str, Any]) -> bytes:
+    """An `.npz` archive of the layers and the metadata JSON, byte for byte the same for the same input."""
+    arrays: dict[str, np.ndarray] = {METADATA_KEY: np.array(json.dumps(metadata, sort_keys=True))}
+    for index, (w, b) in enumerate(layers):
+        arrays[f"w{index}"] = np.ascontiguousarray(w, dtype=np.float32)
+        arrays[f"b{index}"] = np.ascontiguousarray(b, dtype=np.float32)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
+        for name, array in arrays.items():
+            with archive.open(zipfile.ZipInfo(f"{name}.npy", date_time=_FIXED_ZIP_TIME), "w") as member:
+                np.lib.format.write_array(member, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def check_writable(path: str | os.PathLike[str]) -> Path:
+    """Raise ArenaError unless a file can be created at `path` (tried for real, then removed)."""
+    target = Path(path)
+    if target.is_dir():
+        raise arena.ArenaError(f"cannot write {target}: it is a folder")
+    folder = target.parent
+    if not folder.is_dir():
+        raise arena.ArenaError(f"cannot write {target}: folder {folder} does not exist")
+    probe = folder / f".{target.name}.{os.getpid()}.probe"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.unlink(probe)
+    except OSError as exc:
+        raise arena.ArenaError(f"cannot write {target}: {exc.strerror or exc}") from None
+    return target
+
+
+def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write through a temporary file in the same folder and rename, so a reader never sees half a file."""
+    target = check_writable(path)
+    temporary = target.parent / f".{target.name}.{os.getpid()}.tmp"
+    try:
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)  # the umask applies, as for open()
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, target)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise arena.ArenaError(f"cannot write {target}: {exc.strerror or exc}") from None
+
+
+def save_checkpoint(
+    path: str | os.PathLike[str], game: arena.Game, layers: Sequence[tuple[np.ndarray, np.ndarray]],
+    output: str, algorithm: str, training: Mapping[str, Any],
+) -> None:  # fmt: skip
+    """Write a checkpoint for `game`; `layers` are (weights (in, out), bias (out,)) pairs."""
+    metadata = {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        **game_description(game),
+        "hidden": [int(np.shape(w)[1]) for w, _ in layers[:-1]],
+        "activation": "relu",
+        "output": output,
+        "algorithm": algorithm,
+        "training": dict(training),
+    }
+    write_atomically(path, checkpoint_bytes(layers, metadata))
+
+
+def initial_layers(sizes: Sequence[int], seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Layers initialised like torch.nn.Linear: uniform in +-1/sqrt(fan_in)."""
+    rng = np.random.default_rng(seed)
+    layers = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        bound = 1.0 / math.sqrt(fan_in)
+        layers.append((rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32),
+                       rng.uniform(-bound, bound, fan_out).astype(np.float32)))  # fmt: skip
+    return layers
+
+
+def init_checkpoint(game: arena.Game, path: str | os.PathLike[str], hidden: Sequence[int] = (64,), seed: int = 0) -> Path:
+    """Write an untrained checkpoint for `game` (random weights from `seed`); returns its path."""
+    inputs = math.prod(observation_shape(game))
+    layers = initial_layers([inputs, *hidden, game.num_distinct_actions], seed)
+    save_checkpoint(path, game, layers, "logits", "untrained", {"seed": seed})
+    return Path(path)
+
+
+# ---------------------------------------------------------------- reading checkpoints
+
+
+def file_key(path: str | os.PathLike[str]) -> FileKey:
+    """The cache key of a checkpoint file; ArenaError when it is missing or not a file."""
+    absolute = os.path.abspath(path)
+    try:
+        status = os.stat(absolute)
+    except OSError as exc:
+        raise arena.ArenaError(f"checkpoint {path}: cannot read it ({exc.strerror or exc})") from None
+    if not os.path.isfile(absolute):
+        raise arena.ArenaError(f"checkpoint {path}: not a file")
+    return (absolute, status.st_mtime_ns, status.st_size)
+
+
+def load_network(path: str | os.PathLike[str]) -> Network:
+    """The checkpoint at `path`, read once per process while the file is unchanged."""
+    return _load_cached(file_key(path))
+
+
+@functools.lru_cache(maxsize=32)
+def _load_cached(key: FileKey) -> Network:
+    return read_checkpoint(key[0])
+
+
+def read_checkpoint(path: str) -> Network:
+    """Read and validate a checkpoint; every problem is one ArenaError line naming the file."""
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(len(_ZIP_MAGIC))
+    except OSError as exc:
+        raise arena.ArenaError(f"checkpoint {path}: cannot read it ({exc.strerror or exc})") from None
+    if magic != _ZIP_MAGIC:  # numpy would blame pickled data, which is not what is wrong
+        raise arena.ArenaError(f"checkpoint {path}: not a .npz checkpoint (not a zip archive)")
+    try:
+        loaded = np.load(path, allow_pickle=False)
+    except Exception as exc:  # an untrusted file: whatever numpy trips on, the file is unusable
+        raise arena.ArenaError(f"checkpoint {path}: not a readable .npz checkpoint ({_reason(exc)})") from None
+    if not isinstance(loaded, np.lib.npyio.NpzFile):
+        raise arena.ArenaError(f"checkpoint {path}: not a .npz checkpoint (a single array)")
+    try:
+        with loaded:
+            arrays = {name: loaded[name] for name in loaded.files}
+    except Exception as exc:
+        raise arena.ArenaError(f"checkpoint {path}: corrupt ({_reason(exc)})") from None
+    metadata = _metadata(path, arrays)
+    weights, biases = _layers(path, arrays, metadata)
+    return Network(path, metadata, weights, biases)
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _metadata(path: str, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    if METADATA_KEY not in arrays:
+        raise arena.ArenaError(f"checkpoint {path}: no metadata (not an {FORMAT_NAME} checkpoint)")
+    try:
+        metadata = json.loads(str(arrays[METADATA_KEY][()]))
+    except (ValueError, TypeError, IndexError) as exc:
+        raise arena.ArenaError(f"checkpoint {path}: unreadable metadata ({_reason(exc)})") from None
+    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT_NAME:
+        raise arena.ArenaError(f"checkpoint {path}: not an {FORMAT_NAME} checkpoint")
+    if metadata.get("version") != FORMAT_VERSION:
+        raise arena.ArenaError(f"checkpoint {path}: format version {metadata.get('version')!r}; this Arena reads version {FORMAT_VERSION}")
+    required = {"game": str, "game_version": str, "game_params": str, "observation_shape": list, "num_actions": int,
+                "hidden": list, "output": str}  # fmt: skip
+    for name, kind in required.items():
+        if not isinstance(metadata.get(name), kind):
+            raise arena.ArenaError(f"checkpoint {path}: metadata '{name}' missing or not {kind.__name__}")
+    if metadata["output"] not in OUTPUT_KINDS:
+        raise arena.ArenaError(f"checkpoint {path}: unknown output kind {metadata['output']!r}")
+    return metadata
+
+
+def _layers(path: str, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """The layers, checked against the sizes the metadata declares."""
+    try:
+        sizes = [math.prod(int(n) for n in metadata["observation_shape"]), *(int(h) for h in metadata["hidden"]),
+                 int(metadata["num_actions"])]  # fmt: skip
+    except (TypeError, ValueError):
+        raise arena.ArenaError(f"checkpoint {path}: bad sizes in the metadata") from None
+    weights, biases = [], []
+    for index, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        w, b = arrays.get(f"w{index}"), arrays.get(f"b{index}")
+        if w is None or b is None:
+            raise arena.ArenaError(f"checkpoint {path}: layer {index} is missing")
+        if w.shape != (fan_in, fan_out) or b.shape != (fan_out,):
+            raise arena.ArenaError(
+                f"checkpoint {path}: layer {index} has shape {w.shape}/{b.shape}, expected {(fan_in, fan_out)}/{(fan_out,)}"
+            )
+        if w.dtype.kind != "f" or b.dtype.kind != "f" or not (np.isfinite(w).all() and np.isfinite(b).all()):
+            raise arena.ArenaError(f"checkpoint {path}: layer {index} holds non-finite or non-float values")
+        weights.append(_read_only(w))
+        biases.append(_read_only(b))
+    return tuple(weights), tuple(biases)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """float32, and frozen: one cached array serves every agent of the process."""
+    array = np.ascontiguousarray(array, dtype=np.float32)
+    array.flags.writeable = False
+    return array
+
+
+# ---------------------------------------------------------------- matching a checkpoint to a game
+
+
+def check_compatible(network: Network, game: arena.Game, with_params: bool = True) -> None:
+    """Raise ArenaError (one line) when `network` was not made for `game`.
+
+    `with_params=False` skips the game parameters: seat parameters (Gwent Lite's decks) change
+    the game of single seats after the tournament-wide check, without changing the tensors.
+    """
+    meta, name = network.metadata, network.path
+    if meta["game"] != game.info.id:
+        raise arena.ArenaError(f"checkpoint {name} is for game '{meta['game']}', not '{game.info.id}'")
+    if meta["game_version"] != game.info.version:
+        raise arena.ArenaError(
+            f"checkpoint {name} is for {game.info.id} version {meta['game_version']}; version {game.info.version} is installed"
+        )
+    if with_params and meta["game_params"] != canonical(game.params):
+        trained = meta.get("game_label") or meta["game_params"]
+        raise arena.ArenaError(f"checkpoint {name} is for {trained} (parameters {meta['game_params']}), not {game.label()}")
+    shape = observation_shape(game)
+    if network.observation_shape != shape:
+        raise arena.ArenaError(f"checkpoint {name} takes observations of shape {network.observation_shape}; {game.label()} gives {shape}")
+    if network.num_actions != game.num_distinct_actions:
+        raise arena.ArenaError(
+            f"checkpoint {name} has {network.num_actions} outputs; {game.label()} has {game.num_distinct_actions} actions"
+        )
+
+
+# Checkpoint-and-game pairs already checked: agents are made for every seat of every match.
+_compatible: set[tuple[FileKey, str, str, str, bool]] = set()
+
+
+def network_for(checkpoint: str, game: arena.Game, with_params: bool = False) -> Network:
+    """The checkpoint's network, checked (once per file and game) to fit `game` (see `check_compatible`)."""
+    if not checkpoint:
+        raise arena.ArenaError(
+            "agent 'neural' needs a checkpoint: neural:checkpoint=FILE.npz, or "
+            "arena agents register NAME --type neural --checkpoint FILE.npz"
+        )
+    key = file_key(checkpoint)
+    network = _load_cached(key)
+    pair = (key, game.info.id, game.info.version, canonical(game.params), with_params)
+    if pair not in _compatible:
+        check_compatible(network, game, with_params)
+        _compatible.add(pair)
+    return network
+
+
+# ---------------------------------------------------------------- the agent
+
+
+class NeuralAgent(arena.Agent):
+    info = arena.AgentInfo(
+        id="neural",
+        version="1",
+        description="A trained MLP from a numpy checkpoint (arena train): masked argmax or softmax sample of its outputs.",
+        params=(
+            arena.Param("checkpoint", "", "the .npz checkpoint file (required)"),
+            arena.Param("sample", False, "sample from the softmax of the legal outputs instead of taking the best"),
+        ),
+    )
+
+    @classmethod
+    def check_game(cls, game: arena.Game, params: dict[str, Any]) -> None:
+        own = {k: v for k, v in params.items() if k != "seed"}
+        values = validate_params(cls.info.params, own, f"agent '{cls.info.id}'")
+        network_for(values["checkpoint"], game, with_params=True)
+
+    def __init__(self, game: arena.Game, player: int, seed: int, **params: Any) -> None:
+        super().__init__(game, player, seed, **params)
+        self.network = network_for(self.params["checkpoint"], game)
+        self.sampler = self.rng if self.params["sample"] else None
+
+    def act(self, state: arena.State) -> int:
+        outputs = self.network.outputs(state.observation(self.player))
+        return choose_action(outputs, state.legal_actions(), self.sampler)
+
+
+@arena.hookimpl
+def register_agents(register: Callable[[type[arena.Agent]], None]) -> None:
+    register(NeuralAgent)
+
+
+@arena.hookimpl
+def register_commands(cli: click.Group) -> None:
+    # Imported here: the trainer module is only needed by `arena train`, never by playing.
+    from agents.neural_train import train_command
+
+    cli.add_command(train_command)
