@@ -27,6 +27,7 @@ one (for tests and baselines).
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import json
 import math
@@ -235,6 +236,17 @@ def load_network(path: str | os.PathLike[str]) -> Network:
     return _load_cached(file_key(path))
 
 
+def checkpoint_digest(path: str | os.PathLike[str]) -> str:
+    """The first 12 hex digits of the file's SHA-256 (read once per process while the file is unchanged)."""
+    return _digest_cached(file_key(path))
+
+
+@functools.lru_cache(maxsize=32)
+def _digest_cached(key: FileKey) -> str:
+    with open(key[0], "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()[:12]
+
+
 @functools.lru_cache(maxsize=32)
 def _load_cached(key: FileKey) -> Network:
     return read_checkpoint(key[0])
@@ -388,6 +400,11 @@ class NeuralAgent(arena.Agent):
         own = {k: v for k, v in params.items() if k != "seed"}
         values = validate_params(cls.info.params, own, f"agent '{cls.info.id}'")
         network_for(values["checkpoint"], game, with_params=True)
+
+    @classmethod
+    def fingerprint(cls, params: dict[str, Any]) -> str:
+        """The checkpoint's content digest: stored as part of the agent's version with every match."""
+        return checkpoint_digest(params["checkpoint"]) if params.get("checkpoint") else ""
 
     def __init__(self, game: arena.Game, player: int, seed: int, **params: Any) -> None:
         super().__init__(game, player, seed, **params)

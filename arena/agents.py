@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from arena.api import Agent, Game
@@ -91,7 +91,9 @@ def build_entry(
         game_for_seat(type(game), game.params, entry.game_params_for(seat))
     without_seed = {k: v for k, v in params.items() if k != "seed"}
     agent_cls.check_game(game, without_seed)
-    return entry
+    # The stored version says exactly what played: a retrained checkpoint at the same path is another agent.
+    fingerprint = agent_cls.fingerprint(without_seed)
+    return replace(entry, version=f"{entry.version}+{fingerprint}") if fingerprint else entry
 
 
 def resolve(registry: Registry, spec: Spec, game: Game, named: dict[str, Any] | None) -> AgentEntry:

@@ -209,6 +209,11 @@ class Agent(ABC):
         Never change it: clone before looking ahead. The runner makes an agent that did forfeit.
         """
 
+    @classmethod
+    def fingerprint(cls, params: dict[str, Any]) -> str:
+        """What decides this agent's play beyond its version and parameters (e.g. a checkpoint file's digest), or ""."""
+        return ""
+
     def reset(self) -> None:
         """Forget anything kept from a previous match."""
 

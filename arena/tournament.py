@@ -25,6 +25,7 @@ from arena.plugins import Registry, get_registry
 from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin
 from arena.seeding import derive_seed
 from db import queries
+from db.models import Tournament
 from db.session import Database
 
 FORMATS = ("round-robin", "gauntlet")
@@ -267,6 +268,23 @@ def play(
         return _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit)
 
 
+def _check_unchanged(tournament: Tournament, game: Game, entries: Sequence[AgentEntry]) -> None:
+    """Refuse to go on with a game or an agent that is not the one the tournament started with: results would mix."""
+    if game.info.version != tournament.game_version:
+        raise ArenaError(
+            f"tournament {tournament.id} was started with {game.info.id} version {tournament.game_version}; "
+            f"version {game.info.version} is installed, so its results would mix: start a new tournament"
+        )
+    started = {data["label"]: data.get("version") for data in json.loads(tournament.settings)["agents"]}  # at creation
+    for entry in entries:
+        before = started.get(entry.label)
+        if before is not None and before != entry.version:
+            raise ArenaError(
+                f"agent '{entry.label}' changed since tournament {tournament.id} started (version {before}, now "
+                f"{entry.version}), so its results would mix: start a new tournament"
+            )
+
+
 def _play(
     database: Database, registry: Registry, tournament_id: int, workers: int, progress: Progress | None,
     plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None,
@@ -283,6 +301,7 @@ def _play(
                       tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit)  # fmt: skip
         game = make_game(registry, setup.game_spec)
         entries = [entry_from_json(registry, data, game) for data in setup.agents]
+        _check_unchanged(tournament, game, entries)
         keys = queries.TournamentKeys(
             tournament.id, tournament.game_id, tournament.game_version, tournament.game_params,
             [(entry.label, entry.type_id, entry.params_json(), entry.version) for entry in entries],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import shutil
@@ -282,3 +283,24 @@ def test_checkpoint_format_is_plain_npz_without_pickle(ttt_checkpoint):
     assert (metadata["game"], metadata["game_version"], metadata["game_params"]) == ("tic_tac_toe", "1", "")
     assert metadata["observation_shape"] == [3, 3, 3] and metadata["num_actions"] == 9 and metadata["hidden"] == [8]
     assert metadata["output"] == "logits" and metadata["algorithm"] == "untrained"
+
+
+def test_results_record_which_network_played_and_a_retrained_one_cannot_resume(arena_cli, tmp_path):
+    """The checkpoint's digest is part of the stored agent version; a tournament whose checkpoint
+    changed since it started refuses to go on (its results would mix two networks under one label)."""
+    from arena import tournament
+    from db.session import open_database
+
+    net = init_checkpoint(game(), tmp_path / "net.npz", hidden=(8,), seed=1)
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"neural:checkpoint={net},random", "--rounds", "2",
+              "--name", "first", "--quiet")  # fmt: skip
+    digest = hashlib.sha256(net.read_bytes()).hexdigest()[:12]
+    assert set(arena_cli.rows("select agent_version from match_seats where agent_type = 'neural'")) == {(f"1+{digest}",)}
+
+    database = open_database(f"sqlite:///{arena_cli.db_path}")
+    request = tournament.TournamentRequest(game="tic_tac_toe", agents=f"neural:checkpoint={net},random", rounds=2, name="second")
+    tournament.create(REGISTRY, database, request)  # scheduled, not played: as if killed before the first match
+    init_checkpoint(game(), net, hidden=(8,), seed=2)  # retrained at the same path
+    refused = arena_cli("run-tournament", "--resume", "second", ok=False)
+    one_error_line(refused, "changed since tournament 2 started", f"1+{digest}")
+    assert arena_cli.rows("select count(*) from matches m join tournaments t on t.id = m.tournament_id where t.name = 'second'") == [(0,)]

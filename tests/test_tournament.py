@@ -213,3 +213,46 @@ def test_first_mover_is_stored_and_scored(arena_cli):
     seats = arena_cli.json("seats")
     first_wins = sum(1 for m in matches for s in m["seats"] if s["seat"] == stored[m["id"]] and s["outcome"] == "win")
     assert seats["first_mover"]["games"] == 10 and seats["first_mover"]["score"] == first_wins
+
+
+VERSIONED_GAME = '''
+import dataclasses, os
+import arena
+from games.tic_tac_toe import TicTacToe
+
+class VersionedTicTacToe(TicTacToe):
+    info = dataclasses.replace(TicTacToe.info, id="versioned_ttt", version=os.environ.get("VERSIONED_TTT", "1"))
+
+@arena.hookimpl
+def register_games(register):
+    register(VersionedTicTacToe)
+'''
+
+
+def test_resume_refuses_a_game_whose_rules_changed(tmp_path):
+    """A rules change bumps the game's version; a tournament started at the old version does not go on at the new one."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from arena import tournament
+    from arena.plugins import get_registry
+    from db.session import open_database
+
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "versioned.py").write_text(VERSIONED_GAME)
+    db = tmp_path / "arena.db"
+    request = tournament.TournamentRequest(game="versioned_ttt", agents="random,greedy", rounds=2, name="old-rules")
+    tournament.create(get_registry((str(plugins),)), open_database(f"sqlite:///{db}"), request)
+    arena = str(Path(sys.executable).parent / "arena")
+    command = [arena, "--db", str(db), "--plugins-dir", str(plugins), "run-tournament", "--resume", "old-rules", "--quiet"]
+    result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "VERSIONED_TTT": "2"})
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "Error: tournament 1 was started with versioned_ttt version 1; version 2 is installed, "
+        "so its results would mix: start a new tournament"
+    ]
+    finished = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "VERSIONED_TTT": "1"})
+    assert finished.returncode == 0, finished.stderr
