@@ -77,7 +77,26 @@ def _output_options(csv: bool = True) -> Callable[[Callable[..., Any]], Callable
 
 
 class ArenaGroup(click.Group):
-    """Every failure the user can fix is one line on stderr and exit code 2."""
+    """Every failure the user can fix is one line on stderr and exit code 2; plugins' commands join on first look-up."""
+
+    plugin_commands_added = False
+
+    def _add_plugin_commands(self) -> None:
+        if not self.plugin_commands_added:
+            self.plugin_commands_added = True
+            try:
+                add_plugin_commands(get_registry(), self)
+            except ArenaError:
+                pass  # a broken plugin set: the command itself reports it as one clean line
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            self._add_plugin_commands()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._add_plugin_commands()
+        return super().list_commands(ctx)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         kwargs["standalone_mode"] = False
@@ -630,10 +649,6 @@ cli.add_command(report_command); cli.add_command(plot_command)  # noqa: E702
 
 
 def main() -> None:
-    try:
-        add_plugin_commands(get_registry(), cli)
-    except ArenaError:
-        pass  # a broken plugin set: the command itself reports it as one clean line
     cli.main(prog_name="arena")
 
 

@@ -22,19 +22,14 @@ from agents.neural import (
     load_network,
 )
 from arena.api import Game
-from arena.cli import cli
 from arena.match import play_match
-from arena.plugins import get_registry, register_commands
+from arena.plugins import get_registry
 from arena.seeding import derive_seed
 from arena.testing import check_agent
 
 REGISTRY = get_registry()
 ARENA = shutil.which("arena", path=str(Path(sys.executable).parent)) or "arena"
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="training needs torch (the rl extra)")
-
-# `arena train` is a plugin command: the real `arena` adds plugin commands in main(); the
-# in-process runner calls the group directly, so add them here the same way.
-register_commands(REGISTRY, cli)
 
 
 def game(spec: str = "tic_tac_toe", **params: Any) -> Game:
