@@ -22,3 +22,37 @@ def test_readme_plugin_examples_work(tmp_path, monkeypatch):
     check_game(nim)
     check_agent(registry.agents["first_legal"], nim, {"noise": 0.5})
     check_agent(registry.agents["first_legal"], registry.games["connect_four"]())
+
+
+def readme_commands() -> list[list[str]]:
+    """Every `arena ...` command in the README's shell blocks, continuation lines joined, as argv."""
+    import shlex
+
+    commands = []
+    for block in re.findall(r"```sh\n(.*?)```", README.read_text(), re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("  #")[0].strip()
+            if line.startswith("arena "):
+                commands.append(shlex.split(line)[1:])
+    return commands
+
+
+def test_readme_commands_parse(tmp_path, monkeypatch):
+    """The README's commands name real commands and options with valid values (parsed, not run)."""
+    import click
+
+    from arena.cli import cli
+
+    commands = readme_commands()
+    assert len(commands) >= 20
+    monkeypatch.chdir(tmp_path)
+    for argv in commands:
+        for word in argv:  # files the examples read (a checkpoint the example before wrote)
+            if word.endswith(".npz"):
+                (tmp_path / word).touch()
+        command: click.Command = cli
+        context = cli.make_context("arena", list(argv))
+        while isinstance(command, click.Group):
+            name, sub, rest = command.resolve_command(context, [*context._protected_args, *context.args])
+            assert sub is not None, argv
+            command, context = sub, sub.make_context(name, rest, parent=context)
