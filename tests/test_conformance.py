@@ -19,10 +19,14 @@ def test_game_conforms(game_id):
 
 @pytest.mark.parametrize("agent_id", sorted(REGISTRY.agents))
 @pytest.mark.parametrize("game_id", sorted(REGISTRY.games))
-def test_agent_conforms(agent_id, game_id):
+def test_agent_conforms(agent_id, game_id, tmp_path):
     game = REGISTRY.games[game_id]()
     agent_cls = REGISTRY.agents[agent_id]
-    params = FAST_PARAMS.get(agent_id, {})
+    params = dict(FAST_PARAMS.get(agent_id, {}))
+    if agent_id == "neural":  # it plays a checkpoint: an untrained one made for this game
+        from agents.neural import init_checkpoint
+
+        params["checkpoint"] = str(init_checkpoint(game, tmp_path / "net.npz", hidden=(16,)))
     try:
         agent_cls.check_game(game, params)
     except ArenaError as exc:
