@@ -117,6 +117,30 @@ def test_four_tournaments_at_once_on_one_file(tmp_path):
         assert c.execute("select count(*) from tournaments where status='done'").fetchone() == (4,)
 
 
+def test_two_runs_resuming_one_tournament_store_each_match_once(tmp_path):
+    """Both runs play the pending matches; whichever stores a match first wins, the other's copy is dropped."""
+    from arena import tournament
+    from arena.plugins import get_registry
+    from db.session import open_database
+
+    db = tmp_path / "shared.db"
+    request = tournament.TournamentRequest(game="connect_four", agents="random,greedy,random:seed=2", rounds=40, seed=4, name="twice")
+    tournament.create(get_registry(), open_database(f"sqlite:///{db}"), request)
+    env = dict(os.environ, ARENA_DB=str(db), ARENA_FLUSH_SECONDS="0")  # store after every match: the runs interleave
+    runs = [subprocess.Popen([ARENA, "run-tournament", "--resume", "twice", "--quiet"], env=env, cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]  # fmt: skip
+    for run in runs:
+        _out, err = run.communicate(timeout=300)
+        assert run.returncode == 0, err
+    arena = Arena(db, plugins_dirs=())
+    with sqlite3.connect(db) as c:
+        assert c.execute('select count(*), count(distinct "index") from matches').fetchone() == (120, 120)
+        assert c.execute("select count(*) from match_seats").fetchone() == (240,)
+    arena("run-tournament", "--game", "connect_four", "--agents", "random,greedy,random:seed=2", "--rounds", "40",
+          "--seed", "4", "--name", "once", "--quiet")  # fmt: skip
+    assert _matches(arena, "twice") == _matches(arena, "once")
+
+
 DECK_A = "+".join(["4"] * 25)  # 25 fours
 DECK_B = "+".join(["1"] * 24 + ["76"])  # one huge card and filler
 
