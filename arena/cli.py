@@ -311,9 +311,10 @@ class _Progress:
         if enabled:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+            # No refresh thread (redrawn from __call__): worker processes may then be forked (tournament.start_method).
             self.bar = Progress(
                 TextColumn("[bold]matches"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]} games/s"), TimeRemainingColumn(), transient=True,
+                TextColumn("{task.fields[rate]} games/s"), TimeRemainingColumn(), transient=True, auto_refresh=False,
             )  # fmt: skip
 
     def __enter__(self) -> _Progress:
@@ -336,7 +337,7 @@ class _Progress:
             return
         self.updated = now
         speed = self.bar.tasks[0].speed
-        self.bar.update(self.task, completed=done, rate=f"{speed:.1f}" if speed else "-")
+        self.bar.update(self.task, completed=done, rate=f"{speed:.1f}" if speed else "-", refresh=True)
 
 
 @cli.command("run-tournament")

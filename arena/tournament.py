@@ -7,6 +7,8 @@ import gc
 import json
 import os
 import multiprocessing
+import sys
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -234,6 +236,22 @@ def _play_in_worker(task: MatchTask) -> queries.MatchOutcome:
     return _worker.play(task)
 
 
+def start_method(isolate: bool) -> str:
+    """How worker processes start: fork where that is safe, else spawn.
+
+    A forked worker is ready in about 10 ms; a spawned one takes about 0.5 s (a new interpreter
+    importing Arena and its plugins), which on a 40-match mcts tournament measured 1.72x for two
+    workers against 1.94x forked. Forking is safe while the parent runs no other thread (the
+    progress bar refreshes without one) and the workers never touch the parent's database
+    connections (they only play), on Linux (macOS system libraries break in forked children).
+    Workers of isolated agents are spawned: each starts its own forkserver for its agents, and a
+    forked worker would inherit the parent's forkserver state.
+    """
+    if isolate or not sys.platform.startswith("linux") or threading.active_count() > 1:
+        return "spawn"
+    return "fork"
+
+
 def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask], workers: int) -> Iterator[queries.MatchOutcome]:
     if workers <= 1 or len(tasks) <= 1:
         player = Player(player_setup, registry)
@@ -243,8 +261,7 @@ def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask]
         finally:
             player.close()
         return
-    # spawn, not fork: the parent may hold database connections and a progress-bar thread.
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context(start_method(player_setup.isolate))
     chunk = max(1, min(64, len(tasks) // (workers * 8)))
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(player_setup,)) as pool:
         try:

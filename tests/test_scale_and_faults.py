@@ -165,3 +165,47 @@ def test_bad_seat_parameter_is_bad_input(arena_cli):
         assert result.exit_code == 2 and fragment in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
     result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "greedy:seat.deck=1,random", ok=False)
     assert result.exit_code == 2 and "takes no seat parameter" in result.stderr
+
+
+def test_workers_fork_only_when_it_is_safe():
+    import threading
+
+    from arena.tournament import start_method
+
+    assert start_method(isolate=False) == ("fork" if sys.platform.startswith("linux") else "spawn")
+    assert start_method(isolate=True) == "spawn"  # isolated agents: each worker starts its own forkserver
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert start_method(isolate=False) == "spawn"  # never fork a process that runs another thread
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_workers_with_the_progress_bar_on_a_terminal(tmp_path):
+    """On a terminal the progress bar draws (without a thread of its own) while forked workers play."""
+    import pty
+
+    primary, secondary = pty.openpty()
+    db = tmp_path / "tty.db"
+    run = subprocess.run([ARENA, "--db", str(db), "run-tournament", "--game", "connect_four", "--agents", "random,greedy",
+                          "--rounds", "40", "--workers", "2"], stdin=secondary, stdout=secondary, stderr=secondary,
+                         timeout=120)  # fmt: skip
+    os.close(secondary)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the terminal is closed once everything is read
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.close(primary)
+    text = output.decode(errors="replace")
+    assert run.returncode == 0, text
+    assert "games/s" in text and "played 40 matches" in text, text  # the bar was drawn
+    with sqlite3.connect(db) as c:
+        assert c.execute("select count(*) from matches").fetchone() == (40,)
