@@ -236,6 +236,10 @@ def _play_in_worker(task: MatchTask) -> queries.MatchOutcome:
     return _worker.play(task)
 
 
+#: Libraries with native thread pools that a forked child may not be able to use.
+FORK_UNSAFE_MODULES = ("torch", "tensorflow", "jax")
+
+
 def start_method(isolate: bool) -> str:
     """How worker processes start: fork where that is safe, else spawn.
 
@@ -245,9 +249,13 @@ def start_method(isolate: bool) -> str:
     progress bar refreshes without one) and the workers never touch the parent's database
     connections (they only play), on Linux (macOS system libraries break in forked children).
     Workers of isolated agents are spawned: each starts its own forkserver for its agents, and a
-    forked worker would inherit the parent's forkserver state.
+    forked worker would inherit the parent's forkserver state. So are workers of a parent that has
+    loaded a library whose native thread pools do not survive a fork (an agent plugin's PyTorch:
+    GNU OpenMP can hang in a forked child).
     """
     if isolate or not sys.platform.startswith("linux") or threading.active_count() > 1:
+        return "spawn"
+    if any(name in sys.modules for name in FORK_UNSAFE_MODULES):
         return "spawn"
     return "fork"
 

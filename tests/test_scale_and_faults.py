@@ -167,13 +167,19 @@ def test_bad_seat_parameter_is_bad_input(arena_cli):
     assert result.exit_code == 2 and "takes no seat parameter" in result.stderr
 
 
-def test_workers_fork_only_when_it_is_safe():
+def test_workers_fork_only_when_it_is_safe(monkeypatch):
     import threading
+    import types
 
-    from arena.tournament import start_method
+    from arena.tournament import FORK_UNSAFE_MODULES, start_method
 
+    for name in FORK_UNSAFE_MODULES:  # another test in this process may have trained with PyTorch
+        monkeypatch.delitem(sys.modules, name, raising=False)
     assert start_method(isolate=False) == ("fork" if sys.platform.startswith("linux") else "spawn")
     assert start_method(isolate=True) == "spawn"  # isolated agents: each worker starts its own forkserver
+    with monkeypatch.context() as patched:  # an agent plugin brought PyTorch into the parent
+        patched.setitem(sys.modules, "torch", types.ModuleType("torch"))
+        assert start_method(isolate=False) == "spawn"
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
