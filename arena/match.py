@@ -56,12 +56,8 @@ def outcomes_from_returns(returns: Sequence[float]) -> tuple[list[int], list[str
 
     A seat wins when it is alone at rank 1, draws when it shares rank 1, and loses otherwise.
     """
-    if len(returns) == 2:  # the common case, without the general loops (this runs after every match)
-        first, second = returns
-        if first == second:
-            return [1, 1], [DRAW, DRAW]
-        return ([1, 2], [WIN, LOSS]) if first > second else ([2, 1], [LOSS, WIN])
-    ranks = [1 + sum(1 for other in returns if other > mine) for mine in returns]
+    ordered = sorted(returns, reverse=True)
+    ranks = [1 + ordered.index(mine) for mine in returns]  # the first place of an equal return: 1 + how many beat it
     firsts = ranks.count(1)
     outcomes = [(WIN if firsts == 1 else DRAW) if rank == 1 else LOSS for rank in ranks]
     return ranks, outcomes
