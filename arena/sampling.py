@@ -8,6 +8,7 @@ The game's own chance is never used for, nor recoverable from, what a view shows
 from __future__ import annotations
 
 import random
+from typing import Self
 
 from arena.seeding import derive_seed
 
@@ -19,17 +20,39 @@ def copy_rng(rng: random.Random) -> random.Random:
 
 
 class SampledViews:
-    """Mixin for imperfect-information states; list `_rng`, `_view_key`, `_view_stream` in `__slots__` if you use slots."""
+    """Mixin for imperfect-information states; list `_rng`, `_view_key`, `_view_stream` and `viewer` in
+    `__slots__` if you use slots. The state supplies `_copy()`: a copy of everything but the randomness."""
 
     _rng: random.Random
     _view_key: int
     _view_stream: random.Random | None
+    viewer: int | None  # the seat a view was made for; None in a real state
+
+    def _copy(self) -> Self:
+        """Everything but the two sources of randomness, which the caller sets."""
+        raise NotImplementedError
+
+    def clone(self) -> Self:
+        other = self._copy()
+        self._copy_randomness_to(other)
+        return other
 
     def _copy_randomness_to(self, other: SampledViews) -> None:
         """Give a clone the same chance and the same view sampling as this state."""
         other._rng = copy_rng(self._rng)
         other._view_key = self._view_key
         other._view_stream = None if self._view_stream is None else copy_rng(self._view_stream)
+
+    def _view_copy(self, player: int, *public: int) -> Self:
+        """A copy to turn into `player`'s view: its chance is a fresh RNG (`_fresh_rng(player, *public)`), used
+        also to re-sample what `player` may not see, and it re-samples its own views from a stream of its own."""
+        rng = self._fresh_rng(player, *public)
+        other = self._copy()
+        other._rng = rng
+        other._view_key = 0  # unused: a view re-samples from its stream
+        other._view_stream = random.Random(rng.getrandbits(63))
+        other.viewer = player
+        return other
 
     def _fresh_rng(self, player: int, *public: int) -> random.Random:
         """The RNG of a new view of this state.

@@ -212,13 +212,7 @@ class GwentLiteState(SampledViews, arena.State):
     def rounds_played(self) -> int:
         return self.round
 
-    def clone(self) -> GwentLiteState:
-        other = self._copy()
-        self._copy_randomness_to(other)
-        return other
-
     def _copy(self) -> GwentLiteState:
-        """Everything but the two sources of randomness, which the caller sets."""
         other = GwentLiteState.__new__(GwentLiteState)
         other.decklists = self.decklists
         other.current_player = self.current_player
@@ -253,12 +247,8 @@ class GwentLiteState(SampledViews, arena.State):
         """
         opponent = 1 - player
         played = len(self.played[0]) + len(self.played[1])
-        rng = self._fresh_rng(player, self.round, played, self.current_player)
-        other = self._copy()
-        other._rng = rng
-        other._view_key = 0  # unused: a view re-samples from its stream
-        other._view_stream = random.Random(rng.getrandbits(63))
-        other.viewer = player
+        other = self._view_copy(player, self.round, played, self.current_player)
+        rng = other._rng
         # Sorted first: shuffling the real order would make the view's order a function of it.
         other.decks[player].sort()
         rng.shuffle(other.decks[player])

@@ -304,13 +304,7 @@ class IncanGoldState(SampledViews, arena.State):
     def rounds_played(self) -> int:
         return self.round
 
-    def clone(self) -> IncanGoldState:
-        other = self._copy()
-        self._copy_randomness_to(other)
-        return other
-
     def _copy(self) -> IncanGoldState:
-        """Everything but the two sources of randomness, which the caller sets."""
         other = IncanGoldState.__new__(IncanGoldState)
         other.config = self.config
         other.current_player = self.current_player
@@ -342,12 +336,8 @@ class IncanGoldState(SampledViews, arena.State):
         leaves the real state untouched.
         """
         chosen = sum(c is not None for c in self.choices)
-        rng = self._fresh_rng(player, self.round, len(self.path), len(self.deck), chosen)
-        other = self._copy()
-        other._rng = rng
-        other._view_key = 0  # unused: a view re-samples from its stream
-        other._view_stream = random.Random(rng.getrandbits(63))
-        other.viewer = player
+        other = self._view_copy(player, self.round, len(self.path), len(self.deck), chosen)
+        rng = other._rng
         # Sorted first: shuffling the real order would make the view's order a function of it.
         other.deck.sort()
         rng.shuffle(other.deck)
