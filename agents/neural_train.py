@@ -40,7 +40,7 @@ from agents.neural import (
     observation_shape,
     save_checkpoint,
 )
-from arena.agents import AgentEntry, game_for_seat, resolve
+from arena.agents import AgentEntry, resolve, seated_game
 from arena.match import DEFAULT_MAX_TURNS, DRAW, LOSS, WIN, outcomes_from_returns
 from arena.params import parse_specs
 from arena.plugins import Registry, get_registry
@@ -224,11 +224,7 @@ class Episodes:
         if entry is None or not entry.seat_params:
             return self.game
         if seat not in self._games:
-            params: dict[str, str] = {}
-            for other in range(self.players):
-                if other != seat:
-                    params.update(entry.game_params_for(other))
-            self._games[seat] = game_for_seat(type(self.game), self.game.params, params)
+            self._games[seat] = seated_game(self.game, [None if other == seat else entry for other in range(self.players)])
         return self._games[seat]
 
     def opponents(self, game: arena.Game, seat: int, seed: int) -> list[Player | None]:

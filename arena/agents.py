@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from arena.api import Agent, Game
 from arena.errors import ArenaError
@@ -122,6 +122,15 @@ def resolve_all(registry: Registry, text: str, game: Game, lookup: Any) -> list[
 
 def entry_from_json(registry: Registry, data: dict[str, Any], game: Game) -> AgentEntry:
     return build_entry(registry, data["label"], data["type"], data["params"], game, data.get("game"), data.get("checkpoint"))
+
+
+def seated_game(game: Game, seats: Sequence[AgentEntry | None]) -> Game:
+    """`game` with the seat parameters (e.g. decks) of the agents in these seats; None is a seat that brings none."""
+    params: dict[str, str] = {}
+    for seat, entry in enumerate(seats):
+        if entry is not None:
+            params.update(entry.game_params_for(seat))
+    return game_for_seat(type(game), game.params, params) if params else game
 
 
 def game_for_seat(game_cls: type[Game], base: dict[str, Any], seat_params: dict[str, str]) -> Game:

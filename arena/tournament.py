@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
-from arena.agents import AgentEntry, entry_from_json, game_for_seat, resolve_all
+from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game
 from arena.api import Agent, Game
 from arena.isolation import AgentProcess, IsolatedAgent
 from arena.errors import ArenaError
@@ -177,10 +177,7 @@ class Player:
             return self.game
         game = self._seated_games.get(seating)
         if game is None:
-            seat_params: dict[str, str] = {}
-            for seat, position in enumerate(seating):
-                seat_params.update(self.entries[position].game_params_for(seat))
-            game = self._seated_games[seating] = game_for_seat(type(self.game), self.game.params, seat_params)
+            game = self._seated_games[seating] = seated_game(self.game, [self.entries[position] for position in seating])
         return game
 
     def _agents(self, task: MatchTask, seed: int, game: Game) -> list[Agent]:
@@ -293,16 +290,18 @@ def play(
         return _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit)
 
 
-def _check_unchanged(tournament: Tournament, game: Game, entries: Sequence[AgentEntry]) -> None:
-    """Refuse to go on with a game or an agent that is not the one the tournament started with: results would mix."""
+def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[str, Any]], entries: Sequence[AgentEntry]) -> None:
+    """Refuse to go on with a game or an agent that is not the one the tournament started with: results would mix.
+
+    `started` is the settings' agent list, as written at creation; `entries` are those agents as installed now.
+    """
     if game.info.version != tournament.game_version:
         raise ArenaError(
             f"tournament {tournament.id} was started with {game.info.id} version {tournament.game_version}; "
             f"version {game.info.version} is installed, so its results would mix: start a new tournament"
         )
-    started = {data["label"]: data.get("version") for data in json.loads(tournament.settings)["agents"]}  # at creation
-    for entry in entries:
-        before = started.get(entry.label)
+    for data, entry in zip(started, entries):
+        before = data.get("version")
         if before is not None and before != entry.version:
             raise ArenaError(
                 f"agent '{entry.label}' changed since tournament {tournament.id} started (version {before}, now "
@@ -326,7 +325,7 @@ def _play(
                       tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit)  # fmt: skip
         game = make_game(registry, setup.game_spec)
         entries = [entry_from_json(registry, data, game) for data in setup.agents]
-        _check_unchanged(tournament, game, entries)
+        _check_unchanged(tournament, game, setup.agents, entries)
         keys = queries.TournamentKeys(
             tournament.id, tournament.game_id, tournament.game_version, tournament.game_params,
             [(entry.label, entry.type_id, entry.params_json(), entry.version) for entry in entries],
