@@ -9,7 +9,11 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,report,rl]"
+	$(BIN)/python -m pip install --quiet "torch==2.13.0"
+	$(BIN)/python -m pip install --quiet -e ".[all]"
+	$(BIN)/python -c "import torch; assert torch.__version__.startswith('2.13.0'), torch.__version__"
+	@# The page tests drive Debian's chromium; install it where we may (root with apt-get), else they say why they skip.
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; 		else echo "note: chromium/chromedriver missing and not root: the browser tests will be skipped"; fi; 	fi
 	touch $(STAMP)
 
 demo: $(STAMP)
