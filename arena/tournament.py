@@ -27,6 +27,7 @@ from arena.plugins import Registry, get_registry
 from arena.openings import check_file_openings, opening_for, parse_openings
 from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin, round_robin_sets
 from arena.seeding import derive_seed
+from arena.sprt_run import SprtMonitor, sprt_settings
 from db import queries
 from db.models import Tournament
 from db.session import Database
@@ -57,6 +58,7 @@ class TournamentRequest:
     challenger: str | None = None
     players: int | None = None
     openings: str | None = None  # random:N or a file of openings (arena.openings)
+    sprt: str | None = None  # elo0=..,elo1=..[,alpha,beta,model]: stop once B (the second agent) is judged (arena.sprt)
 
 
 def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
@@ -127,6 +129,10 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
         set_size = 2 if request.format == "gauntlet" else players
         check_file_openings(game, openings, [derive_seed(request.seed, start) for start in range(0, len(tables), set_size)])
         settings.update(openings=openings, set_size=set_size)
+    if request.sprt is not None:
+        if request.format != "round-robin":
+            raise ArenaError("--sprt plays the round-robin of two agents (A,B); leave out --format")
+        settings["sprt"] = sprt_settings(request.sprt, [entry.label for entry in entries], players, request.openings is not None)
     return game, entries, tables, settings
 
 
@@ -293,14 +299,16 @@ def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask]
 def play(
     database: Database, registry: Registry, tournament_id: int, workers: int = 1, progress: Progress | None = None,
     plugins_dirs: Sequence[str] = (), isolate: bool = False, memory_limit: int | None = None,
+    log: Callable[[str], None] | None = None,
 ) -> int:  # fmt: skip
     """Play every pending match of the tournament; returns how many were played.
 
     Agents run in their own processes with `isolate`, and always when there is a time per move and
-    more than one worker (a worker must never hang on an agent).
+    more than one worker (a worker must never hang on an agent). A tournament run as an SPRT stops
+    at the match that decides the test (in schedule order), reporting each step to `log`.
     """
     with frozen_heap():
-        return _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit)
+        return _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, log)
 
 
 def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[str, Any]], entries: Sequence[AgentEntry]) -> None:
@@ -324,8 +332,9 @@ def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[
 
 def _play(
     database: Database, registry: Registry, tournament_id: int, workers: int, progress: Progress | None,
-    plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None,
+    plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None, log: Callable[[str], None] | None = None,
 ) -> int:  # fmt: skip
+    monitor = None
     with database.session() as session:
         tournament = queries.find_tournament(session, tournament_id)
         if tournament is None:
@@ -344,15 +353,20 @@ def _play(
             tournament.id, tournament.game_id, tournament.game_version, tournament.game_params,
             [(entry.label, entry.type_id, entry.params_json(), entry.version) for entry in entries],
         )  # fmt: skip
+        if "sprt" in settings:  # the test's state: recomputed from the stored matches
+            monitor = SprtMonitor(settings["sprt"], queries.load_matches(session, tournament_id=tournament.id), log)
     tournament_id = tournament.id
     tasks = [MatchTask(index, table) for index, table in enumerate(tables) if index not in played]
+    if monitor is not None and monitor.decided:
+        tasks = []
     done, total = len(played), len(tables)
     if progress:
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
     last_flush = time.monotonic()
+    outcomes = _results(setup, registry, tasks, workers)
     try:
-        for outcome in _results(setup, registry, tasks, workers):
+        for outcome in outcomes:
             buffer.append(outcome)
             done += 1
             if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
@@ -361,8 +375,11 @@ def _play(
                 last_flush = time.monotonic()
             if progress:
                 progress(done, total)
+            if monitor is not None and monitor.update(outcome.schedule_index, outcome.seating, outcome.ranks):
+                break  # decided: matches still running are dropped, so the stored ones end at the decision
     finally:
+        outcomes.close()  # stops the workers' remaining matches
         # Whatever was played is kept, even when play stops early: --resume plays only the rest.
         queries.save_results(database, keys, buffer)
     queries.finish_tournament(database, tournament_id)
-    return len(tasks)
+    return done - len(played)
