@@ -146,11 +146,11 @@ def _is_number(value: Any) -> bool:
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], fit: Sequence[FitStep] | None = None,
-                note: str | None = None) -> None:  # fmt: skip
+                note: str | Sequence[str] | None = None) -> None:  # fmt: skip
     """A boxed table: numbers right-aligned, text left-aligned; fitted to the terminal (see the module docstring).
 
     `fit`: the steps to try, in order, when the table is wider than the terminal (default: shorten
-    text columns, then drop columns from the right). `note`: a line printed under the table.
+    text columns, then drop columns from the right). `note`: lines printed under the table.
     """
     width = terminal_width()
     cells = [[fmt(v) for v in row] for row in rows]
@@ -168,7 +168,7 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
     for line in split_title(title, width):
         console.print(line, markup=False, highlight=False, no_wrap=True, overflow="ellipsis")
     console.print(table)
-    notes = [note] if note else []
+    notes = [note] if isinstance(note, str) else list(note or ())
     hidden = [columns[i] for i in range(len(columns)) if i not in kept]
     if hidden:
         notes.append(f"(left out to fit {width} columns: {', '.join(hidden)}; --json or --csv shows every column)")
