@@ -20,8 +20,9 @@ class Selection:
     """The matches of a query: what they are (`title`), a cache `key`, the data `fingerprint`, and the records (loaded on first use)."""
 
     def __init__(self, title: str, key: str, fingerprint: str, load: Callable[[], list[MatchRecord]],
-                 tournament: Tournament | None = None) -> None:  # fmt: skip
+                 tournament: Tournament | None = None, filters: dict[str, Any] | None = None) -> None:  # fmt: skip
         self.title = title
+        self.filters = filters or {}  # queries.load_matches' keyword arguments that select these matches
         self.key = key
         self.fingerprint = fingerprint
         self._load = load
@@ -61,7 +62,7 @@ def select(
         with database.session() as session:
             fingerprint = queries.game_fingerprint(session, spec.id, version, params)
         return Selection(f"{game_obj.label()} v{version}, all tournaments", f"game:{spec.id}:{version}:{params}",
-                         fingerprint, load_game)  # fmt: skip
+                         fingerprint, load_game, filters={"game_id": spec.id, "game_version": version, "game_params": params})  # fmt: skip
     if tournament is None:
         with database.session() as session:
             latest = queries.list_tournaments(session)
@@ -78,7 +79,8 @@ def select(
     with database.session() as session:
         fingerprint = queries.tournament_fingerprint(session, found.id)
     label = f"tournament {found.id}" + (f" '{found.name}'" if found.name else "")
-    return Selection(f"{label} ({found.game_id})", f"tournament:{found.id}", fingerprint, load_tournament, found)
+    return Selection(f"{label} ({found.game_id})", f"tournament:{found.id}", fingerprint, load_tournament, found,
+                     {"tournament_id": found.id})
 
 
 def cached(database: Database, kind: str, selection: Selection, compute: Callable[[list[MatchRecord]], Any]) -> Any:
