@@ -9,7 +9,6 @@ from typing import Any
 
 from arena import results
 from arena.errors import ArenaError
-from arena.leaderboard import leaderboard_rows, sort_rows
 from arena.plugins import Registry
 from arena.ratings import elo
 from arena.stats import MATRIX_KINDS, matrix, seat_results, turn_stats
@@ -23,8 +22,13 @@ def select(database: Database, registry: Registry, tournament: str | None = None
     return results.select(database, registry, tournament, game, with_legal_counts)
 
 
+def leaderboard_and_warning(database: Database, selection: Selection, system: str = "bt") -> tuple[list[dict[str, Any]], str | None]:
+    """The rows (with their distinct-games fields) and the repeated-games warning, or None."""
+    return results.leaderboard_of(database, selection, system)
+
+
 def leaderboard_of(database: Database, selection: Selection, system: str = "bt") -> list[dict[str, Any]]:
-    return sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), system)
+    return results.leaderboard_of(database, selection, system)[0]
 
 
 def leaderboard(database: Database, registry: Registry, tournament: str | None = None, game: str | None = None,
@@ -46,13 +50,15 @@ def matrix_data(database: Database, registry: Registry, kind: str = "net-wins", 
     return matrix_of(database, select(database, registry, tournament, game), kind)
 
 
-def stats_of(selection: Selection) -> dict[str, Any]:
-    """Match length, end reasons, legal moves per turn, think time (the selection needs legal-move counts)."""
-    return turn_stats(selection.records)
+def stats_of(database: Database, selection: Selection) -> dict[str, Any]:
+    """Match length, end reasons, legal moves per turn, think time, distinct games (the selection needs legal-move counts)."""
+    data = turn_stats(selection.records)
+    data["distinct_games"] = results.distinct_games_of(database, selection)
+    return data
 
 
 def stats(database: Database, registry: Registry, tournament: str | None = None, game: str | None = None) -> dict[str, Any]:
-    return stats_of(select(database, registry, tournament, game, with_legal_counts=True))
+    return stats_of(database, select(database, registry, tournament, game, with_legal_counts=True))
 
 
 def seats_of(selection: Selection) -> dict[str, Any]:
