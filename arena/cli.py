@@ -307,6 +307,8 @@ class _Progress:
 @click.option("--format", "format_", type=click.Choice(tournament.FORMATS), default="round-robin", show_default=True)
 @click.option("--challenger", default=None, help="With --format gauntlet: the agent that plays all others.")
 @click.option("--players", type=int, default=None, help="Seats per match for games of more than two players.")
+@click.option("--openings", default=None, metavar="random:N|FILE",
+              help="Start each set of matches (a pair, seats swapped; N players: every seating) from an opening: N random plies, or one line of FILE.")
 @click.option("--workers", default="1", show_default=True, help="Worker processes, or 'auto' for one per core.")
 @click.option("--resume", default=None, metavar="ID|NAME", help="Finish an interrupted tournament.")
 @click.option("--isolate", is_flag=True, help="Run agents in their own processes, killed when they hang or crash.")
@@ -315,8 +317,8 @@ class _Progress:
 @_common
 def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int, seed: int, max_turns: int,
                    time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
-                   players: int | None, workers: str, resume: str | None, isolate: bool, memory_limit: int | None,
-                   quiet: bool) -> None:  # fmt: skip
+                   players: int | None, openings: str | None, workers: str, resume: str | None, isolate: bool,
+                   memory_limit: int | None, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
     n_workers = _workers(workers)
@@ -333,6 +335,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         request = tournament.TournamentRequest(
             game=game_spec, agents=agents_text, rounds=rounds, seed=seed, max_turns=max_turns,
             time_per_move=time_per_move, name=name, format=format_, challenger=challenger, players=players,
+            openings=openings,
         )  # fmt: skip
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
@@ -567,8 +570,12 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
     reason, detail = data["reason"], data["detail"]
     if boards:
         click.echo(loaded.initial.render())
-    for turn, seat, text, state in loaded.steps:
-        click.echo(f"{turn:>4}. {names.get(seat, seat)} (seat {seat}): {text}")
+    opening_plies = data["opening_plies"]
+    for ply, seat, text, state in loaded.steps:
+        if ply <= opening_plies:
+            click.echo(f"   o{ply}. opening (seat {seat}): {text}")
+        else:
+            click.echo(f"{ply - opening_plies:>4}. {names.get(seat, seat)} (seat {seat}): {text}")
         if boards:
             click.echo(state.render())
     click.echo(f"end: {reason}" + (f" ({detail})" if detail else ""))

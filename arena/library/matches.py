@@ -64,7 +64,7 @@ def match(database: Database, match_id: int) -> dict[str, Any]:
                        "think_time": s.think_time, "moves": s.moves, "type": s.agent_type,
                        "params": json.loads(s.agent_params), "version": s.agent_version} for s in row.seats],
             "moves": decode_ints(row.moves), "legal_counts": decode_ints(row.legal_counts), "duration": row.duration,
-            "first_player": row.first_player, "rounds": row.rounds,
+            "first_player": row.first_player, "rounds": row.rounds, "opening_plies": row.opening_plies or 0,
             "finished_at": row.finished_at.isoformat(timespec="seconds") if row.finished_at else None,
         }  # fmt: skip
     return data
@@ -81,10 +81,12 @@ class Replay:
 
     def to_json(self) -> dict[str, Any]:
         """`arena replay --json`."""
-        d, moves = self.data, self.data["moves"]
+        d, moves, opening = self.data, self.data["moves"], self.data["opening_plies"]
         return {"id": d["id"], "game": self.game.label(), "seed": d["seed"], "reason": d["reason"], "detail": d["detail"],
+                "opening_plies": opening,
                 "seats": [{"seat": s["seat"], "agent": s["agent"], "outcome": s["outcome"], "score": s["score"]} for s in d["seats"]],
-                "moves": [{"turn": t, "seat": seat, "action": moves[t - 1], "text": text} for t, seat, text, _ in self.steps]}  # fmt: skip
+                "moves": [{"turn": t - opening if t > opening else None, "seat": seat, "action": moves[t - 1],
+                           "text": text, "opening": t <= opening} for t, seat, text, _ in self.steps]}  # fmt: skip
 
 
 def load_replay(database: Database, registry: Registry, match_id: int) -> Replay:
@@ -125,14 +127,16 @@ def replay(database: Database, registry: Registry, match_id: int, positions: boo
     if not positions:
         return data
     seats = {s["seat"]: s for s in loaded.data["seats"]}
-    legal = loaded.data["legal_counts"]
-    for move in data["moves"]:
+    states = [loaded.initial] + [state for _, _, _, state in loaded.steps]
+    for ply, move in enumerate(data["moves"]):
         seat = seats.get(move["seat"], {})
-        move["legal_moves"] = legal[move["turn"] - 1] if move["turn"] - 1 < len(legal) else None
+        move["legal_moves"] = _legal_count(states[ply])
+        if move["opening"]:
+            move["agent"], move["think_time"] = "(opening)", None
+            continue
         move["agent"] = seat.get("agent")
         made = seat.get("moves") or 0
         move["think_time"] = (seat.get("think_time") or 0.0) / made if made else None  # per-move times are not stored
-    states = [loaded.initial] + [state for _, _, _, state in loaded.steps]
     data["positions"] = [{"text": s.render(), "svg": render_svg(s), "to_move": None if s.is_terminal() else s.current_player,
                           "legal_moves": _legal_count(s)} for s in states]  # fmt: skip
     data["turns"], data["tournament"] = loaded.data["turns"], loaded.data["tournament"]

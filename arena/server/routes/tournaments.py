@@ -38,6 +38,8 @@ class TournamentCreate(BaseModel):
     format: Literal["round-robin", "gauntlet"] = "round-robin"
     challenger: str | None = Field(default=None, min_length=1, max_length=2000)
     players: int | None = Field(default=None, ge=1, le=64)
+    openings: str | None = Field(default=None, min_length=1, max_length=1000,
+                                 description="random:N, or a file of openings on the server's machine (as --openings).")
 
 
 @router.get("/tournaments", summary="Every tournament with its game spec, agents, status and progress")

@@ -1,7 +1,7 @@
 """arena serve: the tournament queue's claims and API tokens
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-11-23 21:40:00
 
 A tournament submitted over HTTP is a row with status `queued`; a server claims it by writing its
@@ -14,8 +14,8 @@ indexed prefix to find it; the token itself is shown once and never stored.
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006"
-down_revision = "0005"
+revision = "0007"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
