@@ -2,52 +2,32 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
+from arena import results
 from arena import tournament as tournaments
 from arena.errors import ArenaError
 from arena.match import DEFAULT_MAX_TURNS
 from arena.plugins import Registry
 from db import queries, queue
-from db.models import Tournament
 from db.session import Database
 
 STATUSES = ("queued", "running", "done", "cancelled", "failed")
 
 
-def _when(value: Any) -> str | None:
-    return value.isoformat(timespec="seconds") if value is not None else None
-
-
-def tournament_dict(t: Tournament, done: int) -> dict[str, Any]:
-    """One tournament: the `arena tournaments --json` entry plus its game spec, agents, progress and error."""
-    settings = json.loads(t.settings)
-    return {
-        "id": t.id, "name": t.name, "game": t.game_id, "game_version": t.game_version, "format": t.format,
-        "rounds": t.rounds, "seed": t.seed, "status": t.status, "matches": t.scheduled, "done": done,
-        "created_at": _when(t.created_at),
-        "game_spec": settings.get("game", t.game_id), "agents": [a["label"] for a in settings.get("agents", [])],
-        "challenger": settings.get("challenger"), "max_turns": t.max_turns, "time_per_move": t.time_per_move,
-        "players": t.players, "progress": done / t.scheduled if t.scheduled else 1.0,
-        "finished_at": _when(t.finished_at), "error": t.error,
-    }  # fmt: skip
-
-
 def listing(database: Database) -> list[dict[str, Any]]:
-    """Every tournament, oldest first."""
-    with database.session() as session:
-        return [tournament_dict(t, queries.played_count(session, t.id)) for t in queries.list_tournaments(session)]
+    """Every tournament, oldest first (`arena tournaments --json`)."""
+    return results.tournament_rows(database)
 
 
 def one(database: Database, key: str | int) -> dict[str, Any]:
-    """One tournament by id or name."""
+    """One tournament by id or name, as the listing shows it."""
     with database.session() as session:
         found = queries.find_tournament(session, key)
         if found is None:
             raise ArenaError(f"no tournament with id or name '{key}'")
-        return tournament_dict(found, queries.played_count(session, found.id))
+        return results.tournament_row(found, queries.played_count(session, found.id))
 
 
 def progress(database: Database, tournament_id: int) -> tuple[str, int, int]:
