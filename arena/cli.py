@@ -15,7 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from arena import agents as agent_specs
 from arena import results, tournament
 from arena.errors import ArenaError
-from arena.leaderboard import SYSTEMS, leaderboard_rows, sort_rows
+from arena.leaderboard import SYSTEMS, sort_rows
 from arena.match import DEFAULT_MAX_TURNS, decode_ints, replay
 from arena.output import print_csv, print_json, print_table
 from arena.params import parse_assignments
@@ -384,7 +384,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
     if not quiet:
         selection = results.select(database, registry, tournament=str(tournament_id))
-        rows = sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), "bt")
+        rows = sort_rows(results.leaderboard(database, selection), "bt")
         _print_leaderboard(selection.title, rows, "bt")
 
 
@@ -445,7 +445,7 @@ def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str
     """Ratings and results per agent."""
     database = ctx.database()
     selection = results.select(database, ctx.registry(), tournament_key, game_spec)
-    rows = sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), system)
+    rows = sort_rows(results.leaderboard(database, selection), system)
     if as_json:
         print_json(rows)
     elif as_csv:
@@ -516,7 +516,7 @@ def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spe
     """Pairwise matrix, row agent against column agent, agents in leaderboard order."""
     database = ctx.database()
     selection = results.select(database, ctx.registry(), tournament_key, game_spec)
-    agents = [row["agent"] for row in sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), "bt")]
+    agents = [row["agent"] for row in sort_rows(results.leaderboard(database, selection), "bt")]
     values = matrix(selection.records, kind, agents)
     if as_json:
         print_json({"kind": kind, "agents": agents, "values": values})

@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from arena.errors import ArenaError
 from arena.heap import collector_paused
+from arena.leaderboard import Standings
 from arena.params import canonical, parse_spec
 from arena.plugins import Registry
 from db import queries
@@ -20,12 +21,14 @@ class Selection:
     """The matches of a query: what they are (`title`), a cache `key`, the data `fingerprint`, and the records (loaded on first use)."""
 
     def __init__(self, title: str, key: str, fingerprint: str, load: Callable[[], list[MatchRecord]],
-                 tournament: Tournament | None = None) -> None:  # fmt: skip
+                 tournament: Tournament | None = None, scope: dict[str, Any] | None = None) -> None:  # fmt: skip
         self.title = title
         self.key = key
         self.fingerprint = fingerprint
         self._load = load
         self.tournament = tournament
+        #: The filters of db.queries.load_matches and scope_tournaments that pick these matches.
+        self.scope: dict[str, Any] = scope or {}
 
     @cached_property
     def records(self) -> list[MatchRecord]:
@@ -61,7 +64,7 @@ def select(
         with database.session() as session:
             fingerprint = queries.game_fingerprint(session, spec.id, version, params)
         return Selection(f"{game_obj.label()} v{version}, all tournaments", f"game:{spec.id}:{version}:{params}",
-                         fingerprint, load_game)  # fmt: skip
+                         fingerprint, load_game, scope={"game_id": spec.id, "game_version": version, "game_params": params})  # fmt: skip
     if tournament is None:
         with database.session() as session:
             latest = queries.list_tournaments(session)
@@ -78,21 +81,108 @@ def select(
     with database.session() as session:
         fingerprint = queries.tournament_fingerprint(session, found.id)
     label = f"tournament {found.id}" + (f" '{found.name}'" if found.name else "")
-    return Selection(f"{label} ({found.game_id})", f"tournament:{found.id}", fingerprint, load_tournament, found)
+    return Selection(f"{label} ({found.game_id})", f"tournament:{found.id}", fingerprint, load_tournament, found,
+                     scope={"tournament_id": found.id})  # fmt: skip
 
 
 def cached(database: Database, kind: str, selection: Selection, compute: Callable[[list[MatchRecord]], Any]) -> Any:
     """`compute(records)` for this selection, from the cache while no result has been stored since it was computed."""
+    return _cached(database, kind, selection, lambda: compute(selection.records))
+
+
+def leaderboard(database: Database, selection: Selection) -> list[dict[str, Any]]:
+    """The selection's leaderboard rows (unsorted: see arena.leaderboard.sort_rows), from the cache while current.
+
+    Uncached, they come from the selection's stored standings plus the matches stored since (see
+    `standings`), never from a pass over every match: fast however many matches are stored.
+    """
+    return _cached(database, "leaderboard", selection, lambda: standings(database, selection).rows())
+
+
+def _cached(database: Database, kind: str, selection: Selection, compute: Callable[[], Any]) -> Any:
     key = f"{kind}:{selection.key}"
     with database.session() as session:
         payload = queries.get_cached(session, key, selection.fingerprint)
     if payload is not None:
         return json.loads(payload)
-    records = selection.records
     with collector_paused():  # analyses are pure functions over records: they make no cycles
-        value = compute(records)
+        value = compute()
     try:
         queries.put_cached(database, key, selection.fingerprint, json.dumps(value))
     except Exception:  # a read-only database still answers, just without caching
         pass
     return value
+
+
+#: Bump when Standings' stored form changes: older stored folds are then recomputed.
+STANDINGS_FORMAT = 1
+
+
+def standings(database: Database, selection: Selection) -> Standings:
+    """The leaderboard's fold over the selection's matches in schedule order, continued from the stored one.
+
+    A stored fold covers every match before a position (tournament id, schedule index) such that no
+    match can still arrive before it: the tournaments before its tournament were complete (their
+    revisions are stored; a changed one voids the fold) and the indices before it all stored. Reading
+    it and the matches from its position on gives exactly the numbers of a pass over all matches.
+    The fold moves on over the matches stored without a gap and is stored again.
+    """
+    key = f"standings:{selection.key}"
+    with database.session() as session, session.begin():  # one read snapshot on SQLite: revisions and matches agree
+        tournaments = queries.scope_tournaments(session, **selection.scope)
+        if not tournaments:
+            return Standings()
+        stored = _stored_standings(queries.get_cache_entry(session, key), tournaments)
+        closed, position, base = stored or ([], (tournaments[0][0], 0), Standings())
+        with collector_paused():
+            tail = queries.load_matches(session, **selection.scope, start=position)
+    scheduled = {tid: count for tid, _, count in tournaments}
+    revision = {tid: rev for tid, rev, _ in tournaments}
+    following = {tournaments[i][0]: tournaments[i + 1][0] for i in range(len(tournaments) - 1)}
+    tid, index = position
+
+    def close_complete() -> None:
+        nonlocal tid, index
+        while index >= scheduled[tid] and tid in following:
+            closed.append((tid, revision[tid]))
+            tid, index = following[tid], 0
+
+    gap = len(tail)
+    for i, record in enumerate(tail):
+        close_complete()
+        if (record.tournament_id, record.index) != (tid, index):
+            gap = i
+            break
+        index += 1
+    else:
+        close_complete()
+    with collector_paused():
+        base.add(tail[:gap])
+        if (tid, index) != position:
+            payload = {"format": STANDINGS_FORMAT, "closed": closed, "position": [tid, index], "standings": base.to_json()}
+            try:
+                queries.put_cached(database, key, f"{tid}:{index}", json.dumps(payload))
+            except Exception:  # a read-only database still answers
+                pass
+        return base.copy().add(tail[gap:]) if gap < len(tail) else base
+
+
+def _stored_standings(
+    entry: tuple[str, str] | None, tournaments: list[tuple[int, int, int]],
+) -> tuple[list[tuple[int, int]], tuple[int, int], Standings] | None:  # fmt: skip
+    """The stored fold when it is still valid for these tournaments, else None."""
+    if entry is None:
+        return None
+    try:
+        data = json.loads(entry[1])
+        if data.get("format") != STANDINGS_FORMAT:
+            return None
+        closed = [(int(tid), int(rev)) for tid, rev in data["closed"]]
+        tid, index = int(data["position"][0]), int(data["position"][1])
+        standings = Standings.from_json(data["standings"])
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError):  # not a fold this version wrote: recompute
+        return None
+    before = [(t, rev) for t, rev, _ in tournaments if t < tid]
+    if before != closed or tid not in {t for t, _, _ in tournaments}:
+        return None
+    return closed, (tid, index), standings

@@ -38,8 +38,9 @@ class AgentCounts:
         return self.think_time / self.moves if self.moves else 0.0
 
 
-def agent_counts(records: Iterable[MatchRecord]) -> dict[str, AgentCounts]:
-    counts: dict[str, AgentCounts] = {}
+def agent_counts(records: Iterable[MatchRecord], counts: dict[str, AgentCounts] | None = None) -> dict[str, AgentCounts]:
+    """Per-agent counts of `records`, added to `counts` (updated in place) when given."""
+    counts = {} if counts is None else counts
     for record in records:
         fault = record.reason not in ("normal", "turn_limit")
         for seat in record.seats:

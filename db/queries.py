@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, delete, func, select, update
+from sqlalchemy import Connection, and_, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from db.models import CacheEntry, Match, MatchSeat, NamedAgent, Tournament, utcnow
@@ -210,10 +210,12 @@ def finish_tournament(database: Database, tournament_id: int) -> None:
 def load_matches(
     session: Session, *, tournament_id: int | None = None, game_id: str | None = None,
     game_version: str | None = None, game_params: str | None = None, with_legal_counts: bool = False,
-    agent: str | None = None, limit: int | None = None,
+    agent: str | None = None, limit: int | None = None, start: tuple[int, int] | None = None,
 ) -> list[MatchRecord]:  # fmt: skip
-    """Played matches as records, in schedule order (tournament, then schedule index)."""
+    """Played matches as records, in schedule order (tournament, then schedule index); from position `start` on when given."""
     conditions = [Match.status == "done"]
+    if start is not None:
+        conditions.append(or_(Match.tournament_id > start[0], and_(Match.tournament_id == start[0], Match.index >= start[1])))
     if tournament_id is not None:
         conditions.append(Match.tournament_id == tournament_id)
     # The game is a tournament's: selecting its tournaments lets the (tournament_id, index) index find the matches.
@@ -287,6 +289,32 @@ def game_fingerprint(session: Session, game_id: str, game_version: str, game_par
         .order_by(Tournament.id)
     ).all()
     return ",".join(f"{tid}@{revision}" for tid, revision in rows)
+
+
+def scope_tournaments(
+    session: Session, *, tournament_id: int | None = None, game_id: str | None = None, game_version: str | None = None,
+    game_params: str | None = None,
+) -> list[tuple[int, int, int]]:  # fmt: skip
+    """(id, revision, scheduled matches) of the tournaments a selection covers, by id."""
+    conditions = []
+    if tournament_id is not None:
+        conditions.append(Tournament.id == tournament_id)
+    if game_id is not None:
+        conditions.append(Tournament.game_id == game_id)
+    if game_version is not None:
+        conditions.append(Tournament.game_version == game_version)
+    if game_params is not None:
+        conditions.append(Tournament.game_params == game_params)
+    rows = session.execute(
+        select(Tournament.id, Tournament.revision, Tournament.scheduled).where(*conditions).order_by(Tournament.id)
+    ).all()
+    return [(tid, revision, scheduled) for tid, revision, scheduled in rows]
+
+
+def get_cache_entry(session: Session, key: str) -> tuple[str, str] | None:
+    """(fingerprint, payload) stored under `key`, whatever its fingerprint."""
+    entry = session.get(CacheEntry, key)
+    return (entry.fingerprint, entry.payload) if entry is not None else None
 
 
 def get_cached(session: Session, key: str, fingerprint: str) -> str | None:
