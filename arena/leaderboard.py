@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from arena.errors import ArenaError
 from arena.ratings import (
     PairCells,
     TrueSkillRating,
-    bradley_terry_from,
+    bradley_terry_counts,
     count_pairs,
     elo,
-    results_from_cells,
+    pair_results_from_counts,
     separated_ranks,
     trueskill_ratings,
 )
-from arena.stats import AgentCounts, agent_counts
+from arena.stats import AgentCounts, DistinctGames, agent_counts
 from db.records import MatchRecord
 
 SYSTEMS = ("bt", "elo", "trueskill")
@@ -56,12 +56,15 @@ class Standings:
     pairs: PairCells = field(default_factory=dict)
     elo: dict[str, float] = field(default_factory=dict)
     trueskill: dict[str, tuple[float, float]] = field(default_factory=dict)  # agent -> (mu, sigma^2)
+    distinct: DistinctGames = field(default_factory=DistinctGames)
 
-    def add(self, records: Sequence[MatchRecord]) -> Standings:
+    def add(self, records: Sequence[MatchRecord], moves: Mapping[int, bytes] | None = None) -> Standings:
+        """Continue with `records` (in schedule order); `moves` (match id -> move list) for the distinct games."""
         agent_counts(records, self.counts)
         count_pairs(records, self.pairs)
         elo(records, ratings=self.elo)
         trueskill_ratings(records, state=self.trueskill)
+        self.distinct.add(records, moves or {})
         return self
 
     def to_json(self) -> dict[str, Any]:
@@ -70,6 +73,7 @@ class Standings:
             "pairs": [[a, b, score, n] for (a, b, score), n in self.pairs.items()],
             "elo": self.elo,
             "trueskill": {agent: list(state) for agent, state in self.trueskill.items()},
+            "distinct": self.distinct.to_json(),
         }
 
     @classmethod
@@ -83,6 +87,7 @@ class Standings:
             {(a, b, score): n for a, b, score, n in data["pairs"]},
             dict(data["elo"]),
             {agent: (mu, var) for agent, (mu, var) in data["trueskill"].items()},
+            DistinctGames.from_json(data["distinct"]),
         )
 
     def copy(self) -> Standings:
@@ -90,7 +95,7 @@ class Standings:
 
     def rows(self, bootstrap: int = 100) -> list[dict[str, Any]]:
         """One row per agent, in no particular order."""
-        bt = bradley_terry_from(results_from_cells(self.pairs), bootstrap=bootstrap)
+        bt = bradley_terry_counts(pair_results_from_counts(self.pairs), intervals=bootstrap > 0)
         ranks = separated_ranks({agent: (r.low, r.high) for agent, r in bt.items()})
         rows: list[dict[str, Any]] = []
         for agent, c in self.counts.items():
@@ -109,6 +114,8 @@ class Standings:
                     "bt": bt[agent].rating,
                     "bt_low": bt[agent].low,
                     "bt_high": bt[agent].high,
+                    "bt_low_by_prior": bt[agent].low_by_prior,  # the data set no limit below: the prior sets bt_low
+                    "bt_high_by_prior": bt[agent].high_by_prior,
                     "elo": self.elo[agent],
                     "trueskill_mu": rating.mu,
                     "trueskill_sigma": rating.sigma,
@@ -122,3 +129,25 @@ class Standings:
 def leaderboard_rows(records: Iterable[MatchRecord], bootstrap: int = 100) -> list[dict[str, Any]]:
     """One row per agent, in no particular order."""
     return Standings().add(list(records)).rows(bootstrap)
+
+
+def add_distinct_games(rows: list[dict[str, Any]], pairs: Sequence[dict[str, Any]]) -> str | None:
+    """Give each leaderboard row its distinct games (summed over its pairs, see arena.stats.distinct_games) and
+    `repeated_games` (some pair of the agent's played mostly repeats); returns the warning to print, if any."""
+    for row in rows:
+        mine = [pair for pair in pairs if row["agent"] in pair["agents"]]
+        row["distinct_games"] = sum(pair["distinct"] for pair in mine)
+        row["repeated_games"] = any(pair["repeated"] for pair in mine)
+    return distinct_warning(pairs)
+
+
+def distinct_warning(pairs: Sequence[dict[str, Any]]) -> str | None:
+    """The warning for pairs whose matches are mostly the same game, or None."""
+    repeated = [pair for pair in pairs if pair["repeated"]]
+    if not repeated:
+        return None
+    worst = ", ".join(f"{p['pair']}: {p['distinct']} distinct of {p['matches']}" for p in repeated[:3])
+    more = f" and {len(repeated) - 3} more" if len(repeated) > 3 else ""
+    return (f"warning: fewer than half the games are distinct ({worst}{more}): repeated games are not new evidence, "
+            "so the intervals overstate certainty; start the games from varied positions with --openings random:N "
+            "or --openings FILE")  # fmt: skip

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from arena.errors import ArenaError
 from arena.heap import collector_paused
-from arena.leaderboard import Standings
+from arena.leaderboard import Standings, add_distinct_games, sort_rows
 from arena.params import canonical, parse_spec
 from arena.plugins import Registry
 from db import queries
@@ -21,14 +21,22 @@ class Selection:
     """The matches of a query: what they are (`title`), a cache `key`, the data `fingerprint`, and the records (loaded on first use)."""
 
     def __init__(self, title: str, key: str, fingerprint: str, load: Callable[[], list[MatchRecord]],
-                 tournament: Tournament | None = None, scope: dict[str, Any] | None = None) -> None:  # fmt: skip
+                 tournament: Tournament | None = None, load_moves: Callable[[], dict[int, bytes]] | None = None,
+                 scope: dict[str, Any] | None = None) -> None:  # fmt: skip
         self.title = title
         self.key = key
         self.fingerprint = fingerprint
         self._load = load
+        self._load_moves = load_moves
         self.tournament = tournament
         #: The filters of db.queries.load_matches and scope_tournaments that pick these matches.
         self.scope: dict[str, Any] = scope or {}
+        self.standings: Standings | None = None  # see arena.results.standings
+
+    @cached_property
+    def moves(self) -> dict[int, bytes]:
+        """Match id -> stored move list, for counting distinct games (loaded on first use)."""
+        return self._load_moves() if self._load_moves is not None else {}
 
     @cached_property
     def records(self) -> list[MatchRecord]:
@@ -61,10 +69,15 @@ def select(
                 return queries.load_matches(session, game_id=spec.id, game_version=version, game_params=params,
                                             with_legal_counts=with_legal_counts)  # fmt: skip
 
+        def load_game_moves() -> dict[int, bytes]:
+            with database.session() as session:
+                return queries.load_move_lists(session, game_id=spec.id, game_version=version, game_params=params)
+
         with database.session() as session:
             fingerprint = queries.game_fingerprint(session, spec.id, version, params)
         return Selection(f"{game_obj.label()} v{version}, all tournaments", f"game:{spec.id}:{version}:{params}",
-                         fingerprint, load_game, scope={"game_id": spec.id, "game_version": version, "game_params": params})  # fmt: skip
+                         fingerprint, load_game, load_moves=load_game_moves,
+                         scope={"game_id": spec.id, "game_version": version, "game_params": params})  # fmt: skip
     if tournament is None:
         with database.session() as session:
             latest = queries.list_tournaments(session)
@@ -78,11 +91,15 @@ def select(
         with database.session() as session:
             return queries.load_matches(session, tournament_id=found.id, with_legal_counts=with_legal_counts)
 
+    def load_tournament_moves() -> dict[int, bytes]:
+        with database.session() as session:
+            return queries.load_move_lists(session, tournament_id=found.id)
+
     with database.session() as session:
         fingerprint = queries.tournament_fingerprint(session, found.id)
     label = f"tournament {found.id}" + (f" '{found.name}'" if found.name else "")
     return Selection(f"{label} ({found.game_id})", f"tournament:{found.id}", fingerprint, load_tournament, found,
-                     scope={"tournament_id": found.id})  # fmt: skip
+                     load_tournament_moves, scope={"tournament_id": found.id})  # fmt: skip
 
 
 def cached(database: Database, kind: str, selection: Selection, compute: Callable[[list[MatchRecord]], Any]) -> Any:
@@ -127,6 +144,13 @@ def standings(database: Database, selection: Selection) -> Standings:
     it and the matches from its position on gives exactly the numbers of a pass over all matches.
     The fold moves on over the matches stored without a gap and is stored again.
     """
+    if selection.standings is not None:
+        return selection.standings
+    selection.standings = _standings(database, selection)
+    return selection.standings
+
+
+def _standings(database: Database, selection: Selection) -> Standings:
     key = f"standings:{selection.key}"
     with database.session() as session, session.begin():  # one read snapshot on SQLite: revisions and matches agree
         tournaments = queries.scope_tournaments(session, **selection.scope)
@@ -136,6 +160,7 @@ def standings(database: Database, selection: Selection) -> Standings:
         closed, position, base = stored or ([], (tournaments[0][0], 0), Standings())
         with collector_paused():
             tail = queries.load_matches(session, **selection.scope, start=position)
+            moves = queries.load_move_lists(session, **selection.scope, start=position)
     scheduled = {tid: count for tid, _, count in tournaments}
     revision = {tid: rev for tid, rev, _ in tournaments}
     following = {tournaments[i][0]: tournaments[i + 1][0] for i in range(len(tournaments) - 1)}
@@ -157,14 +182,14 @@ def standings(database: Database, selection: Selection) -> Standings:
     else:
         close_complete()
     with collector_paused():
-        base.add(tail[:gap])
+        base.add(tail[:gap], moves)
         if (tid, index) != position:
             payload = {"format": STANDINGS_FORMAT, "closed": closed, "position": [tid, index], "standings": base.to_json()}
             try:
                 queries.put_cached(database, key, f"{tid}:{index}", json.dumps(payload))
             except Exception:  # a read-only database still answers
                 pass
-        return base.copy().add(tail[gap:]) if gap < len(tail) else base
+        return base.copy().add(tail[gap:], moves) if gap < len(tail) else base
 
 
 def _stored_standings(
@@ -186,3 +211,15 @@ def _stored_standings(
     if before != closed or tid not in {t for t, _, _ in tournaments}:
         return None
     return closed, (tid, index), standings
+
+
+def distinct_games_of(database: Database, selection: Selection) -> list[dict[str, Any]]:
+    """arena.stats.distinct_games for the selection (cached like the leaderboard, from its standings)."""
+    return _cached(database, "distinct", selection, lambda: standings(database, selection).distinct.rows())
+
+
+def leaderboard_of(database: Database, selection: Selection, system: str = "bt") -> tuple[list[dict[str, Any]], str | None]:
+    """The sorted leaderboard rows with their distinct-games fields, and the repeated-games warning (or None)."""
+    rows = sort_rows(leaderboard(database, selection), system)
+    warning = add_distinct_games(rows, distinct_games_of(database, selection))
+    return rows, warning

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -62,6 +64,62 @@ def agent_counts(records: Iterable[MatchRecord], counts: dict[str, AgentCounts] 
             by_seat[0] += 1
             by_seat[1] += 1.0 if seat.outcome == "win" else 0.5 if seat.outcome == "draw" else 0.0
     return counts
+
+
+#: Fewer distinct games than this share of a pair's matches: its results are mostly repeats.
+DISTINCT_SHARE_WARNING = 0.5
+
+
+@dataclass
+class DistinctGames:
+    """Per group of agents that met (a pair, for two players): matches, and the distinct games among them.
+
+    Two matches are the same game when the same agents sat in the same seats and the same move list
+    (openings included) was played: deterministic agents repeat one game, and counting each repeat
+    as new evidence makes every interval look far surer than it is. A game is kept as a 64-bit
+    digest of its seating and moves (BLAKE2b; two different games share one with odds of about
+    n^2 / 2^65: 3e-8 at a million matches), so the counts can be stored and continued.
+    """
+
+    matches: Counter[tuple[str, ...]] = field(default_factory=Counter)
+    games: dict[tuple[str, ...], set[int]] = field(default_factory=dict)
+
+    def add(self, records: Iterable[MatchRecord], moves: Mapping[int, bytes]) -> DistinctGames:
+        """Count `records`; `moves` maps match id to its stored move list."""
+        for record in records:
+            seating = record.agents()
+            group = tuple(sorted(seating))
+            self.matches[group] += 1
+            digest = hashlib.blake2b("\x1f".join(seating).encode() + b"\x00" + moves.get(record.id, b""), digest_size=8)
+            self.games.setdefault(group, set()).add(int.from_bytes(digest.digest(), "little"))
+        return self
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per group: `repeated` marks fewer distinct games than half its matches."""
+        rows = []
+        for group in sorted(self.matches):
+            count, distinct = self.matches[group], len(self.games[group])
+            rows.append({"pair": " vs ".join(group), "agents": list(group), "matches": count, "distinct": distinct,
+                         "repeated": distinct < DISTINCT_SHARE_WARNING * count})  # fmt: skip
+        return rows
+
+    def to_json(self) -> list[list[Any]]:
+        return [[list(group), count, base64.b64encode(np.array(sorted(self.games[group]), dtype="<u8").tobytes()).decode()]
+                for group, count in self.matches.items()]  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: list[list[Any]]) -> DistinctGames:
+        found = cls()
+        for group, count, digests in data:
+            key = tuple(group)
+            found.matches[key] = count
+            found.games[key] = set(np.frombuffer(base64.b64decode(digests), dtype="<u8").tolist())
+        return found
+
+
+def distinct_games(records: Iterable[MatchRecord], moves: Mapping[int, bytes]) -> list[dict[str, Any]]:
+    """Per group of agents that met: matches and distinct games among them (see DistinctGames)."""
+    return DistinctGames().add(records, moves).rows()
 
 
 MATRIX_KINDS = ("net-wins", "win-rate", "games", "avg-turns")

@@ -10,6 +10,7 @@ import pytest
 
 from arena import results
 from arena.leaderboard import Standings, leaderboard_rows
+from arena.stats import distinct_games
 from arena.params import canonical
 from arena.plugins import get_registry
 from arena.schedule import encode_schedule
@@ -44,15 +45,18 @@ def _tournament(database: Database, rng: random.Random, matches: int) -> tuple[i
         best = min(ranks)
         labels = ["win" if r == best and ranks.count(best) == 1 else "draw" if r == best else "loss" for r in ranks]
         scores = [1.0 if o == "win" else 0.0 if o == "draw" else -1.0 for o in labels]
-        outcomes.append(queries.MatchOutcome(index, index, table, 9, rng.choice(REASONS), None, b"", b"", 0.001, scores,
+        moves = bytes(rng.choice([[1, 2], [3], [1, 2, 3]]))  # few distinct games: repeats are counted
+        outcomes.append(queries.MatchOutcome(index, index, table, 9, rng.choice(REASONS), None, moves, b"", 0.001, scores,
                                              labels, ranks, [rng.random() / 100 for _ in table], [4] * len(table)))  # fmt: skip
     return tid, outcomes, keys
 
 
 def _check(database: Database, selection_of: list) -> None:  # type: ignore[type-arg]
     for make in selection_of:
-        folded = results.standings(database, make()).rows()
-        assert folded == leaderboard_rows(make().records)
+        folded = results.standings(database, make())
+        fresh = make()
+        assert folded.rows() == leaderboard_rows(fresh.records)
+        assert folded.distinct.rows() == distinct_games(fresh.records, fresh.moves)
 
 
 @pytest.mark.parametrize("seed", range(6))
