@@ -17,7 +17,7 @@ from arena import results, tournament
 from arena.errors import ArenaError
 from arena.leaderboard import SYSTEMS, distinct_warning, leaderboard_rows, sort_rows
 from arena.match import DEFAULT_MAX_TURNS, decode_ints, replay
-from arena.output import print_csv, print_json, print_table
+from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, print_table
 from arena.params import parse_assignments
 from arena.plugins import Registry, get_registry
 from arena.plugins import register_commands as add_plugin_commands
@@ -179,7 +179,7 @@ def games_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
     if as_csv:
         print_csv(columns, rows)
     else:
-        print_table("Games", columns, rows)
+        print_table("Games", columns, rows, fit=[Drop("plugin"), Shorten("parameters", 24), Drop("version")])
 
 
 # ---------------------------------------------------------------- named agents
@@ -217,8 +217,9 @@ def agents_list(ctx: Context, as_json: bool, as_csv: bool) -> None:
         print_csv(columns, rows)
         return
     print_table("Agent types", ["type", "version", "parameters", "description"],
-                [[t["type"], t["version"], " ".join(t["params"]), t["description"]] for t in types])  # fmt: skip
-    print_table("Named agents", columns, rows)
+                [[t["type"], t["version"], " ".join(t["params"]), t["description"]] for t in types],
+                fit=[Shorten("description", 30), Shorten("parameters", 24), Drop("version"), Drop("description")])  # fmt: skip
+    print_table("Named agents", columns, rows, fit=[Shorten("checkpoint", 16), Shorten("params", 16), Drop("checkpoint")])
 
 
 @agents_group.command("register")
@@ -351,6 +352,8 @@ class _Progress:
 @click.option("--format", "format_", type=click.Choice(tournament.FORMATS), default="round-robin", show_default=True)
 @click.option("--challenger", default=None, help="With --format gauntlet: the agent that plays all others.")
 @click.option("--players", type=int, default=None, help="Seats per match for games of more than two players.")
+@click.option("--openings", default=None, metavar="random:N|FILE",
+              help="Start each set of matches (a pair, seats swapped; N players: every seating) from an opening: N random plies, or one line of FILE.")
 @click.option("--workers", default="1", show_default=True, help="Worker processes, or 'auto' for one per core.")
 @click.option("--resume", default=None, metavar="ID|NAME", help="Finish an interrupted tournament.")
 @click.option("--isolate", is_flag=True, help="Run agents in their own processes, killed when they hang or crash.")
@@ -359,8 +362,8 @@ class _Progress:
 @_common
 def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int, seed: int, max_turns: int,
                    time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
-                   players: int | None, workers: str, resume: str | None, isolate: bool, memory_limit: int | None,
-                   quiet: bool) -> None:  # fmt: skip
+                   players: int | None, openings: str | None, workers: str, resume: str | None, isolate: bool,
+                   memory_limit: int | None, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
     n_workers = _workers(workers)
@@ -377,6 +380,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         request = tournament.TournamentRequest(
             game=game_spec, agents=agents_text, rounds=rounds, seed=seed, max_turns=max_turns,
             time_per_move=time_per_move, name=name, format=format_, challenger=challenger, players=players,
+            openings=openings,
         )  # fmt: skip
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
@@ -388,25 +392,28 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         _print_leaderboard(selection.title, rows, "bt", warning)
 
 
+TOURNAMENT_COLUMNS = ["id", "name", "game", "agents", "format", "rounds", "status", "progress", "started"]
+
+
 @cli.command("tournaments")
 @_common
 @_output_options()
 def tournaments_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
-    """List tournaments."""
-    with ctx.database().session() as session:
-        rows = []
-        for t in queries.list_tournaments(session):
-            rows.append({"id": t.id, "name": t.name, "game": t.game_id, "game_version": t.game_version,
-                         "format": t.format, "rounds": t.rounds, "seed": t.seed, "status": t.status,
-                         "matches": t.scheduled, "done": queries.played_count(session, t.id),
-                         "created_at": t.created_at.isoformat(timespec="seconds")})  # fmt: skip
-    columns = ["id", "name", "game", "format", "rounds", "seed", "status", "done", "matches"]
+    """List tournaments: game with its parameters, agents, format, rounds, status, progress, start time."""
+    rows = results.tournament_rows(ctx.database())
     if as_json:
         print_json(rows)
-    elif as_csv:
-        print_csv(columns, [[r[c] for c in columns] for r in rows])
-    else:
-        print_table("Tournaments", columns, [[r[c] for c in columns] for r in rows])
+        return
+    if as_csv:
+        columns = list(rows[0]) if rows else ["id"]
+        print_csv(columns, [[",".join(v) if isinstance(v, list) else v for v in r.values()] for r in rows])
+        return
+    table = [[r["id"], r["name"], r["game_spec"], ",".join(r["agents"]),
+              r["format"] + (f" ({r['challenger']})" if r["challenger"] else ""), r["rounds"], r["status"],
+              f"{r['done']}/{r['matches']}", r["created_at"].replace("T", " ")[:16]] for r in rows]  # fmt: skip
+    print_table("Tournaments", TOURNAMENT_COLUMNS, table,
+                fit=[Shorten("agents", 24), Shorten("game", 20), Shorten("name", 12), Shorten("agents", 14), Drop("rounds"),
+                     Drop("format"), Shorten("agents", 10), Drop("started"), Shorten("name", 6), Shorten("game", 12)])  # fmt: skip
 
 
 # ---------------------------------------------------------------- queries
@@ -426,6 +433,14 @@ LEADERBOARD_HEADERS = ["#", "agent", "games", "wins", "draws", "losses", "win ra
                        "TrueSkill mu", "sigma"]  # fmt: skip
 
 
+# Columns left out first when a leaderboard is wider than the terminal: never the sorting system's own.
+_LEADERBOARD_FIT = {
+    "bt": ["sigma", "TrueSkill mu", "Elo", "draws", "games", "losses", "wins"],
+    "elo": ["sigma", "TrueSkill mu", "BT 95%", "BT", "draws", "games", "losses", "wins"],
+    "trueskill": ["Elo", "BT 95%", "BT", "draws", "games", "losses", "wins"],
+}
+
+
 def _bt_interval(row: dict[str, Any]) -> str:
     """low..high, with < or > where the prior, not the games, sets that end (see arena.ratings.bradley_terry_counts)."""
     low = ("<" if row.get("bt_low_by_prior") else "") + f"{row['bt_low']:.0f}"
@@ -438,14 +453,15 @@ def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warn
     for r in rows:
         r = dict(r, bt_interval=_bt_interval(r))
         table.append([r[c] for c in LEADERBOARD_COLUMNS])
-    print_table(f"Leaderboard (sorted by {system}; # differs only where BT intervals do not overlap) - {title}",
-                LEADERBOARD_HEADERS, table)  # fmt: skip
+    notes = ["#: agents share a rank unless their Bradley-Terry 95% intervals are apart."]
     if any(r.get("bt_low_by_prior") or r.get("bt_high_by_prior") for r in rows):
-        click.echo("BT 95%: >high (<low) = the agent never lost (never scored) a point, so the games set no upper "
-                   "(lower) limit; that end comes from the weak prior only")  # fmt: skip
+        notes.append("BT 95%: >high (<low) = the agent never lost (never scored) a point, so the games set no upper "
+                     "(lower) limit; that end comes from the weak prior only")  # fmt: skip
+    drops = [Drop(column) for column in _LEADERBOARD_FIT[system]]
+    print_table(f"Leaderboard - {title} - sorted by {system}", LEADERBOARD_HEADERS, table,
+                fit=drops[:3] + [Shorten("agent", 16)] + drops[3:] + [Shorten("agent", 10)], note=notes)  # fmt: skip
     if warning:
         click.echo(warning, err=True)
-
 
 
 @cli.command("leaderboard")
@@ -491,8 +507,12 @@ def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str
         rows.append([point.n, point.match_id] + [current[a] for a in agents])
     if as_csv:
         print_csv(["n", "match_id"] + agents, rows)
-    else:
-        print_table(f"Elo after each match - {selection.title}", ["n", "match"] + agents, rows)
+        return
+    headers, note = ["n", "match"] + agents, None
+    if not fits(headers, rows):
+        numbers, note = numbered(agents)
+        headers = ["n", "match"] + numbers
+    print_table(f"Elo after each match - {selection.title}", headers, rows, fit=[Drop(h) for h in reversed(headers[2:])], note=note)
 
 
 @cli.command("seats")
@@ -542,8 +562,14 @@ def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spe
     rows = [[agent] + row for agent, row in zip(agents, values)]
     if as_csv:
         print_csv(columns, rows)
-    else:
-        print_table(f"{kind} (row vs column) - {selection.title}", columns, rows)
+        return
+    note = None
+    if not fits(columns, rows):  # number the agents: column i is the agent of row i
+        columns = ["agent"] + numbered(agents)[0]
+        rows = [[f"{i} {agent}"] + row for i, (agent, row) in enumerate(zip(agents, values), 1)]
+        note = "Columns are numbered as the rows."
+    print_table(f"{kind} (row vs column) - {selection.title}", columns, rows,
+                fit=[Shorten("agent", 14)] + [Drop(c) for c in reversed(columns[1:])], note=note)  # fmt: skip
 
 
 @cli.command("stats")
@@ -631,7 +657,7 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
                        for s in match.seats for key, value in json.loads(s.agent_params).items()
                        if key.startswith(agent_specs.SEAT_PREFIX)}  # fmt: skip
         game_id, version, params, seed, moves = match.game_id, match.game_version, match.game_params, match.seed, decode_ints(match.moves)
-        reason, detail = match.reason, match.detail
+        reason, detail, opening_plies = match.reason, match.detail, match.opening_plies
     game_cls = registry.game_class(game_id)
     if game_cls.info.version != version:
         raise ArenaError(f"match {match_id} was played with {game_id} v{version}; v{game_cls.info.version} is installed")
@@ -640,8 +666,10 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
     steps = replay(game, seed, moves)
     if as_json:
         print_json({"id": match_id, "game": game.label(), "seed": seed, "reason": reason, "detail": detail,
+                    "opening_plies": opening_plies,
                     "seats": [{"seat": s, "agent": a, "outcome": o, "score": sc} for s, a, o, sc in seats],
-                    "moves": [{"turn": t, "seat": seat, "action": moves[t - 1], "text": text} for t, seat, text, _ in steps]})  # fmt: skip
+                    "moves": [{"turn": t - opening_plies if t > opening_plies else None, "seat": seat, "action": moves[t - 1],
+                               "text": text, "opening": t <= opening_plies} for t, seat, text, _ in steps]})  # fmt: skip
         return
     names = {seat: agent for seat, agent, _, _ in seats}
     click.echo(f"match {match_id}: {game.label()} seed {seed}")
@@ -649,8 +677,11 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
     initial = game.new_initial_state(seed)
     if boards:
         click.echo(initial.render())
-    for turn, seat, text, state in steps:
-        click.echo(f"{turn:>4}. {names.get(seat, seat)} (seat {seat}): {text}")
+    for ply, seat, text, state in steps:
+        if ply <= opening_plies:
+            click.echo(f"   o{ply}. opening (seat {seat}): {text}")
+        else:
+            click.echo(f"{ply - opening_plies:>4}. {names.get(seat, seat)} (seat {seat}): {text}")
         if boards:
             click.echo(state.render())
     click.echo(f"end: {reason}" + (f" ({detail})" if detail else ""))

@@ -107,6 +107,12 @@ def played_count(session: Session, tournament_id: int) -> int:
     return session.scalar(select(func.count()).where(Match.tournament_id == tournament_id)) or 0
 
 
+def played_counts(session: Session) -> dict[int, int]:
+    """Matches stored per tournament id (tournaments without any are absent)."""
+    rows = session.execute(select(Match.tournament_id, func.count()).group_by(Match.tournament_id))
+    return {tournament_id: count for tournament_id, count in rows}
+
+
 def played_indices(session: Session, tournament_id: int) -> set[int]:
     """Schedule indices of the matches already played (stored)."""
     rows = session.connection().execute(select(Match.index).where(Match.tournament_id == tournament_id))
@@ -135,6 +141,7 @@ class MatchOutcome(NamedTuple):
     move_counts: Sequence[int]
     rounds: int | None = None
     first_player: int | None = None
+    opening_plies: int = 0  # the first plies of `moves` were the opening's, not the agents'
 
 
 @dataclass(frozen=True)
@@ -157,7 +164,7 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
     tid, game_id, game_version, game_params, agents = keys.tournament_id, keys.game_id, keys.game_version, keys.game_params, keys.agents
     match_rows = [
         (tid, r.schedule_index, game_id, game_version, game_params, r.seed, r.turns, r.reason, r.detail, r.moves, r.legal_counts,
-         r.duration, now, r.rounds, r.first_player)
+         r.duration, now, r.rounds, r.first_player, r.opening_plies)
         for r in results
     ]  # fmt: skip
     seat_rows = [
@@ -172,10 +179,10 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
             _executemany(
                 connection,
                 'INSERT INTO matches (tournament_id, "index", game_id, game_version, game_params, seed, status, turns, '
-                "reason, detail, moves, legal_counts, duration, finished_at, rounds, first_player) "
-                "VALUES ({}, {}, {}, {}, {}, {}, 'done', {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
+                "reason, detail, moves, legal_counts, duration, finished_at, rounds, first_player, opening_plies) "
+                "VALUES ({}, {}, {}, {}, {}, {}, 'done', {}, {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
                 ("tournament_id", "index", "game_id", "game_version", "game_params", "seed", "turns", "reason", "detail",
-                 "moves", "legal_counts", "duration", "finished_at", "rounds", "first_player"),
+                 "moves", "legal_counts", "duration", "finished_at", "rounds", "first_player", "opening_plies"),
                 match_rows,
             )  # fmt: skip
             _executemany(
