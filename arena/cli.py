@@ -308,6 +308,7 @@ class _Progress:
 @click.option("--name", default=None, help="A unique name for the tournament.")
 @click.option("--format", "format_", type=click.Choice(tournament.FORMATS), default="round-robin", show_default=True)
 @click.option("--challenger", default=None, help="With --format gauntlet: the agent that plays all others.")
+@click.option("--budget", type=int, default=None, metavar="MATCHES", help="With --format adaptive: matches in all (a first round, then the most informative pairs).")
 @click.option("--players", type=int, default=None, help="Seats per match for games of more than two players.")
 @click.option("--openings", default=None, metavar="random:N|FILE",
               help="Start each set of matches (a pair, seats swapped; N players: every seating) from an opening: N random plies, or one line of FILE.")
@@ -321,7 +322,7 @@ class _Progress:
 @_common
 def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int | None, seed: int,
                    max_turns: int, time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
-                   players: int | None, openings: str | None, sprt_text: str | None, workers: str, resume: str | None,
+                   budget: int | None, players: int | None, openings: str | None, sprt_text: str | None, workers: str, resume: str | None,
                    isolate: bool, memory_limit: int | None, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
@@ -341,7 +342,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         request = tournament.TournamentRequest(
             game=game_spec, agents=agents_text, rounds=rounds, seed=seed, max_turns=max_turns,
             time_per_move=time_per_move, name=name, format=format_, challenger=challenger, players=players,
-            openings=openings, sprt=sprt_text,
+            openings=openings, sprt=sprt_text, budget=budget,
         )  # fmt: skip
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
+from arena.adaptive_run import adaptive_settings, extend
 from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game
 from arena.api import Agent, Game
 from arena.isolation import AgentProcess, IsolatedAgent
@@ -32,7 +33,7 @@ from db import queries
 from db.models import Tournament
 from db.session import Database
 
-FORMATS = ("round-robin", "gauntlet")
+FORMATS = ("round-robin", "gauntlet", "adaptive")
 #: Results are written at least this often ($ARENA_FLUSH_SECONDS overrides), and at most this many matches at a time.
 FLUSH_SECONDS = float(os.environ.get("ARENA_FLUSH_SECONDS", "2.0"))
 FLUSH_MATCHES = 2000
@@ -59,6 +60,7 @@ class TournamentRequest:
     players: int | None = None
     openings: str | None = None  # random:N or a file of openings (arena.openings)
     sprt: str | None = None  # elo0=..,elo1=..[,alpha,beta,model]: stop once B (the second agent) is judged (arena.sprt)
+    budget: int | None = None  # --format adaptive: matches in all (arena.adaptive_run)
 
 
 def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
@@ -117,6 +119,8 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
         if players != 2:
             raise ArenaError("the gauntlet format is for two-player games")
         tables = gauntlet(len(entries), request.rounds)
+    elif request.format == "adaptive":  # a first round; the rest is chosen as results come (arena.adaptive_run)
+        tables = round_robin_sets(len(entries), 1, players) if request.openings is not None else round_robin(len(entries), 1, players)
     elif request.openings is not None:
         tables = round_robin_sets(len(entries), request.rounds, players)
     else:
@@ -132,6 +136,10 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
         set_size = 2 if request.format == "gauntlet" else players
         check_file_openings(game, openings, [derive_seed(request.seed, start) for start in range(0, len(tables), set_size)])
         settings.update(openings=openings, set_size=set_size)
+    if request.format == "adaptive":
+        settings["adaptive"] = adaptive_settings(request.budget, len(entries), players, settings.get("set_size", 1))
+    elif request.budget is not None:
+        raise ArenaError("--budget is only for --format adaptive")
     if request.sprt is not None:
         if request.format != "round-robin":
             raise ArenaError("--sprt plays the round-robin of two agents (A,B); leave out --format")
@@ -316,7 +324,10 @@ def play(
     at the match that decides the test (in schedule order), reporting each step to `log`.
     """
     with frozen_heap():
-        return _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, log)
+        played = _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, log)
+        while extend(database, tournament_id):  # an adaptive tournament: its next batch, chosen from the results
+            played += _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, log)
+        return played
 
 
 def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[str, Any]], entries: Sequence[AgentEntry]) -> None:
