@@ -93,3 +93,6 @@ def wait_for(predicate, what: str) -> None:  # noqa: ANN001
     raise AssertionError(f"timed out waiting for {what}")
 
 
+
+#: One client for the tests' requests, with a timeout that a loaded machine does not trip (httpx's default is 5 s).
+http = httpx.Client(timeout=DEADLINE)

@@ -8,7 +8,6 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -18,7 +17,7 @@ from selenium.webdriver.common.keys import Keys
 from arena.library import tokens
 from arena.library.storage import open_database
 from tests.conftest import Arena
-from tests.server.serving import DEADLINE, wait_for
+from tests.server.serving import DEADLINE, http, wait_for
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 
@@ -62,7 +61,7 @@ def test_pages_in_a_real_browser(tmp_path: Path, serve, browser: webdriver.Chrom
 
     # A live tournament: its page's progress bar moves with the events, then the page shows the results.
     body = {"game": "connect_four", "agents": ["mcts:simulations=60", "greedy", "random"], "rounds": 12, "seed": 4, "name": "live"}
-    live = httpx.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": f"Bearer {token}"}).json()
+    live = http.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": f"Bearer {token}"}).json()
     browser.get(f"{server.url}/tournaments/{live['id']}")
     bar = browser.find_element(By.CSS_SELECTOR, ".progress progress")
     first = float(bar.get_attribute("value"))
