@@ -49,6 +49,7 @@ class MatchResult:
     move_counts: list[int] = field(default_factory=list)  # actions made by each seat
     rounds: int | None = None  # for games played in rounds (State.rounds_played)
     first_player: int | None = None  # the seat that moved first (Onitama: decided by the cards)
+    opening: list[int] = field(default_factory=list)  # plies played before the agents' first turn (see arena.openings)
 
 
 def outcomes_from_returns(returns: Sequence[float]) -> tuple[list[int], list[str]]:
@@ -78,9 +79,14 @@ def play_match(
     seed: int,
     max_turns: int = DEFAULT_MAX_TURNS,
     time_per_move: float | None = None,
+    opening: Sequence[int] = (),
 ) -> MatchResult:
-    """Play one match to its end, the turn limit, or the first fault of an agent."""
-    steps = match_steps(game, agents, seed, max_turns, time_per_move)
+    """Play one match to its end, the turn limit, or the first fault of an agent.
+
+    The `opening` plies are applied first: they are no agent's turns and no agent's think time, and
+    the turn limit counts from the end of the opening. `moves` and `turns` are the agents' alone.
+    """
+    steps = match_steps(game, agents, seed, max_turns, time_per_move, opening)
     try:
         next(steps)  # with no batched seat the match runs to its end here
     except StopIteration as stop:
@@ -101,9 +107,10 @@ def match_steps(
     seed: int,
     max_turns: int = DEFAULT_MAX_TURNS,
     time_per_move: float | None = None,
+    opening: Sequence[int] = (),
     batched: Sequence[bool] = (),
 ) -> Generator[Decision, Answer, MatchResult]:
-    """One match as a generator, so a runner can interleave many (arena.interleave).
+    """`play_match` as a generator, so a runner can interleave many matches (arena.interleave).
 
     Seats whose `batched` flag is set are not asked by `act`: the generator yields their decision
     and waits for the answer (sent in), which the runner computes for many matches at once. Every
@@ -112,6 +119,8 @@ def match_steps(
     for agent in agents:
         agent.time_per_move = time_per_move
     state: State = game.new_initial_state(seed)
+    for action in opening:
+        state.apply(action)
     first_player = None if state.is_terminal() else state.current_player
     num_players = len(agents)
     think = [0.0] * num_players
@@ -127,7 +136,7 @@ def match_steps(
     def forfeit(seat: int, reason: str, detail: str) -> MatchResult:
         scores, outcomes, ranks = forfeit_result(num_players, seat)
         return MatchResult(scores, outcomes, ranks, turns, reason, detail, think, moves, legal_counts, made,
-                           state.rounds_played(), first_player)  # fmt: skip
+                           state.rounds_played(), first_player, list(opening))  # fmt: skip
 
     # Bound methods: this loop is the arena's own cost per move, measured against a bare loop.
     is_terminal, legal_actions, apply = state.is_terminal, state.legal_actions, state.apply
@@ -138,7 +147,7 @@ def match_steps(
         if turns >= max_turns:
             return MatchResult(
                 [0.0] * num_players, [DRAW] * num_players, [1] * num_players, turns, TURN_LIMIT, None,
-                think, moves, legal_counts, made, state.rounds_played(), first_player,
+                think, moves, legal_counts, made, state.rounds_played(), first_player, list(opening),
             )  # fmt: skip
         seat = state.current_player
         legal = legal_actions()
@@ -182,7 +191,7 @@ def match_steps(
     returns = state.returns()
     ranks, outcomes = outcomes_from_returns(returns)
     return MatchResult([float(r) for r in returns], outcomes, ranks, turns, NORMAL, None, think, moves, legal_counts, made,
-                       state.rounds_played(), first_player)  # fmt: skip
+                       state.rounds_played(), first_player, list(opening))  # fmt: skip
 
 
 def encode_ints(values: Sequence[int]) -> bytes:
