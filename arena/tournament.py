@@ -233,7 +233,7 @@ class Player:
             seed, game, opening, agents = self._prepare(task)
             running[task.schedule_index] = (seed, time.perf_counter(), agents)
             setup = self.setup
-            return match_steps(game, agents, seed, setup.max_turns, setup.time_per_move, opening, batch_flags(agents)), agents
+            return match_steps(game, agents, seed, setup.max_turns, setup.time_per_move, opening, batched=batch_flags(agents)), agents
 
         try:
             for task, result in play_interleaved(tasks, start, self.setup.concurrent):

@@ -54,7 +54,7 @@ def results(game_id: str, concurrent: int | None, matches: int = 40) -> list[Any
 
     def start(index: int) -> tuple[Any, list[arena.Agent]]:
         agents = agents_for(game, index)
-        return match_steps(game, agents, index, 60, None, batch_flags(agents)), agents
+        return match_steps(game, agents, index, 60, None, batched=batch_flags(agents)), agents
 
     done = dict(play_interleaved(range(matches), start, concurrent))
     return [done[i] for i in range(matches)]
