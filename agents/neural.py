@@ -43,7 +43,7 @@ import numpy as np
 
 import arena
 from agents.models import DEVICES, model_for
-from arena.catalog import require_observation_shape
+from arena.observations import require_observation_shape
 from arena.params import canonical, validate_params
 
 FORMAT_NAME = "arena-mlp"

@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("onnxruntime")
 
 from agents.neural import NeuralAgent
-from arena.catalog import observation_shape
+from arena.observations import observation_shape
 from arena.match import play_match
 from arena.plugins import get_registry
 from arena.seeding import derive_seed

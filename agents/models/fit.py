@@ -14,7 +14,7 @@ import numpy as np
 
 import arena
 from agents.models.base import Model, first_line
-from arena.catalog import require_observation_shape
+from arena.observations import require_observation_shape
 from arena.params import canonical
 
 
