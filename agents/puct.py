@@ -23,7 +23,7 @@ from agents.models.evaluator import NetworkEvaluator, priors
 
 
 class Node:
-    __slots__ = ("player", "actions", "priors", "children", "n", "w", "visits")
+    __slots__ = ("actions", "children", "n", "player", "priors", "visits", "w")
 
     def __init__(self, player: int, actions: list[int], prior: list[float]) -> None:
         self.player = player  # the seat choosing here; -1 when the game is over

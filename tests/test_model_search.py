@@ -9,14 +9,14 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnxruntime")
 
-from agents.minimax import MinimaxAgent  # noqa: E402
-from agents.models.evaluator import NetworkEvaluator  # noqa: E402
-from agents.mcts import MCTSAgent  # noqa: E402
-from arena.observations import observation_shape  # noqa: E402
-from arena.plugins import get_registry  # noqa: E402
-from arena.testing import check_agent  # noqa: E402
-from tests._models import network, save  # noqa: E402
-from tests.test_neural import one_error_line  # noqa: E402
+from agents.mcts import MCTSAgent
+from agents.minimax import MinimaxAgent
+from agents.models.evaluator import NetworkEvaluator
+from arena.observations import observation_shape
+from arena.plugins import get_registry
+from arena.testing import check_agent
+from tests._models import network, save
+from tests.test_neural import one_error_line
 
 REGISTRY = get_registry()
 C4 = REGISTRY.games["connect_four"]()
@@ -80,7 +80,7 @@ def test_search_with_networks_refuses_what_it_cannot_do(arena_cli, nets):
         ("connect_four", "minimax:eval=model", "needs model=FILE"),
         ("connect_four", f"minimax:model={nets['value']}", "model=FILE is for eval=model"),
         ("gwent_lite", f"mcts:model={nets['value']}", "perfect-information games only"),
-        ("tic_tac_toe", f"mcts:model={nets['value']}", "does not take tic_tac_toe's observations"),
+        ("tic_tac_toe", f"mcts:model={nets['value']}", "tic_tac_toe gives observations of shape [batch, 3, 3, 3]"),
     ]
     for game_id, agent, message in cases:
         one_error_line(arena_cli("run-tournament", "--game", game_id, "--agents", f"{agent},random", ok=False), message)

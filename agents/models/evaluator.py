@@ -9,7 +9,8 @@ valued by its best legal Q-value. Two-player games only: the other seat's value 
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
