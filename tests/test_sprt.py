@@ -4,7 +4,10 @@ a run that stops at its decision, resumes exactly after an interruption, and `ar
 import math
 import random
 
+import numpy as np
 import pytest
+from scipy.optimize import minimize
+from scipy.special import logsumexp
 
 from arena import sprt
 from arena.sprt import SprtParams, decision, elo_interval, llr, logistic, pentanomial, trinomial
@@ -29,6 +32,43 @@ REFERENCES = [
 @pytest.mark.parametrize("counts, elo0, elo1, model, expected", REFERENCES)
 def test_llr_matches_the_references(counts, elo0, elo1, model, expected):
     assert llr(counts, SprtParams(elo0, elo1, model=model)) == pytest.approx(expected, rel=0.01, abs=0.005)
+
+
+def _llr_by_a_general_solver(counts, elo0, elo1, model):
+    """The GSPRT's LLR computed another way: each hypothesis' maximum-likelihood distribution found by a general
+    constrained optimizer (scipy's SLSQP over the simplex, softmax-parametrized), not by the secular equation
+    arena.sprt solves; regularization of empty categories to 0.001 as Fishtest and fastchess do."""
+    n = np.array([c if c > 0 else 1e-3 for c in counts], dtype=float)
+    total, freq = n.sum(), n / n.sum()
+    scores = np.linspace(0.0, 1.0, len(counts))
+
+    def probabilities(z):
+        e = np.exp(z - z.max())
+        return e / e.sum()
+
+    def constraint(elo):
+        if model == "logistic":
+            return lambda q: q @ scores - 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+        t = elo / (800.0 / math.log(10.0)) * (math.sqrt(2.0) if len(counts) == 5 else 1.0)  # normalized Elo as a t-value
+        return lambda q: (q @ scores - 0.5) - t * math.sqrt(q @ (scores - q @ scores) ** 2)
+
+    def mle(elo):
+        c = constraint(elo)
+        result = minimize(lambda z: -freq @ (z - logsumexp(z)), np.log(freq), method="SLSQP",
+                          constraints=[{"type": "eq", "fun": lambda z: c(probabilities(z))}], options={"ftol": 1e-15, "maxiter": 1000})  # fmt: skip
+        return probabilities(result.x)
+
+    return total * float(freq @ (np.log(mle(elo1)) - np.log(mle(elo0))))
+
+
+@pytest.mark.parametrize("counts, elo0, elo1, model", [
+    ([3, 40, 95, 52, 10], 0, 10, "logistic"), ([3, 40, 95, 52, 10], 0, 10, "normalized"),
+    ([0, 5, 30, 60, 25], 0, 50, "logistic"), ([871, 26175, 55983, 26678, 821], 0, 2, "logistic"),
+    ([365, 16618, 36229, 16974, 390], 0, 2, "normalized"), ([20, 30, 50], -5, 5, "logistic"), ([40, 10, 50], 0, 5, "normalized"),
+])  # fmt: skip
+def test_llr_equals_a_general_solvers(counts, elo0, elo1, model):
+    """Pentanomial and trinomial LLRs agree with an independent computation (to 1e-6 where fastchess pins 0.01)."""
+    assert llr(counts, SprtParams(elo0, elo1, model=model)) == pytest.approx(_llr_by_a_general_solver(counts, elo0, elo1, model), abs=1e-6)
 
 
 def test_llr_of_wins_and_losses_is_the_binomial_ratio():
