@@ -43,7 +43,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -125,6 +125,8 @@ class TrainSummary:
     loss_rate: float
     seconds: float
     out: str
+    plan: Plan | None = field(default=None, repr=False, compare=False)
+    policy: Values | None = field(default=None, repr=False, compare=False)  # the trained learner's values, for evaluation
 
 
 @dataclass
@@ -779,7 +781,18 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
     # Where the file went is printed once, by the command (stdout), not in this line.
     report(f"trained {config.algorithm} on {plan.game.label()} against {config.opponent}: {config.episodes} episodes "
            f"in {seconds:.1f}s, {tally.line()}")  # fmt: skip
-    return TrainSummary(config.episodes, len(tally.recent), win, draw, loss, seconds, config.out)
+    return TrainSummary(config.episodes, len(tally.recent), win, draw, loss, seconds, config.out, plan, learner.greedy())
+
+
+def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: str, games: int,
+                     game: arena.Game | None = None) -> tuple[float, float, float]:  # fmt: skip
+    """`values`' best action against `opponent` in `games` games (seats alternating, seeds from the plan's seed):
+    win, draw, loss rates; on `game` instead of the trained game when given (a size-independent network)."""
+    if game is not None:
+        shape = observation_shape(game)
+        plan = replace(plan, game=game, shape=shape, inputs=math.prod(shape))
+    entry = make_opponent_entry(registry, opponent, plan.game, "--eval-opponent")
+    return evaluate(replace(plan, evaluator=entry, config=replace(plan.config, eval_games=games)), registry, values)
 
 
 # ---------------------------------------------------------------- `arena train`
