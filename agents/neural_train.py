@@ -394,9 +394,7 @@ class Net:
     def refresh(self) -> None:
         if self.npz:
             self.layers = train_nets.numpy_layers(self.module)
-
-    def values(self, observation: np.ndarray) -> np.ndarray:
-        return self.frozen_values(self.layers, self.module if not self.npz else None)(observation)
+        self.values: Values = self.frozen_values(self.layers, None if self.npz else self.module)
 
     def frozen(self) -> Values:
         """This network as it is now, unaffected by later updates."""
