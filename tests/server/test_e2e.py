@@ -75,7 +75,8 @@ def test_kill_9_mid_tournament_then_restart_resumes_exactly(tmp_path: Path, serv
     token = tokens.create(open_database(f"sqlite:///{db_path}"), "e2e")
     port = free_port()
     server = serve(db_path, port)
-    body = {"game": "connect_four", "agents": ["mcts:simulations=40", "greedy", "random"], "rounds": 10, "seed": 9, "name": "killed"}
+    # Slow enough (~8 s idle) that results stored every 2 s leave matches to play when the server is killed.
+    body = {"game": "connect_four", "agents": ["mcts:simulations=2000", "greedy", "random"], "rounds": 10, "seed": 9, "name": "killed"}
     tournament = http.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": f"Bearer {token}"}).json()
     url = f"{server.url}/api/v1/tournaments/{tournament['id']}"
     wait_for(lambda: http.get(url).json()["done"] > 0, "the first stored matches")
@@ -91,7 +92,7 @@ def test_kill_9_mid_tournament_then_restart_resumes_exactly(tmp_path: Path, serv
     rows = stored(db_path, tournament["id"])
     assert sorted({row[0] for row in rows}) == list(range(30)) and len(rows) == 60  # every scheduled match, once
     cli = Arena(db_path)
-    cli("run-tournament", "--game", "connect_four", "--agents", "mcts:simulations=40,greedy,random", "--rounds", "10",
+    cli("run-tournament", "--game", "connect_four", "--agents", "mcts:simulations=2000,greedy,random", "--rounds", "10",
         "--seed", "9", "--name", "uninterrupted", "--quiet")  # fmt: skip
     assert rows == stored(db_path, tournament["id"] + 1)
     assert cli.json("leaderboard", "--tournament", "killed") == cli.json("leaderboard", "--tournament", "uninterrupted")
