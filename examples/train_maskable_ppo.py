@@ -1,16 +1,16 @@
 """Train with a well-known library on an Arena game, export the policy to ONNX, and rank it with Arena.
 
     python examples/train_maskable_ppo.py --game tic_tac_toe --opponent random --timesteps 30000 --out ttt-ppo.onnx
-    arena run-tournament --game tic_tac_toe --plugins-dir examples/plugins \
-        --agents onnx_policy:checkpoint=ttt-ppo.onnx,random,greedy --rounds 50
+    arena run-tournament --game tic_tac_toe --agents neural:checkpoint=ttt-ppo.onnx,random,greedy --rounds 50
 
 sb3-contrib's MaskablePPO learns on `arena.envs.gymnasium_env` (the learner against any Arena agent
 spec, seats alternating; MaskablePPO reads the legal actions from the environment's
 `action_masks()`). The trained actor is exported to ONNX with input `observation` [batch,
 *observation_shape] float32 and outputs `action_values` (one logit per action id) and
-`state_value` [batch, 1] (the critic), the layout Arena's model agents read; the game it was trained
-for is in the model's metadata (`arena` JSON property). The ONNX outputs are checked against
-PyTorch's before the file is written.
+`state_value` [batch, 1] (the critic): the file contract of Arena's `neural` agent, which plays it
+with no plugin code (`neural:checkpoint=FILE`); the game it was trained for is in the model's
+metadata (`arena` JSON property), so a policy for another game is refused in one line. The ONNX
+outputs are checked against PyTorch's before the file is written.
 """
 
 from __future__ import annotations

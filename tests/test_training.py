@@ -124,7 +124,7 @@ def test_reward_shaping_comes_from_the_game(tmp_path):
     assert not (tmp_path / "x.npz").exists() and not metrics_path(tmp_path / "x.npz").exists()
 
 
-def test_fcn_trained_on_one_dots_and_boxes_size_plays_others(tmp_path):
+def test_fcn_trained_on_one_dots_and_boxes_size_plays_others(tmp_path, arena_cli):
     config = TrainConfig(game="dots_and_boxes:rows=3,cols=3", out=str(tmp_path / "dab.pt"), algorithm="dqn", net="fcn",
                          channels=(8, 8), episodes=20, eval_games=0)  # fmt: skip
     train(config, REGISTRY)
@@ -139,6 +139,24 @@ def test_fcn_trained_on_one_dots_and_boxes_size_plays_others(tmp_path):
             assert values.shape == (game.num_distinct_actions,)
             legal = state.legal_actions()
             state.apply(legal[int(np.argmax(values[legal]))])
+    # The built-in `neural` agent plays the file on the other sizes too (its metadata says size_independent),
+    # but not on another game.
+    for size in ("rows=2,cols=2", "rows=4,cols=4"):
+        arena_cli("run-tournament", "--game", f"dots_and_boxes:{size}", "--agents", f"neural:checkpoint={config.out},random",
+                  "--rounds", "2", "--quiet")  # fmt: skip
+        board = arena_cli.json("leaderboard")
+        assert all(row["games"] == 2 and row["forfeits"] == 0 for row in board)
+    refused = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"neural:checkpoint={config.out},random", ok=False)
+    assert refused.exit_code == 2 and "is for game 'dots_and_boxes'" in refused.stderr
+
+
+def test_torchscript_files_from_training_play_in_tournaments(tmp_path, arena_cli):
+    config = short(tmp_path, "ttt-conv.pt", algorithm="dqn", net="conv", dueling=True, episodes=20, eval_games=0)
+    train(config, REGISTRY)
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"neural:checkpoint={config.out},random", "--rounds", "2", "--quiet")
+    assert all(row["games"] == 2 and row["forfeits"] == 0 for row in arena_cli.json("leaderboard"))
+    refused = arena_cli("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={config.out},random", ok=False)
+    assert refused.exit_code == 2 and "is for game 'tic_tac_toe'" in refused.stderr
 
 
 @pytest.mark.parametrize(
