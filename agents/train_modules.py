@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import torch
@@ -29,7 +30,7 @@ class MLP(nn.Module):
         super().__init__()
         sizes = [inputs, *hidden]
         layers: list[nn.Module] = []
-        for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        for fan_in, fan_out in itertools.pairwise(sizes):
             layers += [nn.Linear(fan_in, fan_out), nn.ReLU()]
         self.body = nn.Sequential(*layers)
         self.head = Head(sizes[-1], outputs, dueling)

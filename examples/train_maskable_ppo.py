@@ -54,7 +54,7 @@ class ActorCritic:
     """The policy's actor logits and critic value as one torch module (built lazily: torch is imported in main)."""
 
     @staticmethod
-    def build(policy):  # noqa: ANN001, ANN205 (an sb3 policy in, a torch module out)
+    def build(policy):
         import torch
 
         class Exported(torch.nn.Module):
@@ -70,7 +70,7 @@ class ActorCritic:
         return Exported().eval()
 
 
-def export_onnx(policy, env, path: str) -> None:  # noqa: ANN001 (sb3 policy, Arena env)
+def export_onnx(policy, env, path: str) -> None:
     import onnx
     import onnxruntime
     import torch
