@@ -118,6 +118,10 @@ def list_tournaments(session: Session) -> list[Tournament]:
     return list(session.scalars(select(Tournament).order_by(Tournament.id)))
 
 
+def latest_tournament(session: Session) -> Tournament | None:
+    return session.scalars(select(Tournament).order_by(Tournament.id.desc()).limit(1)).first()
+
+
 def played_count(session: Session, tournament_id: int) -> int:
     return session.scalar(select(func.count()).where(Match.tournament_id == tournament_id)) or 0
 
