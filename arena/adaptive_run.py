@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.adaptive import all_pairs, choose, inverse_probability_weights, selection_probabilities
+from arena.adaptive import all_pairs, choose_batch, inverse_probability_weights
 from arena.errors import ArenaError
 from arena.schedule import Table, decode_schedule, encode_schedule
 from arena.seeding import derive_seed
@@ -64,19 +64,34 @@ def next_batch(entry: Mapping[str, Any], labels: Sequence[str], records: Iterabl
     units = min(int(entry["batch"]), (int(entry["budget"]) - scheduled) // set_size)
     if units <= 0:
         return None
+    records = list(records)
     pairs = all_pairs(len(labels))
-    probabilities = selection_probabilities(len(labels), cells_of(records, labels))
     rng = np.random.default_rng(derive_seed(seed, "adaptive", scheduled))
     tables: list[Table] = []
     chosen: list[float] = []
-    for k in choose(probabilities, units, rng):
+    for k, probability in choose_batch(len(labels), cells_of(records, labels), units, rng, pair_lengths(records, labels)):
         a, b = pairs[k]
         if set_size == 2:
             tables += [(a, b), (b, a)]  # a pair: one opening, the seats swapped
         else:
             tables.append((a, b) if rng.random() < 0.5 else (b, a))
-        chosen += [float(probabilities[k])] * set_size
+        chosen += [probability] * set_size
     return tables, chosen
+
+
+def pair_lengths(records: Sequence[MatchRecord], labels: Sequence[str]) -> list[float]:
+    """The mean length in turns of each pair's stored games (all_pairs order); the overall mean for a pair not met."""
+    index = {label: i for i, label in enumerate(labels)}
+    pairs = all_pairs(len(labels))
+    totals, counts = np.zeros(len(pairs)), np.zeros(len(pairs))
+    position = {pair: k for k, pair in enumerate(pairs)}
+    for record in records:
+        if len(record.seats) == 2:
+            k = position[tuple(sorted((index[record.seats[0].agent], index[record.seats[1].agent])))]
+            totals[k] += max(record.turns, 1)
+            counts[k] += 1
+    overall = totals.sum() / counts.sum() if counts.sum() else 1.0
+    return [float(t / c) if c else float(overall) for t, c in zip(totals, counts)]
 
 
 def extend(database: Database, tournament_id: int) -> bool:

@@ -1,16 +1,17 @@
 """Adaptive scheduling against round-robin on simulated agents of known strength.
 
-16 simulated agents (strengths spaced STEP Elo apart, games won with the logistic Elo probability,
-draws at a fixed rate). Both schedulers play in batches of 16 matches; after each batch the
-Bradley-Terry fit is checked against the truth: for the adaptive schedule both the
-inverse-probability weighted fit (what an adaptive tournament's leaderboard shows) and the plain
-fit (also consistent under an adaptive design when the model holds: the choices depend only on
-past results). A run ends when every adjacent pair of agents
+16 simulated agents (strengths spaced STEP Elo apart, or with --random drawn from a normal of sd
+STEP * 4 per run, games won with the logistic Elo probability, draws at a fixed rate). Both
+schedulers play in batches of 16 matches; after each batch the Bradley-Terry fit is checked against
+the truth: for the adaptive schedule (arena.adaptive.choose_batch, what --format adaptive runs)
+both the plain fit (what the leaderboard shows: consistent under an adaptive design when the model
+holds, since the choices depend only on past results) and the inverse-probability weighted fit
+(the estimate of a uniform design, robust to a wrong model, at a cost in variance). A run ends when every adjacent pair of agents
 is separated (95% intervals that do not overlap) or when Kendall's rank correlation with the truth
 reaches 0.95. Printed: matches needed per run (mean, median), and the ratio adaptive / round-robin
 (target <= 0.5).
 
-    .venv/bin/python bench/adaptive.py [--runs 20] [--step 40] [--seed 0]
+    .venv/bin/python bench/adaptive.py [--runs 20] [--step 40] [--seed 0] [--random]
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.adaptive import all_pairs, choose, fit, inverse_probability_weights, selection_probabilities  # noqa: E402
+from arena.adaptive import all_pairs, choose_batch, fit, inverse_probability_weights  # noqa: E402
 
 AGENTS = 16
 BATCH = 16
@@ -83,8 +84,7 @@ def run(adaptive: bool, strengths: np.ndarray, seed: int, weighted: bool = True)
                 queue = list(rng.permutation(len(pairs)))
             batch = [(queue.pop(0), 1.0 / len(pairs)) for _ in range(min(BATCH, len(queue)))]
         else:
-            probabilities = selection_probabilities(AGENTS, counts)
-            batch = [(k, float(probabilities[k])) for k in choose(probabilities, BATCH, rng)]
+            batch = choose_batch(AGENTS, counts, BATCH, rng)
         for k, probability in batch:
             score = play(pairs[k], strengths, rng)
             a, b = pairs[k]
@@ -100,20 +100,29 @@ def run(adaptive: bool, strengths: np.ndarray, seed: int, weighted: bool = True)
     return len(played)
 
 
+def field(args: argparse.Namespace, run_number: int) -> np.ndarray:
+    """The true strengths of one run: evenly spaced, or (--random) drawn from the run's own generator."""
+    if not args.random:
+        return np.arange(AGENTS) * args.step
+    return np.random.default_rng([args.seed, run_number, 7]).normal(0.0, 4.0 * args.step, AGENTS)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--step", type=float, default=40.0, help="Elo between adjacent agents")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--random", action="store_true", help="strengths drawn at random (sd 4 x step), one field per run")
     args = parser.parse_args()
     strengths = np.arange(AGENTS) * args.step
-    print(f"{AGENTS} simulated agents {args.step:g} Elo apart (0..{strengths[-1]:g}), draw rate {DRAW_RATE}, "
+    shape = f"strengths random, sd {4 * args.step:g}" if args.random else f"{args.step:g} Elo apart (0..{strengths[-1]:g})"
+    print(f"{AGENTS} simulated agents {shape}, draw rate {DRAW_RATE}, "
           f"batches of {BATCH}, {args.runs} runs each")  # fmt: skip
     results = {}
     for name, adaptive, weighted in (("round-robin", False, False), ("adaptive, IPW fit", True, True),
                                      ("adaptive, plain fit", True, False)):  # fmt: skip
         start = time.perf_counter()
-        needed = [run(adaptive, strengths, args.seed * 1000 + r, weighted) for r in range(args.runs)]
+        needed = [run(adaptive, field(args, r), args.seed * 1000 + r, weighted) for r in range(args.runs)]
         results[name] = needed
         print(f"{name:>20}: matches needed mean {statistics.mean(needed):8.1f}  median {statistics.median(needed):8.1f}  "
               f"min {min(needed)}  max {max(needed)}  ({time.perf_counter() - start:.1f} s)")  # fmt: skip

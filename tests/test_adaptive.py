@@ -2,11 +2,13 @@
 probabilities, inverse-probability weights, same seed same choices, resume)."""
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from arena.adaptive import all_pairs, inverse_probability_weights, selection_probabilities
+from arena.adaptive import NEWCOMER_GAMES, all_pairs, choose_batch, inverse_probability_weights, selection_probabilities
+from arena.adaptive_run import pair_lengths
 from tests._interrupt import cut_and_whole
 
 
@@ -80,3 +82,33 @@ def test_same_seed_same_choices_and_resume_exactly(arena_cli):
     assert json.loads(cut_settings)["adaptive"] == json.loads(whole_settings)["adaptive"]
     strip = lambda ms: [(m["index"], m["seed"], m["turns"], [(s["agent"], s["outcome"]) for s in m["seats"]]) for m in ms]  # noqa: E731
     assert strip(arena_cli.json("matches", "--tournament", "cut")) == strip(arena_cli.json("matches", "--tournament", "whole"))
+
+
+def test_a_batch_goes_first_to_newcomers_then_where_the_order_is_uncertain():
+    """choose_batch: an agent without games is placed first; then the close pair gets the most games, far pairs none;
+    each choice's stored probability is 1 - explore + explore / pairs for the best pair, explore / pairs otherwise."""
+    strengths = [0, 30, 600, 1200]
+    cells = _cells(strengths, 10, 1)
+    pairs = all_pairs(5)  # agent 4 joins without games
+    batch = choose_batch(5, cells, 12, np.random.default_rng(0), explore=0.0)
+    assert all(4 in pairs[k] for k, _ in batch[:NEWCOMER_GAMES]) and len({pairs[k] for k, _ in batch[:NEWCOMER_GAMES]}) == NEWCOMER_GAMES
+    assert sum(4 in pairs[k] for k, _ in batch) >= 4  # and then still often: its strength is the least known
+    assert all(probability == pytest.approx(1.0) for _, probability in batch)
+    settled = {**cells, **{(a, 4, 0.5): 3 for a in range(4)}}
+    later = [pairs[k] for k, _ in choose_batch(5, settled, 12, np.random.default_rng(0), explore=0.0)]
+    assert later.count((0, 1)) == max(later.count(pair) for pair in set(later)) and (0, 3) not in later
+    mixed = choose_batch(4, cells, 200, np.random.default_rng(1), explore=0.5)
+    assert {round(p, 6) for _, p in mixed} <= {round(0.5 + 0.5 / 6, 6), round(0.5 / 6, 6)}
+    assert len({k for k, _ in mixed}) == 6  # exploration reaches every pair
+
+
+def test_pair_lengths_are_mean_turns_per_pair(arena_cli):
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy,center", "--rounds", "2", "--name", "len")
+    matches = arena_cli.json("matches", "--tournament", "len")
+    records = [SimpleNamespace(turns=m["turns"], seats=[SimpleNamespace(agent=s["agent"]) for s in m["seats"]]) for m in matches]
+    lengths = pair_lengths(records, ["random", "greedy", "center"])
+    by_pair = {}
+    for m in matches:
+        by_pair.setdefault(tuple(sorted(s["agent"] for s in m["seats"])), []).append(m["turns"])
+    assert lengths[0] == pytest.approx(np.mean(by_pair[("greedy", "random")]))
+    assert lengths[2] == pytest.approx(np.mean(by_pair[("center", "greedy")]))

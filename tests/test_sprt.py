@@ -2,7 +2,11 @@
 a run that stops at its decision, resumes exactly after an interruption, and `arena sprt` recomputing it."""
 
 import math
+import os
 import random
+import signal
+import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -12,6 +16,8 @@ from scipy.special import logsumexp
 from arena import sprt
 from arena.sprt import SprtParams, decision, elo_interval, llr, logistic, pentanomial, trinomial
 from tests._interrupt import cut_and_whole
+from tests.conftest import Arena
+from tests.test_scale_and_faults import ARENA, _done, _matches
 
 # fastchess's app/tests/sprt_test.cpp (results of its own implementation, as W, L, D and LL, LD, WL, DD, WD, WW):
 # (counts as Arena orders them: [L, D, W] or [LL, LD, WL+DD, WD, WW], elo0, elo1, model, LLR to 0.01).
@@ -179,3 +185,31 @@ def test_an_interrupted_sprt_resumes_exactly(tmp_path, arena_cli):
     assert cut["decision"] in ("H0", "H1") and {**cut, "tournament": 0} == {**whole, "tournament": 0}
     strip = lambda ms: [(m["index"], m["seed"], m["turns"], [s["outcome"] for s in m["seats"]]) for m in ms]  # noqa: E731
     assert strip(arena_cli.json("matches", "--tournament", "cut")) == strip(arena_cli.json("matches", "--tournament", "whole"))
+
+
+def test_an_sprt_killed_with_kill_9_resumes_the_test_exactly(tmp_path):
+    """A real `arena run-tournament --sprt` process killed with SIGKILL part-way, then --resume: the same matches, LLR
+    and decision as a run never killed."""
+    db = tmp_path / "arena.db"
+    env = dict(os.environ, ARENA_DB=str(db), ARENA_FLUSH_SECONDS="0.02")
+    args = ["run-tournament", "--game", "connect_four", "--agents", "greedy,greedy:seed=1", "--openings", "random:2",
+            "--sprt", "elo0=0,elo1=5", "--rounds", "150", "--seed", "5", "--quiet"]  # fmt: skip
+    log = (tmp_path / "victim.log").open("w")
+    victim = subprocess.Popen([ARENA, *args, "--name", "killed"], env=env, cwd=tmp_path, start_new_session=True,
+                              stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and victim.poll() is None and (not db.exists() or _done(db, "killed") < 3):
+        time.sleep(0.02)
+    assert victim.poll() is None, f"the run ended before it was killed: {(tmp_path / 'victim.log').read_text()}"
+    os.killpg(victim.pid, signal.SIGKILL)
+    victim.wait()
+    stored = _done(db, "killed")
+    arena = Arena(db, plugins_dirs=())
+    assert arena.json("sprt", "killed")["decision"] == "continue"
+    subprocess.run([ARENA, "run-tournament", "--resume", "killed", "--quiet"], env=env, cwd=tmp_path, check=True,
+                   capture_output=True)  # fmt: skip
+    subprocess.run([ARENA, *args, "--name", "straight"], env=env, cwd=tmp_path, check=True, capture_output=True)
+    killed, straight = arena.json("sprt", "killed"), arena.json("sprt", "straight")
+    assert 0 < stored < 2 * killed["pairs"], "killed part-way"
+    assert {**killed, "tournament": 0} == {**straight, "tournament": 0}
+    assert _matches(arena, "killed") == _matches(arena, "straight")
