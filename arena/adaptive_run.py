@@ -19,6 +19,12 @@ import numpy as np
 
 from arena.adaptive import all_pairs, choose_batch, inverse_probability_weights
 from arena.errors import ArenaError
+from arena.ratings import (
+    bradley_terry_counts,
+    pair_results_from_counts,
+    pairwise_scores,
+    separated_ranks,
+)
 from arena.schedule import Table, decode_schedule, encode_schedule
 from arena.seeding import derive_seed
 from db import queries
@@ -118,6 +124,29 @@ def extend(database: Database, tournament_id: int) -> bool:
     tables += new_tables
     queries.extend_schedule(database, tournament_id, encode_schedule(tables), len(tables), settings)
     return True
+
+
+def weighted_rows(database: Database, tournament_id: int, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The leaderboard rows of an adaptive tournament with the Bradley-Terry fields (bt, interval, by-prior flags, rank)
+    from the inverse-probability weighted fit: each result counts 1 / (its selection probability), scaled to a mean
+    of one, so the estimate is the one a uniform choice of pairs would give even where the model is wrong, at a cost
+    in variance (bench/adaptive.py measures it)."""
+    with database.session() as session:
+        tournament = queries.find_tournament(session, tournament_id)
+        settings = json.loads(tournament.settings) if tournament is not None else {}
+        weights = match_weights(settings)
+        if weights is None:
+            raise ArenaError("--weighted is for tournaments of --format adaptive (their matches' selection probabilities)")
+        records = queries.load_matches(session, tournament_id=tournament_id)
+    cells: dict[tuple[str, str, float], float] = {}
+    for record in records:
+        for a, b, score in pairwise_scores(record):
+            cells[(a, b, score)] = cells.get((a, b, score), 0.0) + weights[record.index]
+    bt = bradley_terry_counts(pair_results_from_counts(cells))
+    ranks = separated_ranks({agent: (r.low, r.high) for agent, r in bt.items()})
+    return [{**row, "bt": bt[row["agent"]].rating, "bt_low": bt[row["agent"]].low, "bt_high": bt[row["agent"]].high,
+             "bt_low_by_prior": bt[row["agent"]].low_by_prior, "bt_high_by_prior": bt[row["agent"]].high_by_prior,
+             "rank": ranks[row["agent"]]} for row in rows]  # fmt: skip
 
 
 def match_weights(settings: Mapping[str, Any]) -> dict[int, float] | None:

@@ -457,14 +457,15 @@ def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warn
 @cli.command("leaderboard")
 @_selection_options
 @click.option("--system", type=click.Choice(SYSTEMS), default="bt", show_default=True, help="Sort by this rating (bt = Bradley-Terry).")
+@click.option("--weighted", is_flag=True, help="An adaptive tournament's Bradley-Terry fit weighted by 1 / each match's selection probability.")
 @_common
 @_output_options()
-def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str | None, system: str, as_json: bool,
-                        as_csv: bool) -> None:  # fmt: skip
+def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str | None, system: str, weighted: bool,
+                        as_json: bool, as_csv: bool) -> None:  # fmt: skip
     """Ratings and results per agent."""
     database = ctx.database()
     selection = analysis.select(database, ctx.registry(), tournament_key, game_spec)
-    rows, warning = analysis.leaderboard_and_warning(database, selection, system)
+    rows, warning = analysis.leaderboard_and_warning(database, selection, system, weighted)
     if as_json:
         print_json(rows)
         if warning:

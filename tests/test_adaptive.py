@@ -7,7 +7,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from arena.adaptive import NEWCOMER_GAMES, all_pairs, choose_batch, inverse_probability_weights, selection_probabilities
+from arena.adaptive import (
+    NEWCOMER_GAMES,
+    all_pairs,
+    choose_batch,
+    inverse_probability_weights,
+    selection_probabilities,
+)
 from arena.adaptive_run import pair_lengths
 from tests._interrupt import cut_and_whole
 
@@ -80,7 +86,7 @@ def test_same_seed_same_choices_and_resume_exactly(arena_cli):
     (_, cut_schedule, cut_settings), (_, whole_schedule, whole_settings) = rows
     assert cut_schedule == whole_schedule
     assert json.loads(cut_settings)["adaptive"] == json.loads(whole_settings)["adaptive"]
-    strip = lambda ms: [(m["index"], m["seed"], m["turns"], [(s["agent"], s["outcome"]) for s in m["seats"]]) for m in ms]  # noqa: E731
+    strip = lambda ms: [(m["index"], m["seed"], m["turns"], [(s["agent"], s["outcome"]) for s in m["seats"]]) for m in ms]
     assert strip(arena_cli.json("matches", "--tournament", "cut")) == strip(arena_cli.json("matches", "--tournament", "whole"))
 
 
@@ -112,3 +118,23 @@ def test_pair_lengths_are_mean_turns_per_pair(arena_cli):
         by_pair.setdefault(tuple(sorted(s["agent"] for s in m["seats"])), []).append(m["turns"])
     assert lengths[0] == pytest.approx(np.mean(by_pair[("greedy", "random")]))
     assert lengths[2] == pytest.approx(np.mean(by_pair[("center", "greedy")]))
+
+
+def test_weighted_leaderboard(arena_cli):
+    """--weighted: equal selection probabilities (a budget of one round) give the plain fit; chosen batches move it;
+    a tournament of another format is refused in one line."""
+    agents = "random,greedy,center,random:seed=5"
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", agents, "--format", "adaptive", "--budget", "6",
+              "--name", "one-round", "--quiet")  # fmt: skip
+    plain, weighted = (arena_cli.json("leaderboard", "--tournament", "one-round", *extra) for extra in ((), ("--weighted",)))
+    assert [(r["agent"], round(r["bt"], 6)) for r in plain] == [(r["agent"], round(r["bt"], 6)) for r in weighted]
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", agents, "--format", "adaptive", "--budget", "60",
+              "--name", "chosen", "--quiet")  # fmt: skip
+    plain = {r["agent"]: r for r in arena_cli.json("leaderboard", "--tournament", "chosen")}
+    weighted = arena_cli.json("leaderboard", "--tournament", "chosen", "--weighted")
+    assert all(r["bt_low"] <= r["bt"] <= r["bt_high"] and r["games"] == plain[r["agent"]]["games"] for r in weighted)
+    assert any(abs(r["bt"] - plain[r["agent"]]["bt"]) > 1 for r in weighted)
+    assert [r["bt"] for r in weighted] == sorted((r["bt"] for r in weighted), reverse=True)
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--name", "rr", "--quiet")
+    result = arena_cli("leaderboard", "--tournament", "rr", "--weighted", ok=False)
+    assert result.exit_code == 2 and "--format adaptive" in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -14,7 +14,15 @@ from scipy.optimize import minimize
 from scipy.special import logsumexp
 
 from arena import sprt
-from arena.sprt import SprtParams, decision, elo_interval, llr, logistic, pentanomial, trinomial
+from arena.sprt import (
+    SprtParams,
+    decision,
+    elo_interval,
+    llr,
+    logistic,
+    pentanomial,
+    trinomial,
+)
 from tests._interrupt import cut_and_whole
 from tests.conftest import Arena
 from tests.test_scale_and_faults import ARENA, _done, _matches
@@ -183,7 +191,7 @@ def test_an_interrupted_sprt_resumes_exactly(tmp_path, arena_cli):
                   openings="random:3", sprt="elo0=0,elo1=20")  # fmt: skip
     cut, whole = arena_cli.json("sprt", "cut"), arena_cli.json("sprt", "whole")
     assert cut["decision"] in ("H0", "H1") and {**cut, "tournament": 0} == {**whole, "tournament": 0}
-    strip = lambda ms: [(m["index"], m["seed"], m["turns"], [s["outcome"] for s in m["seats"]]) for m in ms]  # noqa: E731
+    strip = lambda ms: [(m["index"], m["seed"], m["turns"], [s["outcome"] for s in m["seats"]]) for m in ms]
     assert strip(arena_cli.json("matches", "--tournament", "cut")) == strip(arena_cli.json("matches", "--tournament", "whole"))
 
 

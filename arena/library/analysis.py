@@ -8,7 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from arena import results
+from arena.adaptive_run import weighted_rows
 from arena.errors import ArenaError
+from arena.leaderboard import sort_rows
 from arena.plugins import Registry
 from arena.ratings import elo
 from arena.stats import MATRIX_KINDS, matrix, seat_results, turn_stats
@@ -22,9 +24,17 @@ def select(database: Database, registry: Registry, tournament: str | None = None
     return results.select(database, registry, tournament, game, with_legal_counts)
 
 
-def leaderboard_and_warning(database: Database, selection: Selection, system: str = "bt") -> tuple[list[dict[str, Any]], str | None]:
-    """The rows (with their distinct-games fields) and the repeated-games warning, or None."""
-    return results.leaderboard_of(database, selection, system)
+def leaderboard_and_warning(database: Database, selection: Selection, system: str = "bt",
+                            weighted: bool = False) -> tuple[list[dict[str, Any]], str | None]:  # fmt: skip
+    """The rows (with their distinct-games fields) and the repeated-games warning, or None.
+
+    `weighted`: an adaptive tournament's Bradley-Terry fields from its inverse-probability weighted fit."""
+    rows, warning = results.leaderboard_of(database, selection, system)
+    if weighted:
+        if selection.tournament is None:
+            raise ArenaError("--weighted is for one tournament of --format adaptive: give --tournament")
+        rows = sort_rows(weighted_rows(database, selection.tournament.id, rows), system)
+    return rows, warning
 
 
 def leaderboard_of(database: Database, selection: Selection, system: str = "bt") -> list[dict[str, Any]]:
