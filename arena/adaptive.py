@@ -141,11 +141,6 @@ def choose_batch(num_agents: int, cells: Cells, size: int, rng: np.random.Genera
     return chosen
 
 
-def choose(probabilities: np.ndarray, size: int, rng: np.random.Generator) -> list[int]:
-    """`size` pair indices drawn independently (with replacement) with the given probabilities."""
-    return [int(k) for k in rng.choice(len(probabilities), size=size, p=probabilities)]
-
-
 def inverse_probability_weights(probabilities: Sequence[float]) -> np.ndarray:
     """Each match's weight 1 / p, scaled to a mean of one (uniform choice: every weight is one)."""
     inverse = 1.0 / np.asarray(probabilities, dtype=float)
