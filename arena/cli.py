@@ -355,12 +355,14 @@ class _Progress:
 @click.option("--resume", default=None, metavar="ID|NAME", help="Finish an interrupted tournament.")
 @click.option("--isolate", is_flag=True, help="Run agents in their own processes, killed when they hang or crash.")
 @click.option("--memory-limit", type=int, default=None, metavar="MB", help="Memory limit per agent process (implies --isolate).")
+@click.option("--network-allowance", type=float, default=50.0, show_default=True, metavar="MS",
+              help="Milliseconds of round trip a remote agent gets on top of --time-per-move.")
 @click.option("--quiet", is_flag=True, help="No progress bar and no leaderboard at the end.")
 @_common
 def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int, seed: int, max_turns: int,
                    time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
                    players: int | None, workers: str, resume: str | None, isolate: bool, memory_limit: int | None,
-                   quiet: bool) -> None:  # fmt: skip
+                   network_allowance: float, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
     n_workers = _workers(workers)
@@ -377,6 +379,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         request = tournament.TournamentRequest(
             game=game_spec, agents=agents_text, rounds=rounds, seed=seed, max_turns=max_turns,
             time_per_move=time_per_move, name=name, format=format_, challenger=challenger, players=players,
+            network_allowance=network_allowance / 1000.0,
         )  # fmt: skip
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
@@ -558,7 +561,7 @@ def _match_to_dict(record: Any) -> dict[str, Any]:
         "game": record.game_id, "game_version": record.game_version, "turns": record.turns, "reason": record.reason,
         "detail": record.detail,
         "seats": [{"seat": s.seat, "agent": s.agent, "score": s.score, "outcome": s.outcome, "rank": s.rank,
-                   "think_time": s.think_time} for s in record.seats],
+                   "think_time": s.think_time, "network_time": s.network_time} for s in record.seats],
     }  # fmt: skip
 
 

@@ -21,7 +21,7 @@ from arena.api import Agent, Game
 from arena.isolation import AgentProcess, IsolatedAgent
 from arena.errors import ArenaError
 from arena.heap import frozen_heap
-from arena.match import DEFAULT_MAX_TURNS, MatchResult, encode_ints, play_match
+from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, encode_ints, play_match
 from arena.params import canonical, parse_spec
 from arena.plugins import Registry, get_registry
 from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin
@@ -55,6 +55,7 @@ class TournamentRequest:
     format: str = "round-robin"
     challenger: str | None = None
     players: int | None = None
+    network_allowance: float = DEFAULT_NETWORK_ALLOWANCE  # seconds remote agents get on top of time_per_move
 
 
 def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
@@ -82,6 +83,8 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
         raise ArenaError(f"--max-turns must be at least 1, got {request.max_turns}")
     if request.time_per_move is not None and request.time_per_move <= 0:
         raise ArenaError(f"--time-per-move must be positive, got {request.time_per_move:g}")
+    if request.network_allowance < 0:
+        raise ArenaError(f"--network-allowance must be at least 0, got {request.network_allowance * 1000:g}")
     if request.format not in FORMATS:
         raise ArenaError(f"unknown format '{request.format}' (choose: {', '.join(FORMATS)})")
     game = _game_with_players(registry, request)
@@ -117,6 +120,7 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
         "agents": [entry.to_json() for entry in entries],
         "format": request.format,
         "challenger": entries[0].label if request.format == "gauntlet" else None,
+        "network_allowance": request.network_allowance,
     }
     return game, entries, tables, settings
 
@@ -157,6 +161,7 @@ class Setup:
     plugins_dirs: tuple[str, ...] = ()
     isolate: bool = False
     memory_limit: int | None = None  # megabytes per agent process
+    network_allowance: float = DEFAULT_NETWORK_ALLOWANCE
 
 
 class Player:
@@ -167,6 +172,8 @@ class Player:
         self.game = make_game(registry, setup.game_spec)
         self.entries = [entry_from_json(registry, data, self.game) for data in setup.agents]
         self.makers = [entry.maker(registry) for entry in self.entries]
+        # Remote agents already live outside this process: they are never isolated.
+        self.remote = [registry.agent_class(entry.type_id).remote for entry in self.entries]
         self.processes: list[AgentProcess] = []
         self._seat_params = any(entry.seat_params for entry in self.entries)
         self._seated_games: dict[Table, Game] = {}
@@ -186,9 +193,10 @@ class Player:
         while len(self.processes) < len(task.seating):
             self.processes.append(AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit))
         return [
+            self.makers[position](game, seat, seed) if self.remote[position] else
             IsolatedAgent(self.processes[seat], game, seat, seed, self.setup.agents[position], self.setup.time_per_move)
             for seat, position in enumerate(task.seating)
-        ]
+        ]  # fmt: skip
 
     def play(self, task: MatchTask) -> queries.MatchOutcome:
         start = time.perf_counter()
@@ -196,7 +204,8 @@ class Player:
         game = self._game_for(task.seating)
         agents = self._agents(task, seed, game)
         try:
-            result = play_match(game, agents, seed, self.setup.max_turns, self.setup.time_per_move)
+            result = play_match(game, agents, seed, self.setup.max_turns, self.setup.time_per_move,
+                                self.setup.network_allowance)  # fmt: skip
         finally:
             for agent in agents:
                 agent.close()
@@ -214,7 +223,7 @@ def outcome_of(task: MatchTask, seed: int, result: MatchResult, duration: float)
         detail=result.detail, moves=encode_ints(result.moves), legal_counts=encode_ints(result.legal_counts),
         duration=duration, scores=result.scores, outcomes=result.outcomes, ranks=result.ranks,
         think_times=result.think_times, move_counts=result.move_counts, rounds=result.rounds,
-        first_player=result.first_player,
+        first_player=result.first_player, network_times=result.network_times if any(result.network_times) else None,
     )  # fmt: skip
 
 
@@ -322,7 +331,8 @@ def _play(
         played = queries.played_indices(session, tournament.id)
         isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and workers > 1)
         setup = Setup(settings["game"], settings["agents"], tournament.seed, tournament.max_turns, tournament.time_per_move,
-                      tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit)  # fmt: skip
+                      tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit,
+                      settings.get("network_allowance", DEFAULT_NETWORK_ALLOWANCE))  # fmt: skip
         game = make_game(registry, setup.game_spec)
         entries = [entry_from_json(registry, data, game) for data in setup.agents]
         _check_unchanged(tournament, game, setup.agents, entries)

@@ -157,6 +157,11 @@ class ConnectFourState(arena.State):
         ]
         return "\n".join(lines)
 
+    def to_json(self, player: int) -> dict:
+        """`board`: rows from the bottom up, each cell the seat of its disc or null; `heights`: discs per column."""
+        cells = [cell - 1 if cell else None for cell in self.board]
+        return {"board": [cells[r * self.cols:(r + 1) * self.cols] for r in range(self.rows)], "heights": list(self.heights)}
+
     def observation(self, player: int) -> np.ndarray:
         """Planes (own discs, opponent discs, empty), rows x columns with the top row first."""
         board = np.array(self.board).reshape(self.rows, self.cols)[::-1]

@@ -90,6 +90,10 @@ class TicTacToeState(arena.State):
         rows = ["".join(_MARKS[self.board[r * 3 + c]] for c in range(3)) for r in range(3)]
         return "\n".join(rows)
 
+    def to_json(self, player: int) -> dict:
+        """`board`: three rows of three cells (action = row*3 + col), each the seat of its mark or null."""
+        return {"board": [[self.board[r * 3 + c] - 1 if self.board[r * 3 + c] else None for c in range(3)] for r in range(3)]}
+
     def observation(self, player: int) -> np.ndarray:
         """Planes: the player's marks, the opponent's marks, empty cells (3x3x3)."""
         board = np.array(self.board).reshape(3, 3)
