@@ -15,7 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from arena import agents as agent_specs
 from arena import results, tournament
 from arena.errors import ArenaError
-from arena.leaderboard import SYSTEMS, leaderboard_rows, sort_rows
+from arena.leaderboard import SYSTEMS, distinct_warning, leaderboard_rows, sort_rows
 from arena.match import DEFAULT_MAX_TURNS, decode_ints, replay
 from arena.output import print_csv, print_json, print_table
 from arena.params import parse_assignments
@@ -387,8 +387,8 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
     if not quiet:
         selection = results.select(database, registry, tournament=str(tournament_id))
-        rows = sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), "bt")
-        _print_leaderboard(selection.title, rows, "bt")
+        rows, warning = results.leaderboard_of(database, selection, "bt")
+        _print_leaderboard(selection.title, rows, "bt", warning)
 
 
 @cli.command("tournaments")
@@ -429,13 +429,26 @@ LEADERBOARD_HEADERS = ["#", "agent", "games", "wins", "draws", "losses", "win ra
                        "TrueSkill mu", "sigma"]  # fmt: skip
 
 
-def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str) -> None:
+def _bt_interval(row: dict[str, Any]) -> str:
+    """low..high, with < or > where the prior, not the games, sets that end (see arena.ratings.bradley_terry_counts)."""
+    low = ("<" if row.get("bt_low_by_prior") else "") + f"{row['bt_low']:.0f}"
+    high = (">" if row.get("bt_high_by_prior") else "") + f"{row['bt_high']:.0f}"
+    return f"{low}..{high}"
+
+
+def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warning: str | None = None) -> None:
     table = []
     for r in rows:
-        r = dict(r, bt_interval=f"{r['bt_low']:.0f}..{r['bt_high']:.0f}")
+        r = dict(r, bt_interval=_bt_interval(r))
         table.append([r[c] for c in LEADERBOARD_COLUMNS])
     print_table(f"Leaderboard (sorted by {system}; # differs only where BT intervals do not overlap) - {title}",
                 LEADERBOARD_HEADERS, table)  # fmt: skip
+    if any(r.get("bt_low_by_prior") or r.get("bt_high_by_prior") for r in rows):
+        click.echo("BT 95%: >high (<low) = the agent never lost (never scored) a point, so the games set no upper "
+                   "(lower) limit; that end comes from the weak prior only")  # fmt: skip
+    if warning:
+        click.echo(warning, err=True)
+
 
 
 @cli.command("leaderboard")
@@ -448,14 +461,18 @@ def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str
     """Ratings and results per agent."""
     database = ctx.database()
     selection = results.select(database, ctx.registry(), tournament_key, game_spec)
-    rows = sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), system)
+    rows, warning = results.leaderboard_of(database, selection, system)
     if as_json:
         print_json(rows)
+        if warning:
+            click.echo(warning, err=True)
     elif as_csv:
         columns = list(rows[0]) if rows else LEADERBOARD_COLUMNS
         print_csv(columns, [[r[c] for c in columns] for r in rows])
+        if warning:
+            click.echo(warning, err=True)
     else:
-        _print_leaderboard(selection.title, rows, system)
+        _print_leaderboard(selection.title, rows, system, warning)
 
 
 @cli.command("elo-history")
@@ -538,8 +555,10 @@ def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spe
 @_output_options(csv=False)
 def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool) -> None:
     """Match length, end reasons, legal moves per turn and think time."""
-    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
+    database = ctx.database()
+    selection = results.select(database, ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
     data = turn_stats(selection.records)
+    data["distinct_games"] = results.distinct_games_of(database, selection)
     if as_json:
         print_json(data)
         return
@@ -553,6 +572,11 @@ def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | Non
     legal = data["legal_moves_per_turn"]
     print_table("Legal moves per turn", ["count", "mean", "median", "max"], [[legal[k] for k in ("count", "mean", "median", "max")]])
     print_table("Think time per move (s)", ["agent", "seconds"], list(data["think_time_per_move"].items()))
+    print_table("Distinct games (same seats, same moves = one game)", ["agents", "matches", "distinct", "repeated"],
+                [[d["pair"], d["matches"], d["distinct"], "yes" if d["repeated"] else ""] for d in data["distinct_games"]])  # fmt: skip
+    warning = distinct_warning(data["distinct_games"])
+    if warning:
+        click.echo(warning, err=True)
 
 
 def _match_to_dict(record: Any) -> dict[str, Any]:
