@@ -59,6 +59,7 @@ class MatchResult:
     move_counts: list[int] = field(default_factory=list)  # actions made by each seat
     rounds: int | None = None  # for games played in rounds (State.rounds_played)
     first_player: int | None = None  # the seat that moved first (Onitama: decided by the cards)
+    opening: list[int] = field(default_factory=list)  # plies played before the agents' first turn (see arena.openings)
     network_times: list[float] = field(default_factory=list)  # remote agents' round trips, not in think_times
 
 
@@ -89,11 +90,14 @@ def play_match(
     seed: int,
     max_turns: int = DEFAULT_MAX_TURNS,
     time_per_move: float | None = None,
+    opening: Sequence[int] = (),
     network_allowance: float = DEFAULT_NETWORK_ALLOWANCE,
     match_id: str | None = None,
 ) -> MatchResult:
     """Play one match to its end, the turn limit, or the first fault of an agent.
 
+    The `opening` plies are applied first: they are no agent's turns and no agent's think time, and
+    the turn limit counts from the end of the opening. `moves` and `turns` are the agents' alone.
     A remote agent's time per move is `time_per_move + network_allowance`; its measured network time
     is taken out of its think time and reported apart. Every agent is told the result (`Agent.end`).
     An `ArenaFault` (Arena failed, not an agent) propagates: the match is not scored.
@@ -106,7 +110,7 @@ def play_match(
             agent.network_allowance = network_allowance
             agent.network_time = 0.0
     limits = [None if time_per_move is None else time_per_move + (network_allowance if a.remote else 0.0) for a in agents]
-    result = _play(game, agents, seed, max_turns, time_per_move, limits)
+    result = _play(game, agents, seed, max_turns, time_per_move, limits, opening)
     result.network_times = [agent.network_time if agent.remote else 0.0 for agent in agents]
     for seat, agent in enumerate(agents):
         if agent.remote:  # network time is not thinking time
@@ -120,9 +124,11 @@ def play_match(
 
 def _play(
     game: Game, agents: Sequence[Agent], seed: int, max_turns: int, time_per_move: float | None,
-    limits: Sequence[float | None],
+    limits: Sequence[float | None], opening: Sequence[int],
 ) -> MatchResult:  # fmt: skip
     state: State = game.new_initial_state(seed)
+    for action in opening:
+        state.apply(action)
     first_player = None if state.is_terminal() else state.current_player
     num_players = len(agents)
     think = [0.0] * num_players
@@ -138,7 +144,7 @@ def _play(
     def forfeit(seat: int, reason: str, detail: str) -> MatchResult:
         scores, outcomes, ranks = forfeit_result(num_players, seat)
         return MatchResult(scores, outcomes, ranks, turns, reason, detail, think, moves, legal_counts, made,
-                           state.rounds_played(), first_player)  # fmt: skip
+                           state.rounds_played(), first_player, list(opening))  # fmt: skip
 
     # Bound methods: this loop is the arena's own cost per move, measured against a bare loop.
     is_terminal, legal_actions, apply = state.is_terminal, state.legal_actions, state.apply
@@ -149,7 +155,7 @@ def _play(
         if turns >= max_turns:
             return MatchResult(
                 [0.0] * num_players, [DRAW] * num_players, [1] * num_players, turns, TURN_LIMIT, None,
-                think, moves, legal_counts, made, state.rounds_played(), first_player,
+                think, moves, legal_counts, made, state.rounds_played(), first_player, list(opening),
             )  # fmt: skip
         seat = state.current_player
         legal = legal_actions()
@@ -190,7 +196,7 @@ def _play(
     returns = state.returns()
     ranks, outcomes = outcomes_from_returns(returns)
     return MatchResult([float(r) for r in returns], outcomes, ranks, turns, NORMAL, None, think, moves, legal_counts, made,
-                       state.rounds_played(), first_player)  # fmt: skip
+                       state.rounds_played(), first_player, list(opening))  # fmt: skip
 
 
 def encode_ints(values: Sequence[int]) -> bytes:

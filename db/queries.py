@@ -135,6 +135,7 @@ class MatchOutcome(NamedTuple):
     move_counts: Sequence[int]
     rounds: int | None = None
     first_player: int | None = None
+    opening_plies: int = 0  # the first plies of `moves` were the opening's, not the agents'
     network_times: Sequence[float] | None = None  # remote agents' round trips; None: all local
 
 
@@ -158,7 +159,7 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
     tid, game_id, game_version, game_params, agents = keys.tournament_id, keys.game_id, keys.game_version, keys.game_params, keys.agents
     match_rows = [
         (tid, r.schedule_index, game_id, game_version, game_params, r.seed, r.turns, r.reason, r.detail, r.moves, r.legal_counts,
-         r.duration, now, r.rounds, r.first_player)
+         r.duration, now, r.rounds, r.first_player, r.opening_plies)
         for r in results
     ]  # fmt: skip
     seat_rows = [
@@ -174,10 +175,10 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
             _executemany(
                 connection,
                 'INSERT INTO matches (tournament_id, "index", game_id, game_version, game_params, seed, status, turns, '
-                "reason, detail, moves, legal_counts, duration, finished_at, rounds, first_player) "
-                "VALUES ({}, {}, {}, {}, {}, {}, 'done', {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
+                "reason, detail, moves, legal_counts, duration, finished_at, rounds, first_player, opening_plies) "
+                "VALUES ({}, {}, {}, {}, {}, {}, 'done', {}, {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
                 ("tournament_id", "index", "game_id", "game_version", "game_params", "seed", "turns", "reason", "detail",
-                 "moves", "legal_counts", "duration", "finished_at", "rounds", "first_player"),
+                 "moves", "legal_counts", "duration", "finished_at", "rounds", "first_player", "opening_plies"),
                 match_rows,
             )  # fmt: skip
             _executemany(
