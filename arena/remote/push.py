@@ -67,6 +67,7 @@ class RemoteAgent(Agent):
         self.seq = 0
         self.last_rtt: float | None = None
         self.best_rtt: float | None = None  # the fastest exchange seen: the link's own round trip
+        self.round_trips: list[float] = []  # seconds, one per answered move (arena check-agent reads them)
 
     @classmethod
     def check_game(cls, game: Game, params: dict[str, Any]) -> None:
@@ -93,6 +94,7 @@ class RemoteAgent(Agent):
         """Count this exchange's network time: the elapsed time minus the agent's own think time when it says
         (and is plausible), else the fastest exchange seen so far (the link's round trip), at most `elapsed`."""
         self.last_rtt = elapsed
+        self.round_trips.append(elapsed)
         if self.best_rtt is None or elapsed < self.best_rtt:
             self.best_rtt = elapsed
         if think is not None and think <= elapsed:
