@@ -6,7 +6,7 @@ import numbers
 import time
 from array import array
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Generator, Sequence
 
 from arena.api import Agent, Game, State
 
@@ -102,6 +102,39 @@ def play_match(
     is taken out of its think time and reported apart. Every agent is told the result (`Agent.end`).
     An `ArenaFault` (Arena failed, not an agent) propagates: the match is not scored.
     """
+    steps = match_steps(game, agents, seed, max_turns, time_per_move, opening, network_allowance=network_allowance,
+                        match_id=match_id)  # fmt: skip
+    try:
+        next(steps)  # with no batched seat the match runs to its end here
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+    raise AssertionError("a match without batched seats asked for an answer")
+
+
+#: What a match waiting for a batched seat yields: the seat and the state (or view) it decides on.
+Decision = tuple[int, State]
+#: What the runner sends back: the action (or the exception the agent raised), and a start time such
+#: that `time.perf_counter() - start` is this decision's share of the batch's time.
+Answer = tuple[Any, float]
+
+
+def match_steps(
+    game: Game,
+    agents: Sequence[Agent],
+    seed: int,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    time_per_move: float | None = None,
+    opening: Sequence[int] = (),
+    batched: Sequence[bool] = (),
+    network_allowance: float = DEFAULT_NETWORK_ALLOWANCE,
+    match_id: str | None = None,
+) -> Generator[Decision, Answer, MatchResult]:
+    """`play_match` as a generator, so a runner can interleave many matches (arena.interleave).
+
+    Seats whose `batched` flag is set are not asked by `act`: the generator yields their decision
+    and waits for the answer (sent in), which the runner computes for many matches at once. Every
+    other seat is asked inline. The result (the generator's return value) is the same either way.
+    """
     match_id = match_id if match_id is not None else f"{seed & 0xFFFFFFFFFFFFFFFF:016x}"
     for agent in agents:
         agent.time_per_move = time_per_move
@@ -110,7 +143,7 @@ def play_match(
             agent.network_allowance = network_allowance
             agent.network_time = 0.0
     limits = [None if time_per_move is None else time_per_move + (network_allowance if a.remote else 0.0) for a in agents]
-    result = _play(game, agents, seed, max_turns, time_per_move, limits, opening)
+    result = yield from _steps(game, agents, seed, max_turns, time_per_move, limits, opening, batched)
     result.network_times = [agent.network_time if agent.remote else 0.0 for agent in agents]
     for seat, agent in enumerate(agents):
         if agent.remote:  # network time is not thinking time
@@ -122,10 +155,10 @@ def play_match(
     return result
 
 
-def _play(
+def _steps(
     game: Game, agents: Sequence[Agent], seed: int, max_turns: int, time_per_move: float | None,
-    limits: Sequence[float | None], opening: Sequence[int],
-) -> MatchResult:  # fmt: skip
+    limits: Sequence[float | None], opening: Sequence[int], batched: Sequence[bool],
+) -> Generator[Decision, Answer, MatchResult]:  # fmt: skip
     state: State = game.new_initial_state(seed)
     for action in opening:
         state.apply(action)
@@ -162,7 +195,12 @@ def _play(
         start = clock()
         action: Any
         try:
-            action = acts[seat](state if live else state.view(seat))
+            if batched and batched[seat]:
+                action, start = yield seat, (state if live else state.view(seat))
+                if isinstance(action, Exception):
+                    raise action
+            else:
+                action = acts[seat](state if live else state.view(seat))
         except Forfeit as exc:
             think[seat] += clock() - start
             return forfeit(seat, exc.reason, exc.detail)
