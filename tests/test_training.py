@@ -249,3 +249,17 @@ def test_progress_bar_on_a_terminal_shows_the_win_rate(tmp_path):
     assert run.returncode == 0, output
     assert re.search(r"episodes .*\d+/4000 .*win 0\.\d\d loss 0\.\d\d", output), output
     assert "episode 400/4000:" not in output and out.is_file()
+
+
+def test_double_dqn_learns_to_beat_random_in_a_few_hundred_episodes(tmp_path):
+    """300 episodes of tic-tac-toe against random: measured 67-73% wins against random (seeds 0-2, 200 games, best
+    action), where the untrained networks win 34-39%; the conv network 73-79% (untrained 27-47%)."""
+    from agents.neural_train import evaluate_against, untrained
+
+    config = short(tmp_path, "ttt-dqn.npz", algorithm="dqn", episodes=300, eval_games=0)
+    summary = train(config, REGISTRY)
+    assert summary.plan is not None and summary.policy is not None
+    win, _draw, loss = evaluate_against(summary.plan, REGISTRY, summary.policy, "random", 200)
+    plan, before = untrained(config, REGISTRY)  # the same initial weights, not trained (bench/learning.py's baseline)
+    base_win, _draw, _loss = evaluate_against(plan, REGISTRY, before, "random", 200)
+    assert win >= 0.55 and win > loss + 0.25 and win >= base_win + 0.15, (win, loss, base_win)
