@@ -20,6 +20,7 @@ from typing import Any
 
 from arena import tournament
 from arena.errors import ArenaError
+from arena.match import ServerStopping
 from arena.library import queue
 from arena.library.storage import Database, open_database
 from arena.plugins import Registry, get_registry
@@ -70,7 +71,7 @@ def play_claimed(database: Database, registry: Registry, tournament_id: int, set
                                  settings.plugins_dirs)  # fmt: skip
         log.info("tournament %s: played %s matches, done", tournament_id, played)
         return "done"
-    except Stopped:
+    except (Stopped, ServerStopping):
         outcome = "lost" if claimed.lost.is_set() else "stopped"
         log.info("tournament %s: %s; what was played is stored", tournament_id, outcome)
         queue.release(database, tournament_id, worker)
