@@ -15,6 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from arena import agents as agent_specs
 from arena import results, tournament
 from arena.errors import ArenaError
+from arena.executors import EXECUTORS, make_executor
 from arena.leaderboard import SYSTEMS, leaderboard_rows, sort_rows
 from arena.match import DEFAULT_MAX_TURNS, decode_ints, replay
 from arena.output import print_csv, print_json, print_table
@@ -24,7 +25,7 @@ from arena.plugins import register_commands as add_plugin_commands
 from arena.ratings import elo
 from arena.stats import MATRIX_KINDS, matrix, seat_results, turn_stats
 from db import queries
-from db.session import Database, StorageError, open_database
+from db.session import HEAD_REVISION, Database, StorageError, database_status, open_database
 
 
 class Context:
@@ -311,7 +312,7 @@ class _Progress:
         if enabled:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            # No refresh thread (redrawn from __call__): worker processes may then be forked (tournament.start_method).
+            # No refresh thread (redrawn from __call__): worker processes may then be forked (arena.executors.local.start_method).
             self.bar = Progress(
                 TextColumn("[bold]matches"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("{task.fields[rate]} games/s"), TimeRemainingColumn(), transient=True, auto_refresh=False,
@@ -351,7 +352,9 @@ class _Progress:
 @click.option("--format", "format_", type=click.Choice(tournament.FORMATS), default="round-robin", show_default=True)
 @click.option("--challenger", default=None, help="With --format gauntlet: the agent that plays all others.")
 @click.option("--players", type=int, default=None, help="Seats per match for games of more than two players.")
-@click.option("--workers", default="1", show_default=True, help="Worker processes, or 'auto' for one per core.")
+@click.option("--workers", default="1", show_default=True, help="Worker processes, or 'auto' for one per core (with --executor ray and no address: the local Ray's CPUs).")
+@click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True, help="Play on this machine's processes, or as Ray tasks.")
+@click.option("--ray-address", default=None, metavar="ADDRESS", help="With --executor ray: the cluster (e.g. 10.0.0.1:6379 or auto); default: a local Ray for this run.")
 @click.option("--resume", default=None, metavar="ID|NAME", help="Finish an interrupted tournament.")
 @click.option("--isolate", is_flag=True, help="Run agents in their own processes, killed when they hang or crash.")
 @click.option("--memory-limit", type=int, default=None, metavar="MB", help="Memory limit per agent process (implies --isolate).")
@@ -359,11 +362,12 @@ class _Progress:
 @_common
 def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int, seed: int, max_turns: int,
                    time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
-                   players: int | None, workers: str, resume: str | None, isolate: bool, memory_limit: int | None,
-                   quiet: bool) -> None:  # fmt: skip
+                   players: int | None, workers: str, executor: str, ray_address: str | None, resume: str | None,
+                   isolate: bool, memory_limit: int | None, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
     n_workers = _workers(workers)
+    runner = make_executor(executor, n_workers, ray_address)
     if memory_limit is not None and memory_limit < 50:
         raise ArenaError(f"--memory-limit must be at least 50 (megabytes), got {memory_limit}")
     database = ctx.database()
@@ -380,7 +384,8 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         )  # fmt: skip
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
-        played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit)
+        played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit,
+                                 executor=runner)  # fmt: skip
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
     if not quiet:
         selection = results.select(database, registry, tournament=str(tournament_id))
@@ -642,7 +647,22 @@ def db_group() -> None:
 def db_upgrade(ctx: Context) -> None:
     """Create or upgrade the schema (also done automatically on first use)."""
     database = ctx.database()
-    click.echo(f"database {database.url} is at the newest schema")
+    click.echo(f"database {database.display} is at the newest schema ({HEAD_REVISION})")
+
+
+@db_group.command("check")
+@_common
+@_output_options(csv=False)
+def db_check(ctx: Context, as_json: bool) -> None:
+    """Say which database this is (URL without password, server version) and its schema revision; change nothing."""
+    data = database_status(open_database(ctx.db_url, migrate=False))
+    if as_json:
+        print_json(data)
+        return
+    state = "the newest" if data["current"] else f"older than the newest, {data['head']} (any command upgrades it)"
+    if data["revision"] is None:
+        state = f"empty (any command creates the schema at {data['head']})"
+    click.echo(f"database {data['url']} ({data['server']}): revision {data['revision'] or '-'}, {state}")
 
 
 from arena.cli_report import plot_command, report_command  # noqa: E402  (at the end: it needs the group defined)

@@ -2,28 +2,23 @@
 
 from __future__ import annotations
 
-import atexit
-import gc
 import json
 import os
-import multiprocessing
-import sys
-import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game
 from arena.api import Agent, Game
 from arena.isolation import AgentProcess, IsolatedAgent
 from arena.errors import ArenaError
+from arena.executors import Executor
+from arena.executors.local import LocalPool
 from arena.heap import frozen_heap
 from arena.match import DEFAULT_MAX_TURNS, MatchResult, encode_ints, play_match
 from arena.params import canonical, parse_spec
-from arena.plugins import Registry, get_registry
+from arena.plugins import Registry
 from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin
 from arena.seeding import derive_seed
 from db import queries
@@ -218,76 +213,20 @@ def outcome_of(task: MatchTask, seed: int, result: MatchResult, duration: float)
     )  # fmt: skip
 
 
-_worker: Player | None = None
-
-
-def _init_worker(setup: Setup) -> None:
-    global _worker
-    _worker = Player(setup, get_registry(setup.plugins_dirs))
-    atexit.register(_worker.close)
-    gc.freeze()  # for the worker's whole life: see arena.heap
-
-
-def _play_in_worker(task: MatchTask) -> queries.MatchOutcome:
-    assert _worker is not None
-    return _worker.play(task)
-
-
-#: Libraries with native thread pools that a forked child may not be able to use.
-FORK_UNSAFE_MODULES = ("torch", "tensorflow", "jax")
-
-
-def start_method(isolate: bool) -> str:
-    """How worker processes start: fork where that is safe, else spawn.
-
-    A forked worker is ready in about 10 ms; a spawned one takes about 0.5 s (a new interpreter
-    importing Arena and its plugins), which on a 40-match mcts tournament measured 1.72x for two
-    workers against 1.94x forked. Forking is safe while the parent runs no other thread (the
-    progress bar refreshes without one) and the workers never touch the parent's database
-    connections (they only play), on Linux (macOS system libraries break in forked children).
-    Workers of isolated agents are spawned: each starts its own forkserver for its agents, and a
-    forked worker would inherit the parent's forkserver state. So are workers of a parent that has
-    loaded a library whose native thread pools do not survive a fork (an agent plugin's PyTorch:
-    GNU OpenMP can hang in a forked child).
-    """
-    if isolate or not sys.platform.startswith("linux") or threading.active_count() > 1:
-        return "spawn"
-    if any(name in sys.modules for name in FORK_UNSAFE_MODULES):
-        return "spawn"
-    return "fork"
-
-
-def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask], workers: int) -> Iterator[queries.MatchOutcome]:
-    if workers <= 1 or len(tasks) <= 1:
-        player = Player(player_setup, registry)
-        try:
-            for task in tasks:
-                yield player.play(task)
-        finally:
-            player.close()
-        return
-    context = multiprocessing.get_context(start_method(player_setup.isolate))
-    chunk = max(1, min(64, len(tasks) // (workers * 8)))
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(player_setup,)) as pool:
-        try:
-            yield from pool.map(_play_in_worker, tasks, chunksize=chunk)
-        except BrokenProcessPool:
-            raise ArenaError(
-                "a worker process died (an agent crashed it?); run again with --isolate and --resume the tournament"
-            ) from None
-
-
 def play(
     database: Database, registry: Registry, tournament_id: int, workers: int = 1, progress: Progress | None = None,
     plugins_dirs: Sequence[str] = (), isolate: bool = False, memory_limit: int | None = None,
+    executor: Executor | None = None,
 ) -> int:  # fmt: skip
     """Play every pending match of the tournament; returns how many were played.
 
-    Agents run in their own processes with `isolate`, and always when there is a time per move and
-    more than one worker (a worker must never hang on an agent).
+    The matches are played by `executor` (default: a local pool of `workers` processes). Agents run
+    in their own processes with `isolate`, and always when there is a time per move and more than
+    one match at a time (a worker must never hang on an agent).
     """
     with frozen_heap():
-        return _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit)
+        return _play(database, registry, tournament_id, executor or LocalPool(workers), progress, plugins_dirs, isolate,
+                     memory_limit)  # fmt: skip
 
 
 def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[str, Any]], entries: Sequence[AgentEntry]) -> None:
@@ -310,7 +249,7 @@ def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[
 
 
 def _play(
-    database: Database, registry: Registry, tournament_id: int, workers: int, progress: Progress | None,
+    database: Database, registry: Registry, tournament_id: int, executor: Executor, progress: Progress | None,
     plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None,
 ) -> int:  # fmt: skip
     with database.session() as session:
@@ -320,7 +259,7 @@ def _play(
         settings = json.loads(tournament.settings)
         tables = decode_schedule(tournament.schedule, tournament.players)
         played = queries.played_indices(session, tournament.id)
-        isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and workers > 1)
+        isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and executor.parallel)
         setup = Setup(settings["game"], settings["agents"], tournament.seed, tournament.max_turns, tournament.time_per_move,
                       tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit)  # fmt: skip
         game = make_game(registry, setup.game_spec)
@@ -338,7 +277,7 @@ def _play(
     buffer: list[queries.MatchOutcome] = []
     last_flush = time.monotonic()
     try:
-        for outcome in _results(setup, registry, tasks, workers):
+        for outcome in executor.results(setup, registry, tasks):
             buffer.append(outcome)
             done += 1
             if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
