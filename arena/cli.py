@@ -16,7 +16,7 @@ from arena import agents as agent_specs
 from arena import results, tournament
 from arena.errors import ArenaError
 from arena.executors import EXECUTORS, make_executor
-from arena.leaderboard import SYSTEMS, leaderboard_rows, sort_rows
+from arena.leaderboard import SYSTEMS, distinct_warning, leaderboard_rows, sort_rows
 from arena.match import DEFAULT_MAX_TURNS, decode_ints, replay
 from arena.output import print_csv, print_json, print_table
 from arena.params import parse_assignments
@@ -352,6 +352,8 @@ class _Progress:
 @click.option("--format", "format_", type=click.Choice(tournament.FORMATS), default="round-robin", show_default=True)
 @click.option("--challenger", default=None, help="With --format gauntlet: the agent that plays all others.")
 @click.option("--players", type=int, default=None, help="Seats per match for games of more than two players.")
+@click.option("--openings", default=None, metavar="random:N|FILE",
+              help="Start each set of matches (a pair, seats swapped; N players: every seating) from an opening: N random plies, or one line of FILE.")
 @click.option("--workers", default="1", show_default=True, help="Worker processes, or 'auto' for one per core (with --executor ray and no address: the local Ray's CPUs).")
 @click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True, help="Play on this machine's processes, or as Ray tasks.")
 @click.option("--ray-address", default=None, metavar="ADDRESS", help="With --executor ray: the cluster (e.g. 10.0.0.1:6379 or auto); default: a local Ray for this run.")
@@ -362,8 +364,8 @@ class _Progress:
 @_common
 def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int, seed: int, max_turns: int,
                    time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
-                   players: int | None, workers: str, executor: str, ray_address: str | None, resume: str | None,
-                   isolate: bool, memory_limit: int | None, quiet: bool) -> None:  # fmt: skip
+                   players: int | None, openings: str | None, workers: str, executor: str, ray_address: str | None,
+                   resume: str | None, isolate: bool, memory_limit: int | None, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
     n_workers = _workers(workers)
@@ -381,6 +383,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         request = tournament.TournamentRequest(
             game=game_spec, agents=agents_text, rounds=rounds, seed=seed, max_turns=max_turns,
             time_per_move=time_per_move, name=name, format=format_, challenger=challenger, players=players,
+            openings=openings,
         )  # fmt: skip
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
@@ -389,8 +392,8 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
     if not quiet:
         selection = results.select(database, registry, tournament=str(tournament_id))
-        rows = sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), "bt")
-        _print_leaderboard(selection.title, rows, "bt")
+        rows, warning = results.leaderboard_of(database, selection, "bt")
+        _print_leaderboard(selection.title, rows, "bt", warning)
 
 
 @cli.command("tournaments")
@@ -431,13 +434,26 @@ LEADERBOARD_HEADERS = ["#", "agent", "games", "wins", "draws", "losses", "win ra
                        "TrueSkill mu", "sigma"]  # fmt: skip
 
 
-def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str) -> None:
+def _bt_interval(row: dict[str, Any]) -> str:
+    """low..high, with < or > where the prior, not the games, sets that end (see arena.ratings.bradley_terry_counts)."""
+    low = ("<" if row.get("bt_low_by_prior") else "") + f"{row['bt_low']:.0f}"
+    high = (">" if row.get("bt_high_by_prior") else "") + f"{row['bt_high']:.0f}"
+    return f"{low}..{high}"
+
+
+def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warning: str | None = None) -> None:
     table = []
     for r in rows:
-        r = dict(r, bt_interval=f"{r['bt_low']:.0f}..{r['bt_high']:.0f}")
+        r = dict(r, bt_interval=_bt_interval(r))
         table.append([r[c] for c in LEADERBOARD_COLUMNS])
     print_table(f"Leaderboard (sorted by {system}; # differs only where BT intervals do not overlap) - {title}",
                 LEADERBOARD_HEADERS, table)  # fmt: skip
+    if any(r.get("bt_low_by_prior") or r.get("bt_high_by_prior") for r in rows):
+        click.echo("BT 95%: >high (<low) = the agent never lost (never scored) a point, so the games set no upper "
+                   "(lower) limit; that end comes from the weak prior only")  # fmt: skip
+    if warning:
+        click.echo(warning, err=True)
+
 
 
 @cli.command("leaderboard")
@@ -450,14 +466,18 @@ def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str
     """Ratings and results per agent."""
     database = ctx.database()
     selection = results.select(database, ctx.registry(), tournament_key, game_spec)
-    rows = sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), system)
+    rows, warning = results.leaderboard_of(database, selection, system)
     if as_json:
         print_json(rows)
+        if warning:
+            click.echo(warning, err=True)
     elif as_csv:
         columns = list(rows[0]) if rows else LEADERBOARD_COLUMNS
         print_csv(columns, [[r[c] for c in columns] for r in rows])
+        if warning:
+            click.echo(warning, err=True)
     else:
-        _print_leaderboard(selection.title, rows, system)
+        _print_leaderboard(selection.title, rows, system, warning)
 
 
 @cli.command("elo-history")
@@ -540,8 +560,10 @@ def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spe
 @_output_options(csv=False)
 def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool) -> None:
     """Match length, end reasons, legal moves per turn and think time."""
-    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
+    database = ctx.database()
+    selection = results.select(database, ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
     data = turn_stats(selection.records)
+    data["distinct_games"] = results.distinct_games_of(database, selection)
     if as_json:
         print_json(data)
         return
@@ -555,6 +577,11 @@ def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | Non
     legal = data["legal_moves_per_turn"]
     print_table("Legal moves per turn", ["count", "mean", "median", "max"], [[legal[k] for k in ("count", "mean", "median", "max")]])
     print_table("Think time per move (s)", ["agent", "seconds"], list(data["think_time_per_move"].items()))
+    print_table("Distinct games (same seats, same moves = one game)", ["agents", "matches", "distinct", "repeated"],
+                [[d["pair"], d["matches"], d["distinct"], "yes" if d["repeated"] else ""] for d in data["distinct_games"]])  # fmt: skip
+    warning = distinct_warning(data["distinct_games"])
+    if warning:
+        click.echo(warning, err=True)
 
 
 def _match_to_dict(record: Any) -> dict[str, Any]:
@@ -612,7 +639,7 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
                        for s in match.seats for key, value in json.loads(s.agent_params).items()
                        if key.startswith(agent_specs.SEAT_PREFIX)}  # fmt: skip
         game_id, version, params, seed, moves = match.game_id, match.game_version, match.game_params, match.seed, decode_ints(match.moves)
-        reason, detail = match.reason, match.detail
+        reason, detail, opening_plies = match.reason, match.detail, match.opening_plies
     game_cls = registry.game_class(game_id)
     if game_cls.info.version != version:
         raise ArenaError(f"match {match_id} was played with {game_id} v{version}; v{game_cls.info.version} is installed")
@@ -621,8 +648,10 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
     steps = replay(game, seed, moves)
     if as_json:
         print_json({"id": match_id, "game": game.label(), "seed": seed, "reason": reason, "detail": detail,
+                    "opening_plies": opening_plies,
                     "seats": [{"seat": s, "agent": a, "outcome": o, "score": sc} for s, a, o, sc in seats],
-                    "moves": [{"turn": t, "seat": seat, "action": moves[t - 1], "text": text} for t, seat, text, _ in steps]})  # fmt: skip
+                    "moves": [{"turn": t - opening_plies if t > opening_plies else None, "seat": seat, "action": moves[t - 1],
+                               "text": text, "opening": t <= opening_plies} for t, seat, text, _ in steps]})  # fmt: skip
         return
     names = {seat: agent for seat, agent, _, _ in seats}
     click.echo(f"match {match_id}: {game.label()} seed {seed}")
@@ -630,8 +659,11 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
     initial = game.new_initial_state(seed)
     if boards:
         click.echo(initial.render())
-    for turn, seat, text, state in steps:
-        click.echo(f"{turn:>4}. {names.get(seat, seat)} (seat {seat}): {text}")
+    for ply, seat, text, state in steps:
+        if ply <= opening_plies:
+            click.echo(f"   o{ply}. opening (seat {seat}): {text}")
+        else:
+            click.echo(f"{ply - opening_plies:>4}. {names.get(seat, seat)} (seat {seat}): {text}")
         if boards:
             click.echo(state.render())
     click.echo(f"end: {reason}" + (f" ({detail})" if detail else ""))

@@ -53,6 +53,8 @@ def leaderboard_rows(records: Sequence[MatchRecord], bootstrap: int = 100) -> li
                 "bt": bt[agent].rating,
                 "bt_low": bt[agent].low,
                 "bt_high": bt[agent].high,
+                "bt_low_by_prior": bt[agent].low_by_prior,  # the data set no limit below: the prior sets bt_low
+                "bt_high_by_prior": bt[agent].high_by_prior,
                 "elo": elo_ratings[agent],
                 "trueskill_mu": rating.mu,
                 "trueskill_sigma": rating.sigma,
@@ -62,3 +64,25 @@ def leaderboard_rows(records: Sequence[MatchRecord], bootstrap: int = 100) -> li
     for row in rows:
         row["rank"] = ranks[row["agent"]]
     return rows
+
+
+def add_distinct_games(rows: list[dict[str, Any]], pairs: Sequence[dict[str, Any]]) -> str | None:
+    """Give each leaderboard row its distinct games (summed over its pairs, see arena.stats.distinct_games) and
+    `repeated_games` (some pair of the agent's played mostly repeats); returns the warning to print, if any."""
+    for row in rows:
+        mine = [pair for pair in pairs if row["agent"] in pair["agents"]]
+        row["distinct_games"] = sum(pair["distinct"] for pair in mine)
+        row["repeated_games"] = any(pair["repeated"] for pair in mine)
+    return distinct_warning(pairs)
+
+
+def distinct_warning(pairs: Sequence[dict[str, Any]]) -> str | None:
+    """The warning for pairs whose matches are mostly the same game, or None."""
+    repeated = [pair for pair in pairs if pair["repeated"]]
+    if not repeated:
+        return None
+    worst = ", ".join(f"{p['pair']}: {p['distinct']} distinct of {p['matches']}" for p in repeated[:3])
+    more = f" and {len(repeated) - 3} more" if len(repeated) > 3 else ""
+    return (f"warning: fewer than half the games are distinct ({worst}{more}): repeated games are not new evidence, "
+            "so the intervals overstate certainty; start the games from varied positions with --openings random:N "
+            "or --openings FILE")  # fmt: skip

@@ -49,6 +49,7 @@ class MatchResult:
     move_counts: list[int] = field(default_factory=list)  # actions made by each seat
     rounds: int | None = None  # for games played in rounds (State.rounds_played)
     first_player: int | None = None  # the seat that moved first (Onitama: decided by the cards)
+    opening: list[int] = field(default_factory=list)  # plies played before the agents' first turn (see arena.openings)
 
 
 def outcomes_from_returns(returns: Sequence[float]) -> tuple[list[int], list[str]]:
@@ -78,11 +79,18 @@ def play_match(
     seed: int,
     max_turns: int = DEFAULT_MAX_TURNS,
     time_per_move: float | None = None,
+    opening: Sequence[int] = (),
 ) -> MatchResult:
-    """Play one match to its end, the turn limit, or the first fault of an agent."""
+    """Play one match to its end, the turn limit, or the first fault of an agent.
+
+    The `opening` plies are applied first: they are no agent's turns and no agent's think time, and
+    the turn limit counts from the end of the opening. `moves` and `turns` are the agents' alone.
+    """
     for agent in agents:
         agent.time_per_move = time_per_move
     state: State = game.new_initial_state(seed)
+    for action in opening:
+        state.apply(action)
     first_player = None if state.is_terminal() else state.current_player
     num_players = len(agents)
     think = [0.0] * num_players
@@ -98,7 +106,7 @@ def play_match(
     def forfeit(seat: int, reason: str, detail: str) -> MatchResult:
         scores, outcomes, ranks = forfeit_result(num_players, seat)
         return MatchResult(scores, outcomes, ranks, turns, reason, detail, think, moves, legal_counts, made,
-                           state.rounds_played(), first_player)  # fmt: skip
+                           state.rounds_played(), first_player, list(opening))  # fmt: skip
 
     # Bound methods: this loop is the arena's own cost per move, measured against a bare loop.
     is_terminal, legal_actions, apply = state.is_terminal, state.legal_actions, state.apply
@@ -109,7 +117,7 @@ def play_match(
         if turns >= max_turns:
             return MatchResult(
                 [0.0] * num_players, [DRAW] * num_players, [1] * num_players, turns, TURN_LIMIT, None,
-                think, moves, legal_counts, made, state.rounds_played(), first_player,
+                think, moves, legal_counts, made, state.rounds_played(), first_player, list(opening),
             )  # fmt: skip
         seat = state.current_player
         legal = legal_actions()
@@ -148,7 +156,7 @@ def play_match(
     returns = state.returns()
     ranks, outcomes = outcomes_from_returns(returns)
     return MatchResult([float(r) for r in returns], outcomes, ranks, turns, NORMAL, None, think, moves, legal_counts, made,
-                       state.rounds_played(), first_player)  # fmt: skip
+                       state.rounds_played(), first_player, list(opening))  # fmt: skip
 
 
 def encode_ints(values: Sequence[int]) -> bytes:

@@ -520,7 +520,7 @@ def render_html(agg: Aggregates, images: dict[str, bytes]) -> str:
          " The numbers are those of <code>arena leaderboard / matrix / stats --json</code> for the same selection.</p>"),
         '<section id="settings"><h2>Settings</h2>', _settings_html(agg), "</section>",
         _section("Final ratings", "ratings", images, _leaderboard_table(agg),
-                 "Elo replays the matches in schedule order (start 1000, K = 32); Bradley-Terry bars are 95% bootstrap"
+                 "Elo replays the matches in schedule order (start 1000, K = 32); Bradley-Terry bars are 95% profile-likelihood"
                  " intervals; TrueSkill bars are ±3σ. The table's # is <code>arena leaderboard</code>'s rank."
                  " Agents are in leaderboard order (that of <code>arena leaderboard</code> and <code>arena matrix</code>)." + bt_note),
         _section("Elo over the tournament", "elo-history", images, _elo_band_table(agg),

@@ -9,7 +9,9 @@ from typing import Any, Callable
 from arena.errors import ArenaError
 from arena.heap import collector_paused
 from arena.params import canonical, parse_spec
+from arena.leaderboard import add_distinct_games, leaderboard_rows, sort_rows
 from arena.plugins import Registry
+from arena.stats import distinct_games
 from db import queries
 from db.models import Tournament
 from db.records import MatchRecord
@@ -20,12 +22,18 @@ class Selection:
     """The matches of a query: what they are (`title`), a cache `key`, the data `fingerprint`, and the records (loaded on first use)."""
 
     def __init__(self, title: str, key: str, fingerprint: str, load: Callable[[], list[MatchRecord]],
-                 tournament: Tournament | None = None) -> None:  # fmt: skip
+                 tournament: Tournament | None = None, load_moves: Callable[[], dict[int, bytes]] | None = None) -> None:  # fmt: skip
         self.title = title
         self.key = key
         self.fingerprint = fingerprint
         self._load = load
+        self._load_moves = load_moves
         self.tournament = tournament
+
+    @cached_property
+    def moves(self) -> dict[int, bytes]:
+        """Match id -> stored move list, for counting distinct games (loaded on first use)."""
+        return self._load_moves() if self._load_moves is not None else {}
 
     @cached_property
     def records(self) -> list[MatchRecord]:
@@ -58,10 +66,14 @@ def select(
                 return queries.load_matches(session, game_id=spec.id, game_version=version, game_params=params,
                                             with_legal_counts=with_legal_counts)  # fmt: skip
 
+        def load_game_moves() -> dict[int, bytes]:
+            with database.session() as session:
+                return queries.load_move_lists(session, game_id=spec.id, game_version=version, game_params=params)
+
         with database.session() as session:
             fingerprint = queries.game_fingerprint(session, spec.id, version, params)
         return Selection(f"{game_obj.label()} v{version}, all tournaments", f"game:{spec.id}:{version}:{params}",
-                         fingerprint, load_game)  # fmt: skip
+                         fingerprint, load_game, load_moves=load_game_moves)  # fmt: skip
     if tournament is None:
         with database.session() as session:
             latest = queries.list_tournaments(session)
@@ -75,10 +87,15 @@ def select(
         with database.session() as session:
             return queries.load_matches(session, tournament_id=found.id, with_legal_counts=with_legal_counts)
 
+    def load_tournament_moves() -> dict[int, bytes]:
+        with database.session() as session:
+            return queries.load_move_lists(session, tournament_id=found.id)
+
     with database.session() as session:
         fingerprint = queries.tournament_fingerprint(session, found.id)
     label = f"tournament {found.id}" + (f" '{found.name}'" if found.name else "")
-    return Selection(f"{label} ({found.game_id})", f"tournament:{found.id}", fingerprint, load_tournament, found)
+    return Selection(f"{label} ({found.game_id})", f"tournament:{found.id}", fingerprint, load_tournament, found,
+                     load_tournament_moves)  # fmt: skip
 
 
 def cached(database: Database, kind: str, selection: Selection, compute: Callable[[list[MatchRecord]], Any]) -> Any:
@@ -96,3 +113,15 @@ def cached(database: Database, kind: str, selection: Selection, compute: Callabl
     except Exception:  # a read-only database still answers, just without caching
         pass
     return value
+
+
+def distinct_games_of(database: Database, selection: Selection) -> list[dict[str, Any]]:
+    """arena.stats.distinct_games for the selection (cached like the leaderboard)."""
+    return cached(database, "distinct", selection, lambda records: distinct_games(records, selection.moves))
+
+
+def leaderboard_of(database: Database, selection: Selection, system: str = "bt") -> tuple[list[dict[str, Any]], str | None]:
+    """The sorted leaderboard rows with their distinct-games fields, and the repeated-games warning (or None)."""
+    rows = sort_rows(cached(database, "leaderboard", selection, leaderboard_rows), system)
+    warning = add_distinct_games(rows, distinct_games_of(database, selection))
+    return rows, warning

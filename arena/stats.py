@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -61,6 +61,33 @@ def agent_counts(records: Iterable[MatchRecord]) -> dict[str, AgentCounts]:
             by_seat[0] += 1
             by_seat[1] += 1.0 if seat.outcome == "win" else 0.5 if seat.outcome == "draw" else 0.0
     return counts
+
+
+#: Fewer distinct games than this share of a pair's matches: its results are mostly repeats.
+DISTINCT_SHARE_WARNING = 0.5
+
+
+def distinct_games(records: Iterable[MatchRecord], moves: Mapping[int, bytes]) -> list[dict[str, Any]]:
+    """Per group of agents that met (a pair, for two players): matches and distinct games among them.
+
+    Two matches are the same game when the same agents sat in the same seats and the same move list
+    (openings included) was played: deterministic agents repeat one game, and counting each repeat
+    as new evidence makes every interval look far surer than it is. `repeated` marks a group with
+    fewer distinct games than half its matches. `moves` maps match id to its stored move list.
+    """
+    seen: dict[tuple[str, ...], set[tuple[tuple[str, ...], bytes]]] = {}
+    matches: Counter[tuple[str, ...]] = Counter()
+    for record in records:
+        seating = record.agents()
+        group = tuple(sorted(seating))
+        matches[group] += 1
+        seen.setdefault(group, set()).add((seating, moves.get(record.id, b"")))
+    rows = []
+    for group in sorted(matches):
+        count, distinct = matches[group], len(seen[group])
+        rows.append({"pair": " vs ".join(group), "agents": list(group), "matches": count, "distinct": distinct,
+                     "repeated": distinct < DISTINCT_SHARE_WARNING * count})  # fmt: skip
+    return rows
 
 
 MATRIX_KINDS = ("net-wins", "win-rate", "games", "avg-turns")

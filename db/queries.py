@@ -137,6 +137,7 @@ class MatchOutcome(NamedTuple):
     move_counts: Sequence[int]
     rounds: int | None = None
     first_player: int | None = None
+    opening_plies: int = 0  # the first plies of `moves` were the opening's, not the agents'
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
     tid, game_id, game_version, game_params, agents = keys.tournament_id, keys.game_id, keys.game_version, keys.game_params, keys.agents
     match_rows = [
         (tid, r.schedule_index, game_id, game_version, game_params, r.seed, r.turns, r.reason, r.detail, r.moves, r.legal_counts,
-         r.duration, now, r.rounds, r.first_player)
+         r.duration, now, r.rounds, r.first_player, r.opening_plies)
         for r in results
     ]  # fmt: skip
     seat_rows = [
@@ -176,10 +177,10 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
             _executemany(
                 connection,
                 'INSERT INTO matches (tournament_id, "index", game_id, game_version, game_params, seed, status, turns, '
-                "reason, detail, moves, legal_counts, duration, finished_at, rounds, first_player) "
-                "VALUES ({}, {}, {}, {}, {}, {}, 'done', {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
+                "reason, detail, moves, legal_counts, duration, finished_at, rounds, first_player, opening_plies) "
+                "VALUES ({}, {}, {}, {}, {}, {}, 'done', {}, {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
                 ("tournament_id", "index", "game_id", "game_version", "game_params", "seed", "turns", "reason", "detail",
-                 "moves", "legal_counts", "duration", "finished_at", "rounds", "first_player"),
+                 "moves", "legal_counts", "duration", "finished_at", "rounds", "first_player", "opening_plies"),
                 match_rows,
             )  # fmt: skip
             _executemany(
@@ -211,13 +212,9 @@ def finish_tournament(database: Database, tournament_id: int) -> None:
 # ---------------------------------------------------------------- reading results
 
 
-def load_matches(
-    session: Session, *, tournament_id: int | None = None, game_id: str | None = None,
-    game_version: str | None = None, game_params: str | None = None, with_legal_counts: bool = False,
-    agent: str | None = None, limit: int | None = None,
-) -> list[MatchRecord]:  # fmt: skip
-    """Played matches as records, in schedule order (tournament, then schedule index)."""
-    conditions = [Match.status == "done"]
+def _match_conditions(tournament_id: int | None, game_id: str | None, game_version: str | None, game_params: str | None) -> list[Any]:
+    """Played matches of one tournament and/or one game (version, parameters)."""
+    conditions: list[Any] = [Match.status == "done"]
     if tournament_id is not None:
         conditions.append(Match.tournament_id == tournament_id)
     # The game is a tournament's: selecting its tournaments lets the (tournament_id, index) index find the matches.
@@ -230,6 +227,25 @@ def load_matches(
         game_conditions.append(Tournament.game_params == game_params)
     if game_conditions:
         conditions.append(Match.tournament_id.in_(select(Tournament.id).where(*game_conditions)))
+    return conditions
+
+
+def load_move_lists(
+    session: Session, *, tournament_id: int | None = None, game_id: str | None = None,
+    game_version: str | None = None, game_params: str | None = None,
+) -> dict[int, bytes]:  # fmt: skip
+    """Match id -> stored move list (arena.match.encode_ints) of the played matches selected as load_matches does."""
+    query = select(Match.id, Match.moves).where(*_match_conditions(tournament_id, game_id, game_version, game_params))
+    return {match_id: moves or b"" for match_id, moves in session.connection().execute(query)}
+
+
+def load_matches(
+    session: Session, *, tournament_id: int | None = None, game_id: str | None = None,
+    game_version: str | None = None, game_params: str | None = None, with_legal_counts: bool = False,
+    agent: str | None = None, limit: int | None = None,
+) -> list[MatchRecord]:  # fmt: skip
+    """Played matches as records, in schedule order (tournament, then schedule index)."""
+    conditions = _match_conditions(tournament_id, game_id, game_version, game_params)
     if agent is not None:
         conditions.append(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.agent == agent)))
     columns = [Match.id, Match.tournament_id, Match.index, Match.seed, Match.game_id, Match.game_version,

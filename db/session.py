@@ -6,16 +6,14 @@ SQLite files and PostgreSQL servers (through psycopg 3) are both first-class: `p
 
 from __future__ import annotations
 
-import fcntl
 import os
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -25,13 +23,11 @@ T = TypeVar("T")
 DEFAULT_URL = "sqlite:///arena.db"
 #: The newest migration in db/migrations/versions (a test checks it against Alembic's head), so that
 #: opening a current database needs no Alembic import: commands start faster.
-HEAD_REVISION = "0005"
+HEAD_REVISION = "0006"
 MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_TIMEOUT_MS = 60_000
 #: Seconds to wait for a PostgreSQL server to answer before saying it is down.
 CONNECT_TIMEOUT = 10
-#: pg_advisory_xact_lock key held while migrating a PostgreSQL database ("arena" in ASCII).
-MIGRATION_LOCK_KEY = 0x6172656E61
 #: SQLSTATEs of PostgreSQL transactions that may simply be tried again: serialization failure, deadlock.
 RETRYABLE_SQLSTATES = ("40001", "40P01")
 
@@ -167,13 +163,7 @@ def head_revision() -> str | None:
 
 def current_revision(database: Database) -> str | None:
     with database.engine.connect() as connection:
-        return _revision(connection)
-
-
-def _revision(connection: Connection) -> str | None:
-    if not inspect(connection).has_table("alembic_version"):
-        return None
-    return connection.execute(text("select version_num from alembic_version")).scalar()
+        return _revision_on(connection)
 
 
 def server_version(database: Database) -> str:
@@ -199,56 +189,50 @@ def database_status(database: Database) -> dict[str, Any]:
 def upgrade(database: Database) -> None:
     """Bring the schema to the newest migration; cheap when it already is.
 
-    Several processes may open a new database at once: an exclusive flock on a SQLite file, or a
-    transaction-level advisory lock on PostgreSQL, makes one of them migrate while the others wait,
-    then find the schema current.
+    Several processes may open a new database at once. The database itself serialises them: the
+    upgrade runs in one write transaction taken before anything is read (SQLite `BEGIN EXCLUSIVE`,
+    a transaction-scoped advisory lock on PostgreSQL), and Alembic reads the revision inside it, so
+    the first process migrates and the others, once they get the lock, find the schema current.
+    Nothing here opens the SQLite file outside SQLite: closing any descriptor of a file drops every
+    POSIX lock the process holds on it, SQLite's own included (a WAL database then loses commits).
     """
     if current_revision(database) == HEAD_REVISION:
         return
     from alembic import command
 
-    with _migration_lock(database):
-        config = alembic_config()
-        with database.engine.connect() as connection:
+    config = alembic_config()
+    with database.engine.connect() as connection:
+        dialect = database.engine.dialect.name
+        sqlite = dialect == "sqlite"
+        if sqlite:
+            # pysqlite begins transactions only before DML, so Alembic's DDL would be committed step
+            # by step and a failing migration would leave the schema half-upgraded: one explicit
+            # transaction makes the whole upgrade all or nothing, and EXCLUSIVE makes it the only writer.
             driver = connection.connection.driver_connection
-            sqlite = database.dialect == "sqlite"
-            if not sqlite:  # PostgreSQL's DDL is transactional; the lock lasts until this transaction ends
-                connection.execute(text("select pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
-                if _revision(connection) == HEAD_REVISION:
-                    connection.commit()
-                    return
-            elif current_revision(database) == HEAD_REVISION:
-                return
-            if sqlite:
-                # pysqlite begins transactions only before DML, so Alembic's DDL would be committed step
-                # by step and a failing migration would leave the schema half-upgraded: one explicit
-                # transaction makes the whole upgrade all or nothing.
-                previous = driver.isolation_level  # type: ignore[union-attr]
-                driver.isolation_level = None  # type: ignore[union-attr]
-                connection.exec_driver_sql("BEGIN")
-            try:
+            previous = driver.isolation_level  # type: ignore[union-attr]
+            driver.isolation_level = None  # type: ignore[union-attr]
+            retrying(lambda: connection.exec_driver_sql("BEGIN EXCLUSIVE"))
+        elif dialect == "postgresql":
+            connection.execute(text("select pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+        try:
+            if _revision_on(connection) != HEAD_REVISION:
                 config.attributes["connection"] = connection
                 command.upgrade(config, "head")
-                connection.commit()
-            finally:
-                if sqlite:
-                    connection.rollback()  # after a failure; nothing left to undo after the commit
-                    driver.isolation_level = previous  # type: ignore[union-attr]
-
-
-@contextmanager
-def _migration_lock(database: Database) -> Iterator[None]:
-    path = _sqlite_file(database.url)
-    if path is None:
-        yield  # server databases: Alembic's own transaction is the guard
-        return
-    # flock does not interfere with SQLite's own (fcntl) locks on the same file.
-    with open(path, "rb" if path.exists() else "ab") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
+            connection.commit()
         finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            if sqlite:
+                connection.rollback()  # after a failure; nothing left to undo after the commit
+                driver.isolation_level = previous  # type: ignore[union-attr]
+
+
+#: Key of the PostgreSQL advisory lock that serialises first migrations ("arena" in ASCII).
+MIGRATION_LOCK_KEY = 0x6172656E61
+
+
+def _revision_on(connection: Any) -> str | None:
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.execute(text("select version_num from alembic_version")).scalar()
 
 
 def _sqlite_file(url: str) -> Path | None:

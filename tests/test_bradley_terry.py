@@ -1,10 +1,12 @@
-"""Bradley-Terry: recovers known strengths, intervals cover them, finite for undefeated agents, order-independent."""
+"""Bradley-Terry: recovers known strengths, intervals cover them (exactly computed at gaps 0..800 Elo), finite and
+honest for undefeated agents, order-independent, a function of the pairwise counts alone."""
 
+import math
 import random
 
 import numpy as np
 
-from arena.ratings import bradley_terry, separated_ranks
+from arena.ratings import bradley_terry, bradley_terry_counts, pair_results, pair_results_from_counts, separated_ranks
 from db.records import MatchRecord, SeatRecord
 
 
@@ -30,8 +32,8 @@ def test_intervals_cover_known_strengths():
     strengths = {"a": -300, "b": -100, "c": 0, "d": 150, "e": 250}
     centred = {k: v - np.mean(list(strengths.values())) + 1000 for k, v in strengths.items()}
     covered = total = 0
-    for seed in range(30):
-        ratings = bradley_terry(simulate(strengths, 600, seed), bootstrap=100, seed=seed)
+    for seed in range(15):
+        ratings = bradley_terry(simulate(strengths, 600, seed))
         for agent, r in ratings.items():
             assert r.low <= r.rating <= r.high
             covered += r.low <= centred[agent] <= r.high
@@ -60,3 +62,79 @@ def test_order_independent_and_ties_as_half():
 def test_separated_ranks():
     ranks = separated_ranks({"a": (1100, 1200), "b": (1050, 1150), "c": (900, 1000), "d": (700, 800)})
     assert ranks == {"a": 1, "b": 1, "c": 3, "d": 4}
+
+
+def _two_agents(wins, losses, draws=0):
+    cells = {("a", "b", 1.0): wins, ("a", "b", 0.0): losses, ("a", "b", 0.5): draws}
+    return bradley_terry_counts(pair_results_from_counts({k: v for k, v in cells.items() if v}))
+
+
+def test_perfect_and_near_perfect_records_have_the_estimate_inside():
+    perfect = _two_agents(50, 0)
+    a, b = perfect["a"], perfect["b"]
+    # The estimate lies strictly inside its interval, on both sides, for the winner and the loser.
+    assert a.low + 50 < a.rating < a.high - 50 and b.low + 50 < b.rating < b.high - 50
+    # 50-0 gives no upper limit for the winner (nor lower for the loser): the prior sets that bound, and says so.
+    assert a.high_by_prior and not a.low_by_prior and b.low_by_prior and not b.high_by_prior
+    # The lower bound is the data's: 50 straight wins put the difference above ~550 Elo at 95%.
+    assert 1250 < a.low < 1300
+    near = _two_agents(49, 1)
+    a1 = near["a"]
+    assert a1.low < a1.rating < a1.high and not a1.high_by_prior and not a1.low_by_prior
+    assert a1.rating < a.rating and a1.high < a.high  # one loss: a lower estimate and a bounded interval
+    drawn = _two_agents(49, 0, draws=1)  # a draw is half a point to the loser: bounded again
+    assert not drawn["a"].high_by_prior
+
+
+def test_open_sides_need_a_whole_group_without_losses_to_outsiders():
+    # a and b beat c every time and split their own games: both are unbounded above, c below.
+    cells = {("a", "c", 1.0): 10, ("b", "c", 1.0): 10, ("a", "b", 1.0): 5, ("a", "b", 0.0): 5}
+    ratings = bradley_terry_counts(pair_results_from_counts(cells))
+    assert ratings["a"].high_by_prior and ratings["b"].high_by_prior and not ratings["c"].high_by_prior
+    assert ratings["c"].low_by_prior and not ratings["a"].low_by_prior
+    assert all(r.low < r.rating < r.high for r in ratings.values())
+
+
+def test_interval_coverage_at_gaps_0_to_800_elo_computed_exactly():
+    """Two agents, 50 games without draws: every possible record k-(50-k) is fitted once and weighted by its
+    binomial probability, so the coverage below is exact (no simulation noise) for each strength gap."""
+    games = 50
+    intervals = {}
+    for k in range(games + 1):
+        cells = {("a", "b", 1.0): k, ("a", "b", 0.0): games - k}
+        rating = bradley_terry_counts(pair_results_from_counts({key: v for key, v in cells.items() if v}))["a"]
+        assert rating.low <= rating.rating <= rating.high
+        intervals[k] = (rating.low, rating.high)
+    for gap in (0, 100, 200, 400, 600, 800):
+        p = 1 / (1 + 10 ** (-gap / 400))
+        truth = 1000 + gap / 2  # a's centred rating
+        coverage = sum(math.comb(games, k) * p**k * (1 - p) ** (games - k) * (low <= truth <= high)
+                       for k, (low, high) in intervals.items())  # fmt: skip
+        assert 0.92 <= coverage <= 0.995, (gap, coverage)
+
+
+def test_interval_coverage_of_a_simulated_field_with_extreme_gaps():
+    """Three agents at 0, gap/2 and gap Elo, 90 matches per run: perfect records between the extremes are
+    common at 800 Elo; the intervals still cover the truth about 95% of the time. (No draws: draws at a fixed
+    rate regardless of strength would make the truth differ from the simulated strengths.)"""
+    covered = total = 0
+    for gap in (0, 400, 800):
+        strengths = {"a": 0.0, "b": gap / 2, "c": float(gap)}
+        centred = {k: v - gap / 2 + 1000 for k, v in strengths.items()}
+        for seed in range(12):
+            for agent, r in bradley_terry(simulate(strengths, 90, seed)).items():
+                assert r.low <= r.rating <= r.high
+                covered += r.low <= centred[agent] <= r.high
+                total += 1
+    assert 0.88 <= covered / total <= 1.0, covered / total
+
+
+def test_fit_is_a_function_of_the_pairwise_counts():
+    records = simulate({"a": 0, "b": 100, "c": 200}, 300, 4, draw_rate=0.2)
+    cells = {}
+    for r in records:
+        (s, t) = r.seats
+        score = 1.0 if s.rank < t.rank else 0.5 if s.rank == t.rank else 0.0
+        cells[(s.agent, t.agent, score)] = cells.get((s.agent, t.agent, score), 0) + 1
+    from_counts = bradley_terry_counts(pair_results_from_counts(cells))
+    assert from_counts == bradley_terry_counts(pair_results(records)) == bradley_terry(records)

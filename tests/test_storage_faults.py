@@ -1,0 +1,109 @@
+"""Probes of storage faults: a new SQLite file opened by several writers while readers poll it."""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ARENA = str(Path(sys.executable).parent / "arena")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def limit_child() -> None:
+    """preexec_fn of the probes' child processes: bounded memory."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (3 * 1024**3, resource.RLIM_INFINITY))
+
+
+WRITER = """
+import os, sys
+from sqlalchemy import text
+from db.session import open_database
+database = open_database(sys.argv[1])
+def add(name):
+    with database.engine.connect() as c:
+        c.execute(text("insert into agents (name, type, params, created_at) values (:n, 'random', '{}', '2020-01-01')"), {"n": name})
+        c.commit()
+add("first")
+print("ready", flush=True)
+sys.stdin.readline()
+add("second")
+print("written", flush=True)
+os._exit(0)
+"""
+
+
+def test_a_process_that_created_the_file_keeps_its_sqlite_locks(tmp_path):
+    """The root of the loss: after creating (and migrating) a new file, the writer must still hold SQLite's
+    shared lock on it, or another process closing its last connection checkpoints and deletes the WAL under
+    the writer, whose next commits go to a deleted file."""
+    db = tmp_path / "new.db"
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, f"sqlite:///{db}"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True, cwd=ROOT, preexec_fn=limit_child)  # fmt: skip
+    try:
+        assert writer.stdout.readline().strip() == "ready"
+        inode = os.stat(db).st_ino
+        with open("/proc/locks") as locks:
+            held = [line for line in locks if f":{inode} " in line and f" {writer.pid} " in line]
+        assert held, "the writer holds no POSIX lock on the database file it created"
+        reader = sqlite3.connect(db)  # another process opens and closes the file: the last connection outside the writer
+        assert reader.execute("select count(*) from agents").fetchone() == (1,)
+        reader.close()
+        writer.stdin.write("\n")
+        writer.stdin.flush()
+        assert writer.stdout.readline().strip() == "written"
+    finally:
+        writer.kill()
+        writer.wait()
+    with sqlite3.connect(db) as c:
+        assert sorted(c.execute("select name from agents")) == [("first",), ("second",)]
+
+
+def test_new_file_with_writers_and_readers_keeps_every_match(tmp_path):
+    """The probe of issue 11, repeated: writers start on a file that does not exist yet while readers poll
+    `arena tournaments --json`; every match a writer reports is stored, and no reader fails."""
+    rounds, writers, runs = 8, 3, 2  # tic-tac-toe, 3 agents: 3 matches a round
+    for run in range(runs):
+        db = tmp_path / f"new{run}.db"
+        env = dict(os.environ, ARENA_DB=str(db), ARENA_FLUSH_SECONDS="0")  # a commit per match
+        procs = [subprocess.Popen([ARENA, "run-tournament", "--game", "tic_tac_toe", "--agents", "random,random:seed=1,greedy",
+                                   "--rounds", str(rounds), "--seed", str(i), "--name", f"w{i}", "--quiet"], env=env,
+                                  cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  preexec_fn=limit_child) for i in range(writers)]  # fmt: skip
+        failures: list[str] = []
+        readers: list[subprocess.Popen] = []
+        deadline = time.monotonic() + 180
+        while any(p.poll() is None for p in procs) and time.monotonic() < deadline:  # two readers at a time, all along
+            for reader in [r for r in readers if r.poll() is not None]:
+                readers.remove(reader)
+                if reader.returncode != 0:
+                    failures.append(reader.stderr.read())
+                reader.stderr.close()
+            while len(readers) < 2:
+                readers.append(subprocess.Popen([ARENA, "tournaments", "--json"], env=env, cwd=tmp_path,
+                                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                                preexec_fn=limit_child))  # fmt: skip
+            time.sleep(0.05)
+        for reader in readers:
+            reader.wait(timeout=60)
+            if reader.returncode != 0:
+                failures.append(reader.stderr.read())
+            reader.stderr.close()
+        for p in procs:
+            _out, err = p.communicate(timeout=180)
+            assert p.returncode == 0, err
+            assert int(re.search(r"played (\d+) matches", err).group(1)) == 3 * rounds
+        assert not failures, failures
+        with sqlite3.connect(db) as c:
+            assert c.execute("pragma integrity_check").fetchone() == ("ok",)
+            counts = dict(c.execute("select t.name, count(m.id) from tournaments t left join matches m "
+                                    "on m.tournament_id = t.id and m.status = 'done' group by t.name"))  # fmt: skip
+            statuses = {row[0] for row in c.execute("select status from tournaments")}
+        assert counts == {f"w{i}": 3 * rounds for i in range(writers)}, (run, counts)
+        assert statuses == {"done"}
