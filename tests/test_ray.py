@@ -26,7 +26,10 @@ pytest.importorskip("ray")
 BIN = Path(sys.executable).parent
 ARENA = str(BIN / "arena")
 OBJECT_STORE = str(80 * 1024 * 1024)  # Ray's minimum is 75 MB
-RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DEDUP_LOGS": "0"}
+# Ray reads ~/.ray (an auth token another user of this machine generated would be enforced by one side
+# only): the test's Ray processes get a home of their own.
+RAY_HOME = tempfile.mkdtemp(prefix="arena-ray-home-")
+RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DEDUP_LOGS": "0", "HOME": RAY_HOME}
 
 
 def _matches(arena: Arena, tournament: str) -> list[tuple]:
@@ -67,7 +70,7 @@ def test_bad_ray_options_are_one_line_exit_2(tmp_path):
     port = _free_port()
     result = subprocess.run([ARENA, "--db", str(tmp_path / "arena.db"), "run-tournament", "--game", "tic_tac_toe", "--agents",
                              "random,greedy", "--executor", "ray", "--ray-address", f"127.0.0.1:{port}", "--quiet"],
-                            capture_output=True, text=True, timeout=180, env={**os.environ, **RAY_ENV})  # fmt: skip
+                            capture_output=True, text=True, timeout=120, env={**os.environ, **RAY_ENV})  # fmt: skip
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert lines[-1].startswith("Error: cannot connect to Ray at 127.0.0.1:") and "Traceback" not in result.stderr, result.stderr
@@ -113,9 +116,10 @@ def _raylets(address: str) -> set[int]:
 
 
 def _ray_start(*args: str) -> None:
-    subprocess.run([str(BIN / "ray"), "start", "--num-cpus", "1", "--object-store-memory", OBJECT_STORE,
-                    "--disable-usage-stats", *args], check=True, capture_output=True, timeout=240,
-                   env={**os.environ, **RAY_ENV})  # fmt: skip
+    result = subprocess.run([str(BIN / "ray"), "start", "--num-cpus", "1", "--object-store-memory", OBJECT_STORE,
+                             "--disable-usage-stats", *args], capture_output=True, text=True, timeout=240,
+                            env={**os.environ, **RAY_ENV})  # fmt: skip
+    assert result.returncode == 0, result.stderr[-700:]
 
 
 def test_two_node_cluster_with_a_node_killed_mid_run(tmp_path):
@@ -128,14 +132,17 @@ def test_two_node_cluster_with_a_node_killed_mid_run(tmp_path):
     args = ["run-tournament", "--game", "connect_four", "--agents", "mcts:simulations=30,greedy,random", "--rounds", "12",
             "--seed", "8", "--quiet"]  # fmt: skip
     try:
+        # Every fixed default port made free: other clusters may run on this machine (other test workers, other users).
         _ray_start("--head", "--node-ip-address", "127.0.0.1", "--port", str(port), "--include-dashboard", "false",
+                   "--dashboard-port", str(_free_port()),
                    "--temp-dir", temp_dir)  # fmt: skip
-        head_raylets = _raylets(address)
+        # Ray names the GCS by the node's address (not 127.0.0.1): its processes are found by the port.
+        head_raylets = _raylets(f":{port}")
         _ray_start("--address", address, "--node-ip-address", "127.0.0.1")
         deadline = time.monotonic() + 60
-        while len(_raylets(address)) < 2 and time.monotonic() < deadline:
+        while len(_raylets(f":{port}")) < 2 and time.monotonic() < deadline:
             time.sleep(0.2)
-        second = _raylets(address) - head_raylets
+        second = _raylets(f":{port}") - head_raylets
         assert len(second) == 1, "the second node did not start"
         arena = Arena(db, plugins_dirs=())
         env = {**os.environ, **RAY_ENV, "ARENA_FLUSH_SECONDS": "0.05"}
@@ -156,11 +163,11 @@ def test_two_node_cluster_with_a_node_killed_mid_run(tmp_path):
         assert cluster == _matches(arena, "local")
         assert arena.rows('select count(*), count(distinct "index") from matches where tournament_id = 1') == [(36, 36)]
     finally:
-        _kill(_cluster_pids(address, temp_dir))
+        _kill(_cluster_pids(f":{port}", temp_dir))
         time.sleep(0.5)
-        _kill(_cluster_pids(address, temp_dir))
+        _kill(_cluster_pids(f":{port}", temp_dir))
         subprocess.run(["rm", "-rf", temp_dir], check=False)
-    assert not _cluster_pids(address, temp_dir)
+    assert not _cluster_pids(f":{port}", temp_dir)
 
 
 def test_plugins_dir_travels_with_the_job(tmp_path):

@@ -17,6 +17,7 @@ import atexit
 import hashlib
 import os
 import pickle
+import socket
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,6 +37,8 @@ IN_FLIGHT_PER_CPU = 2
 #: A chunk is sent again at most this many times after its worker or node died.
 MAX_RESENDS = 5
 MAX_CHUNK = 32
+#: Seconds to wait for the cluster's address to answer.
+CONNECT_TIMEOUT = 10
 
 
 def chunk_size(tasks: int, cpus: int) -> int:
@@ -112,6 +115,7 @@ class RayExecutor:
         options: dict[str, Any] = {"runtime_env": runtime_env or None, "logging_level": "ERROR", "log_to_driver": False}
         try:
             if self.address:
+                _check_reachable(self.address)
                 ray.init(address=self.address, **options)
             else:
                 ray.init(num_cpus=self.cpus, object_store_memory=OBJECT_STORE_BYTES, include_dashboard=False, **options)
@@ -157,6 +161,17 @@ class RayExecutor:
                     pending.append(chunk)
                     continue
                 yield from outcomes
+
+
+def _check_reachable(address: str) -> None:
+    """Fail at once on a HOST:PORT nobody listens on (Ray itself would retry its GCS for minutes)."""
+    host, _, port = address.rpartition(":")
+    if "://" in address or not host or not port.isdigit():
+        return  # "auto", ray://...: Ray resolves those
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        raise ConnectionError(f"nothing answers at {address} ({exc.strerror or exc})") from None
 
 
 def _import_ray() -> Any:
