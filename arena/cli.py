@@ -3,29 +3,29 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 from sqlalchemy.exc import SQLAlchemyError
 
-from arena import agents as agent_specs
-from arena import results, tournament
+from arena import tournament
 from arena.errors import ArenaError
 from arena.executors import EXECUTORS, make_executor
-from arena.leaderboard import SYSTEMS, distinct_warning, leaderboard_rows, sort_rows
-from arena.match import DEFAULT_MAX_TURNS, decode_ints, replay
-from arena.output import print_csv, print_json, print_table
+from arena.leaderboard import SYSTEMS, distinct_warning
+from arena.library import analysis, catalog
+from arena.library import matches as matches_library
+from arena.library import tournaments as tournaments_library
+from arena.library.storage import HEAD_REVISION, Database, StorageError, database_status, open_database
+from arena.match import DEFAULT_MAX_TURNS
+from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, print_table
 from arena.params import parse_assignments
 from arena.plugins import Registry, get_registry
 from arena.plugins import register_commands as add_plugin_commands
-from arena.ratings import elo
-from arena.stats import MATRIX_KINDS, matrix, seat_results, turn_stats
-from db import queries
-from db.session import HEAD_REVISION, Database, StorageError, database_status, open_database
+from arena.stats import MATRIX_KINDS
 
 
 class Context:
@@ -156,18 +156,7 @@ def plugins_command(ctx: Context, as_json: bool) -> None:
 def games_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
     """List games with their players and parameters."""
     registry = ctx.registry()
-    data = []
-    for game_id in sorted(registry.games):
-        info = registry.games[game_id].info
-        data.append(
-            {
-                "id": info.id, "version": info.version, "name": info.name, "plugin": registry.owner("game", info.id),
-                "players": [info.min_players, info.max_players], "perfect_information": info.perfect_information,
-                "stochastic": info.stochastic,
-                "params": [{"name": p.name, "default": p.default, "help": p.help} for p in info.params],
-                "description": info.description,
-            }
-        )  # fmt: skip
+    data = catalog.games(registry)
     if as_json:
         print_json(data)
         return
@@ -180,7 +169,7 @@ def games_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
     if as_csv:
         print_csv(columns, rows)
     else:
-        print_table("Games", columns, rows)
+        print_table("Games", columns, rows, fit=[Drop("plugin"), Shorten("parameters", 24), Drop("version")])
 
 
 # ---------------------------------------------------------------- named agents
@@ -191,26 +180,15 @@ def agents_group() -> None:
     """Agent types and named agents (a type plus parameters, saved in the database)."""
 
 
-def _named_to_dict(row: Any) -> dict[str, Any]:
-    return {"name": row.name, "type": row.type, "params": json.loads(row.params), "game": row.game,
-            "checkpoint": row.checkpoint, "created_at": row.created_at.isoformat(timespec="seconds")}  # fmt: skip
-
-
 @agents_group.command("list")
 @_common
 @_output_options()
 def agents_list(ctx: Context, as_json: bool, as_csv: bool) -> None:
     """List agent types (from plugins) and named agents (from the database)."""
-    registry = ctx.registry()
-    with ctx.database().session() as session:
-        named = [_named_to_dict(row) for row in queries.list_named_agents(session)]
-    types = [
-        {"type": a.info.id, "version": a.info.version, "plugin": registry.owner("agent", a.info.id),
-         "params": [p.describe() for p in agent_specs.declared_params(a)], "description": a.info.description}
-        for _, a in sorted(registry.agents.items())
-    ]  # fmt: skip
+    data = catalog.agents(ctx.registry(), ctx.database())
+    types, named = data["types"], data["named"]
     if as_json:
-        print_json({"types": types, "named": named})
+        print_json(data)
         return
     columns = ["name", "type", "params", "game", "checkpoint"]
     rows = [[n["name"], n["type"], ",".join(f"{k}={v}" for k, v in n["params"].items()) or "-", n["game"], n["checkpoint"]] for n in named]
@@ -218,8 +196,9 @@ def agents_list(ctx: Context, as_json: bool, as_csv: bool) -> None:
         print_csv(columns, rows)
         return
     print_table("Agent types", ["type", "version", "parameters", "description"],
-                [[t["type"], t["version"], " ".join(t["params"]), t["description"]] for t in types])  # fmt: skip
-    print_table("Named agents", columns, rows)
+                [[t["type"], t["version"], " ".join(t["params"]), t["description"]] for t in types],
+                fit=[Shorten("description", 30), Shorten("parameters", 24), Drop("version"), Drop("description")])  # fmt: skip
+    print_table("Named agents", columns, rows, fit=[Shorten("checkpoint", 16), Shorten("params", 16), Drop("checkpoint")])
 
 
 @agents_group.command("register")
@@ -232,29 +211,7 @@ def agents_list(ctx: Context, as_json: bool, as_csv: bool) -> None:
 def agents_register(ctx: Context, name: str, type_id: str, params: tuple[str, ...], game_spec: str | None,
                     checkpoint: str | None) -> None:  # fmt: skip
     """Save an agent type plus parameters under NAME, usable wherever an agent is expected."""
-    registry = ctx.registry()
-    if not name or any(ch in name for ch in ",:= ") or name.isdigit():
-        raise ArenaError(f"bad agent name {name!r}: use letters, digits, '-', '_' or '.' (no ',', ':', '=' or spaces)")
-    if name in registry.agents:
-        raise ArenaError(f"'{name}' is an agent type; choose another name")
-    raw = parse_assignments(params)
-    agent_cls = registry.agent_class(type_id)
-    if game_spec is not None:
-        game = tournament.make_game(registry, game_spec)
-        agent_specs.build_entry(registry, name, type_id, raw, game, None, os.path.abspath(checkpoint) if checkpoint else None)
-        game_id: str | None = game.info.id
-    else:
-        from arena.params import validate_params
-
-        declared = agent_specs.declared_params(agent_cls)
-        if checkpoint and not any(p.name == "checkpoint" for p in declared):
-            raise ArenaError(f"agent type '{type_id}' takes no checkpoint file")
-        validate_params(declared, raw, f"agent '{type_id}'")
-        game_id = None
-    with ctx.database().session() as session, session.begin():
-        if queries.get_named_agent(session, name) is not None:
-            raise ArenaError(f"an agent named '{name}' exists already (remove it first)")
-        queries.add_named_agent(session, name, type_id, raw, game_id, os.path.abspath(checkpoint) if checkpoint else None)
+    catalog.register_agent(ctx.registry(), ctx.database(), name, type_id, parse_assignments(params), game_spec, checkpoint)
     click.echo(f"registered agent '{name}' ({type_id})")
 
 
@@ -264,11 +221,7 @@ def agents_register(ctx: Context, name: str, type_id: str, params: tuple[str, ..
 @_output_options(csv=False)
 def agents_show(ctx: Context, name: str, as_json: bool) -> None:
     """Show a named agent."""
-    with ctx.database().session() as session:
-        row = queries.get_named_agent(session, name)
-        if row is None:
-            raise ArenaError(f"no agent named '{name}'")
-        data = _named_to_dict(row)
+    data = catalog.named_agent(ctx.database(), name)
     if as_json:
         print_json(data)
         return
@@ -281,9 +234,7 @@ def agents_show(ctx: Context, name: str, as_json: bool) -> None:
 @_common
 def agents_remove(ctx: Context, name: str) -> None:
     """Remove a named agent (its past results stay)."""
-    with ctx.database().session() as session, session.begin():
-        if not queries.remove_named_agent(session, name):
-            raise ArenaError(f"no agent named '{name}'")
+    catalog.remove_agent(ctx.database(), name)
     click.echo(f"removed agent '{name}'")
 
 
@@ -310,7 +261,13 @@ class _Progress:
         self.task: Any = None
         self.updated = 0.0
         if enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
             # No refresh thread (redrawn from __call__): worker processes may then be forked (arena.executors.local.start_method).
             self.bar = Progress(
@@ -323,7 +280,7 @@ class _Progress:
             self.bar.__enter__()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.__exit__(*exc)
 
@@ -376,7 +333,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     if resume is not None:
         if game_spec or agents_text:
             raise ArenaError("--resume takes the tournament's own settings; do not give --game or --agents")
-        tournament_id = results.get_tournament(database, resume).id
+        tournament_id = tournaments_library.one(database, resume)["id"]
     else:
         if not game_spec or not agents_text:
             raise ArenaError("run-tournament needs --game and --agents (or --resume ID|NAME)")
@@ -391,30 +348,33 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
                                  executor=runner)  # fmt: skip
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
     if not quiet:
-        selection = results.select(database, registry, tournament=str(tournament_id))
-        rows, warning = results.leaderboard_of(database, selection, "bt")
+        selection = analysis.select(database, registry, tournament=str(tournament_id))
+        rows, warning = analysis.leaderboard_and_warning(database, selection, "bt")
         _print_leaderboard(selection.title, rows, "bt", warning)
+
+
+TOURNAMENT_COLUMNS = ["id", "name", "game", "agents", "format", "rounds", "status", "progress", "started"]
 
 
 @cli.command("tournaments")
 @_common
 @_output_options()
 def tournaments_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
-    """List tournaments."""
-    with ctx.database().session() as session:
-        rows = []
-        for t in queries.list_tournaments(session):
-            rows.append({"id": t.id, "name": t.name, "game": t.game_id, "game_version": t.game_version,
-                         "format": t.format, "rounds": t.rounds, "seed": t.seed, "status": t.status,
-                         "matches": t.scheduled, "done": queries.played_count(session, t.id),
-                         "created_at": t.created_at.isoformat(timespec="seconds")})  # fmt: skip
-    columns = ["id", "name", "game", "format", "rounds", "seed", "status", "done", "matches"]
+    """List tournaments: game with its parameters, agents, format, rounds, status, progress, start time."""
+    rows = tournaments_library.listing(ctx.database())
     if as_json:
         print_json(rows)
-    elif as_csv:
-        print_csv(columns, [[r[c] for c in columns] for r in rows])
-    else:
-        print_table("Tournaments", columns, [[r[c] for c in columns] for r in rows])
+        return
+    if as_csv:
+        columns = list(rows[0]) if rows else ["id"]
+        print_csv(columns, [[",".join(v) if isinstance(v, list) else v for v in r.values()] for r in rows])
+        return
+    table = [[r["id"], r["name"], r["game_spec"], ",".join(r["agents"]),
+              r["format"] + (f" ({r['challenger']})" if r["challenger"] else ""), r["rounds"], r["status"],
+              f"{r['done']}/{r['matches']}", r["created_at"].replace("T", " ")[:16]] for r in rows]  # fmt: skip
+    print_table("Tournaments", TOURNAMENT_COLUMNS, table,
+                fit=[Shorten("agents", 24), Shorten("game", 20), Shorten("name", 12), Shorten("agents", 14), Drop("rounds"),
+                     Drop("format"), Shorten("agents", 10), Drop("started"), Shorten("name", 6), Shorten("game", 12)])  # fmt: skip
 
 
 # ---------------------------------------------------------------- queries
@@ -434,6 +394,14 @@ LEADERBOARD_HEADERS = ["#", "agent", "games", "wins", "draws", "losses", "win ra
                        "TrueSkill mu", "sigma"]  # fmt: skip
 
 
+# Columns left out first when a leaderboard is wider than the terminal: never the sorting system's own.
+_LEADERBOARD_FIT = {
+    "bt": ["sigma", "TrueSkill mu", "Elo", "draws", "games", "losses", "wins"],
+    "elo": ["sigma", "TrueSkill mu", "BT 95%", "BT", "draws", "games", "losses", "wins"],
+    "trueskill": ["Elo", "BT 95%", "BT", "draws", "games", "losses", "wins"],
+}
+
+
 def _bt_interval(row: dict[str, Any]) -> str:
     """low..high, with < or > where the prior, not the games, sets that end (see arena.ratings.bradley_terry_counts)."""
     low = ("<" if row.get("bt_low_by_prior") else "") + f"{row['bt_low']:.0f}"
@@ -446,14 +414,15 @@ def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warn
     for r in rows:
         r = dict(r, bt_interval=_bt_interval(r))
         table.append([r[c] for c in LEADERBOARD_COLUMNS])
-    print_table(f"Leaderboard (sorted by {system}; # differs only where BT intervals do not overlap) - {title}",
-                LEADERBOARD_HEADERS, table)  # fmt: skip
+    notes = ["#: agents share a rank unless their Bradley-Terry 95% intervals are apart."]
     if any(r.get("bt_low_by_prior") or r.get("bt_high_by_prior") for r in rows):
-        click.echo("BT 95%: >high (<low) = the agent never lost (never scored) a point, so the games set no upper "
-                   "(lower) limit; that end comes from the weak prior only")  # fmt: skip
+        notes.append("BT 95%: >high (<low) = the agent never lost (never scored) a point, so the games set no upper "
+                     "(lower) limit; that end comes from the weak prior only")  # fmt: skip
+    drops = [Drop(column) for column in _LEADERBOARD_FIT[system]]
+    print_table(f"Leaderboard - {title} - sorted by {system}", LEADERBOARD_HEADERS, table,
+                fit=drops[:3] + [Shorten("agent", 16)] + drops[3:] + [Shorten("agent", 10)], note=notes)  # fmt: skip
     if warning:
         click.echo(warning, err=True)
-
 
 
 @cli.command("leaderboard")
@@ -465,8 +434,8 @@ def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str
                         as_csv: bool) -> None:  # fmt: skip
     """Ratings and results per agent."""
     database = ctx.database()
-    selection = results.select(database, ctx.registry(), tournament_key, game_spec)
-    rows, warning = results.leaderboard_of(database, selection, system)
+    selection = analysis.select(database, ctx.registry(), tournament_key, game_spec)
+    rows, warning = analysis.leaderboard_and_warning(database, selection, system)
     if as_json:
         print_json(rows)
         if warning:
@@ -486,21 +455,25 @@ def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str
 @_output_options()
 def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool, as_csv: bool) -> None:
     """Elo of every agent after each match, in schedule order (JSON: only the agents of each match)."""
-    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
-    _, history = elo(selection.records)
+    selection = analysis.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    history = analysis.elo_history_of(selection)
     if as_json:
-        print_json([{"n": p.n, "match_id": p.match_id, "ratings": p.ratings} for p in history])
+        print_json(history)
         return
-    agents = sorted({agent for p in history for agent in p.ratings})
+    agents = sorted({agent for p in history for agent in p["ratings"]})
     current: dict[str, float | None] = {agent: None for agent in agents}
     rows = []
     for point in history:
-        current.update(point.ratings)
-        rows.append([point.n, point.match_id] + [current[a] for a in agents])
+        current.update(point["ratings"])
+        rows.append([point["n"], point["match_id"]] + [current[a] for a in agents])
     if as_csv:
         print_csv(["n", "match_id"] + agents, rows)
-    else:
-        print_table(f"Elo after each match - {selection.title}", ["n", "match"] + agents, rows)
+        return
+    headers, note = ["n", "match"] + agents, None
+    if not fits(headers, rows):
+        numbers, note = numbered(agents)
+        headers = ["n", "match"] + numbers
+    print_table(f"Elo after each match - {selection.title}", headers, rows, fit=[Drop(h) for h in reversed(headers[2:])], note=note)
 
 
 @cli.command("seats")
@@ -509,8 +482,8 @@ def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str
 @_output_options()
 def seats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool, as_csv: bool) -> None:
     """Score rate by seat, overall and per agent (first-mover advantage)."""
-    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
-    data = seat_results(selection.records)
+    selection = analysis.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    data = analysis.seats_of(selection)
     if as_json:
         print_json(data)
         return
@@ -540,18 +513,24 @@ def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spe
                    as_csv: bool) -> None:  # fmt: skip
     """Pairwise matrix, row agent against column agent, agents in leaderboard order."""
     database = ctx.database()
-    selection = results.select(database, ctx.registry(), tournament_key, game_spec)
-    agents = [row["agent"] for row in sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), "bt")]
-    values = matrix(selection.records, kind, agents)
+    selection = analysis.select(database, ctx.registry(), tournament_key, game_spec)
+    data = analysis.matrix_of(database, selection, kind)
+    agents, values = data["agents"], data["values"]
     if as_json:
-        print_json({"kind": kind, "agents": agents, "values": values})
+        print_json(data)
         return
     columns = ["agent"] + agents
     rows = [[agent] + row for agent, row in zip(agents, values)]
     if as_csv:
         print_csv(columns, rows)
-    else:
-        print_table(f"{kind} (row vs column) - {selection.title}", columns, rows)
+        return
+    note = None
+    if not fits(columns, rows):  # number the agents: column i is the agent of row i
+        columns = ["agent"] + numbered(agents)[0]
+        rows = [[f"{i} {agent}"] + row for i, (agent, row) in enumerate(zip(agents, values), 1)]
+        note = "Columns are numbered as the rows."
+    print_table(f"{kind} (row vs column) - {selection.title}", columns, rows,
+                fit=[Shorten("agent", 14)] + [Drop(c) for c in reversed(columns[1:])], note=note)  # fmt: skip
 
 
 @cli.command("stats")
@@ -561,9 +540,8 @@ def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spe
 def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool) -> None:
     """Match length, end reasons, legal moves per turn and think time."""
     database = ctx.database()
-    selection = results.select(database, ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
-    data = turn_stats(selection.records)
-    data["distinct_games"] = results.distinct_games_of(database, selection)
+    selection = analysis.select(database, ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
+    data = analysis.stats_of(database, selection)
     if as_json:
         print_json(data)
         return
@@ -584,16 +562,6 @@ def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | Non
         click.echo(warning, err=True)
 
 
-def _match_to_dict(record: Any) -> dict[str, Any]:
-    return {
-        "id": record.id, "tournament": record.tournament_id, "index": record.index, "seed": record.seed,
-        "game": record.game_id, "game_version": record.game_version, "turns": record.turns, "reason": record.reason,
-        "detail": record.detail,
-        "seats": [{"seat": s.seat, "agent": s.agent, "score": s.score, "outcome": s.outcome, "rank": s.rank,
-                   "think_time": s.think_time} for s in record.seats],
-    }  # fmt: skip
-
-
 @cli.command("matches")
 @_selection_options
 @click.option("--agent", default=None, help="Only matches of this agent.")
@@ -603,11 +571,8 @@ def _match_to_dict(record: Any) -> dict[str, Any]:
 def matches_command(ctx: Context, tournament_key: str | None, game_spec: str | None, agent: str | None,
                     limit: int | None, as_json: bool, as_csv: bool) -> None:  # fmt: skip
     """List played matches."""
-    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
-    records = [r for r in selection.records if agent is None or agent in r.agents()]
-    if limit is not None:
-        records = records[:limit]
-    data = [_match_to_dict(r) for r in records]
+    selection = analysis.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    data = matches_library.matches(ctx.database(), selection, agent, limit)
     if as_json:
         print_json(data)
         return
@@ -627,39 +592,20 @@ def matches_command(ctx: Context, tournament_key: str | None, game_spec: str | N
 @_output_options(csv=False)
 def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> None:
     """Show a stored match move by move."""
-    registry = ctx.registry()
-    with ctx.database().session() as session:
-        match = queries.get_match(session, match_id)
-        if match is None:
-            raise ArenaError(f"no match {match_id}")
-        if match.status != "done":
-            raise ArenaError(f"match {match_id} has not been played yet")
-        seats = [(s.seat, s.agent, s.outcome, s.score) for s in match.seats]
-        seat_params = {f"{key[len(agent_specs.SEAT_PREFIX):]}{s.seat}": value
-                       for s in match.seats for key, value in json.loads(s.agent_params).items()
-                       if key.startswith(agent_specs.SEAT_PREFIX)}  # fmt: skip
-        game_id, version, params, seed, moves = match.game_id, match.game_version, match.game_params, match.seed, decode_ints(match.moves)
-        reason, detail, opening_plies = match.reason, match.detail, match.opening_plies
-    game_cls = registry.game_class(game_id)
-    if game_cls.info.version != version:
-        raise ArenaError(f"match {match_id} was played with {game_id} v{version}; v{game_cls.info.version} is installed")
-    raw = dict(item.split("=", 1) for item in params.split(";") if item)
-    game = game_cls(**{**raw, **seat_params})  # the seats' own parameters (decks) as they were played
-    steps = replay(game, seed, moves)
+    loaded = matches_library.load_replay(ctx.database(), ctx.registry(), match_id)
+    data = loaded.to_json()
     if as_json:
-        print_json({"id": match_id, "game": game.label(), "seed": seed, "reason": reason, "detail": detail,
-                    "opening_plies": opening_plies,
-                    "seats": [{"seat": s, "agent": a, "outcome": o, "score": sc} for s, a, o, sc in seats],
-                    "moves": [{"turn": t - opening_plies if t > opening_plies else None, "seat": seat, "action": moves[t - 1],
-                               "text": text, "opening": t <= opening_plies} for t, seat, text, _ in steps]})  # fmt: skip
+        print_json(data)
         return
-    names = {seat: agent for seat, agent, _, _ in seats}
-    click.echo(f"match {match_id}: {game.label()} seed {seed}")
-    click.echo("  " + "  ".join(f"seat {s}: {a} ({o})" for s, a, o, _ in seats))
-    initial = game.new_initial_state(seed)
+    seats = data["seats"]
+    names = {s["seat"]: s["agent"] for s in seats}
+    click.echo(f"match {match_id}: {data['game']} seed {data['seed']}")
+    click.echo("  " + "  ".join(f"seat {s['seat']}: {s['agent']} ({s['outcome']})" for s in seats))
+    reason, detail = data["reason"], data["detail"]
     if boards:
-        click.echo(initial.render())
-    for ply, seat, text, state in steps:
+        click.echo(loaded.initial.render())
+    opening_plies = data["opening_plies"]
+    for ply, seat, text, state in loaded.steps:
         if ply <= opening_plies:
             click.echo(f"   o{ply}. opening (seat {seat}): {text}")
         else:
@@ -699,6 +645,8 @@ def db_check(ctx: Context, as_json: bool) -> None:
 
 from arena.cli_report import plot_command, report_command  # noqa: E402  (at the end: it needs the group defined)
 cli.add_command(report_command); cli.add_command(plot_command)  # noqa: E702
+from arena.cli_server import serve_command, tokens_group  # noqa: E402
+cli.add_command(serve_command); cli.add_command(tokens_group)  # noqa: E702
 
 
 def main() -> None:

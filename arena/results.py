@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from functools import cached_property
 from typing import Any, Callable
 
@@ -22,8 +23,10 @@ class Selection:
     """The matches of a query: what they are (`title`), a cache `key`, the data `fingerprint`, and the records (loaded on first use)."""
 
     def __init__(self, title: str, key: str, fingerprint: str, load: Callable[[], list[MatchRecord]],
-                 tournament: Tournament | None = None, load_moves: Callable[[], dict[int, bytes]] | None = None) -> None:  # fmt: skip
+                 tournament: Tournament | None = None, load_moves: Callable[[], dict[int, bytes]] | None = None,
+                 filters: dict[str, Any] | None = None) -> None:  # fmt: skip
         self.title = title
+        self.filters = filters or {}  # queries.load_matches' keyword arguments that select these matches
         self.key = key
         self.fingerprint = fingerprint
         self._load = load
@@ -73,7 +76,8 @@ def select(
         with database.session() as session:
             fingerprint = queries.game_fingerprint(session, spec.id, version, params)
         return Selection(f"{game_obj.label()} v{version}, all tournaments", f"game:{spec.id}:{version}:{params}",
-                         fingerprint, load_game, load_moves=load_game_moves)  # fmt: skip
+                         fingerprint, load_game, load_moves=load_game_moves,
+                         filters={"game_id": spec.id, "game_version": version, "game_params": params})  # fmt: skip
     if tournament is None:
         with database.session() as session:
             latest = queries.list_tournaments(session)
@@ -95,7 +99,42 @@ def select(
         fingerprint = queries.tournament_fingerprint(session, found.id)
     label = f"tournament {found.id}" + (f" '{found.name}'" if found.name else "")
     return Selection(f"{label} ({found.game_id})", f"tournament:{found.id}", fingerprint, load_tournament, found,
-                     load_tournament_moves)  # fmt: skip
+                     load_tournament_moves, {"tournament_id": found.id})  # fmt: skip
+
+
+def tournament_rows(database: Database) -> list[dict[str, Any]]:
+    """Every tournament, oldest first, as JSON-ready dicts (`arena tournaments --json`, GET /api/v1/tournaments).
+
+    Keys: id, name, game (the game id), game_spec (with its parameters, e.g. `onitama:cards=study5`),
+    game_version, agents (their labels, in the order given), format, challenger, rounds, seed,
+    players, status, matches (scheduled), done (stored), progress (done / matches, 0..1),
+    created_at and finished_at (ISO 8601 UTC, seconds; finished_at null until done).
+    """
+    with database.session() as session:
+        done = queries.played_counts(session)
+        return [tournament_row(t, done.get(t.id, 0)) for t in queries.list_tournaments(session)]
+
+
+def tournament_row(t: Tournament, done: int) -> dict[str, Any]:
+    """One tournament as `tournament_rows` lists it (`done`: its matches stored), plus its turn limit, time per
+    move and, for one that failed, the error."""
+    try:
+        settings = json.loads(t.settings or "{}")
+    except ValueError:
+        settings = {}
+    return {
+        "id": t.id, "name": t.name, "game": t.game_id, "game_spec": settings.get("game", t.game_id),
+        "game_version": t.game_version, "agents": [a.get("label", "") for a in settings.get("agents", ())],
+        "format": t.format, "challenger": settings.get("challenger"), "rounds": t.rounds, "seed": t.seed,
+        "players": t.players, "status": t.status, "matches": t.scheduled, "done": done,
+        "progress": done / t.scheduled if t.scheduled else 0.0,
+        "created_at": _iso(t.created_at), "finished_at": _iso(t.finished_at),
+        "max_turns": t.max_turns, "time_per_move": t.time_per_move, "error": t.error,
+    }  # fmt: skip
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat(timespec="seconds") if value is not None else None
 
 
 def cached(database: Database, kind: str, selection: Selection, compute: Callable[[list[MatchRecord]], Any]) -> Any:

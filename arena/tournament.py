@@ -55,19 +55,22 @@ class TournamentRequest:
 
 
 def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
-    spec = parse_spec(request.game)
+    return game_with_players(registry, request.game, request.players)
+
+
+def game_with_players(registry: Registry, spec_text: str, players: int | None) -> Game:
+    """The game of `spec_text` for `players` seats (None: as the spec says); ArenaError if it cannot seat them."""
+    spec = parse_spec(spec_text)
     game_cls = registry.game_class(spec.id)
     params = dict(spec.params)
-    if request.players is not None:
+    if players is not None:
         info = game_cls.info
-        if not info.min_players <= request.players <= info.max_players:
-            raise ArenaError(
-                f"game '{info.id}' is for {info.min_players} to {info.max_players} players, not {request.players}"
-            )
+        if not info.min_players <= players <= info.max_players:
+            raise ArenaError(f"game '{info.id}' is for {info.min_players} to {info.max_players} players, not {players}")
         if info.min_players != info.max_players:
-            if "players" in params and int(params["players"]) != request.players:
+            if "players" in params and int(params["players"]) != players:
                 raise ArenaError("--players and the game's players parameter disagree")
-            params["players"] = str(request.players)
+            params["players"] = str(players)
     return game_cls(**params)
 
 
@@ -125,19 +128,22 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
     return game, entries, tables, settings
 
 
-def create(registry: Registry, database: Database, request: TournamentRequest) -> int:
-    """Validate the request and write the tournament with its full schedule; returns its id."""
+def create(registry: Registry, database: Database, request: TournamentRequest, status: str = "running") -> int:
+    """Validate the request and write the tournament with its full schedule; returns its id.
+
+    `status` "queued" leaves it to `arena serve`'s queue; "running" is for the caller to play now.
+    """
     with frozen_heap():
-        return _create(registry, database, request)
+        return _create(registry, database, request, status)
 
 
-def _create(registry: Registry, database: Database, request: TournamentRequest) -> int:
+def _create(registry: Registry, database: Database, request: TournamentRequest, status: str) -> int:
     game, _entries, tables, settings = prepare(registry, database, request)
     return queries.create_tournament(
         database, name=request.name, game_id=game.info.id, game_version=game.info.version,
         game_params=canonical(game.params), format=request.format, rounds=request.rounds, seed=request.seed,
         max_turns=request.max_turns, time_per_move=request.time_per_move, players=game.num_players,
-        settings=settings, schedule=encode_schedule(tables), scheduled=len(tables),
+        settings=settings, schedule=encode_schedule(tables), scheduled=len(tables), status=status,
     )  # fmt: skip
 
 
@@ -290,8 +296,9 @@ def _play(
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
     last_flush = time.monotonic()
+    outcomes = executor.results(setup, registry, tasks)
     try:
-        for outcome in executor.results(setup, registry, tasks):
+        for outcome in outcomes:
             buffer.append(outcome)
             done += 1
             if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
@@ -301,6 +308,7 @@ def _play(
             if progress:
                 progress(done, total)
     finally:
+        outcomes.close()  # play stopped early (progress raised): no further matches start
         # Whatever was played is kept, even when play stops early: --resume plays only the rest.
         queries.save_results(database, keys, buffer)
     queries.finish_tournament(database, tournament_id)

@@ -73,7 +73,7 @@ def remove_named_agent(session: Session, name: str) -> bool:
 def create_tournament(
     database: Database, *, name: str | None, game_id: str, game_version: str, game_params: str, format: str,
     rounds: int, seed: int, max_turns: int, time_per_move: float | None, players: int, settings: dict[str, Any],
-    schedule: bytes, scheduled: int,
+    schedule: bytes, scheduled: int, status: str = "running",
 ) -> int:  # fmt: skip
     """Write the tournament with its whole schedule (packed seatings, see Tournament.schedule); returns its id."""
 
@@ -82,7 +82,7 @@ def create_tournament(
             tournament = Tournament(
                 name=name, game_id=game_id, game_version=game_version, game_params=game_params, format=format,
                 rounds=rounds, seed=seed, max_turns=max_turns, time_per_move=time_per_move, players=players,
-                settings=json.dumps(settings, sort_keys=True), schedule=schedule, scheduled=scheduled,
+                settings=json.dumps(settings, sort_keys=True), schedule=schedule, scheduled=scheduled, status=status,
             )  # fmt: skip
             session.add(tournament)
             session.flush()
@@ -107,6 +107,12 @@ def list_tournaments(session: Session) -> list[Tournament]:
 
 def played_count(session: Session, tournament_id: int) -> int:
     return session.scalar(select(func.count()).where(Match.tournament_id == tournament_id)) or 0
+
+
+def played_counts(session: Session) -> dict[int, int]:
+    """Matches stored per tournament id (tournaments without any are absent)."""
+    rows = session.execute(select(Match.tournament_id, func.count()).group_by(Match.tournament_id))
+    return {tournament_id: count for tournament_id, count in rows}
 
 
 def played_indices(session: Session, tournament_id: int) -> set[int]:
@@ -202,8 +208,10 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
 def finish_tournament(database: Database, tournament_id: int) -> None:
     def write() -> None:
         with database.engine.begin() as connection:
-            connection.execute(
-                update(Tournament).where(Tournament.id == tournament_id).values(status="done", finished_at=utcnow())
+            connection.execute(  # a tournament cancelled meanwhile stays cancelled
+                update(Tournament)
+                .where(Tournament.id == tournament_id, Tournament.status != "cancelled")
+                .values(status="done", finished_at=utcnow())
             )
 
     retrying(write)
@@ -242,7 +250,7 @@ def load_move_lists(
 def load_matches(
     session: Session, *, tournament_id: int | None = None, game_id: str | None = None,
     game_version: str | None = None, game_params: str | None = None, with_legal_counts: bool = False,
-    agent: str | None = None, limit: int | None = None,
+    agent: str | None = None, limit: int | None = None, offset: int = 0,
 ) -> list[MatchRecord]:  # fmt: skip
     """Played matches as records, in schedule order (tournament, then schedule index)."""
     conditions = _match_conditions(tournament_id, game_id, game_version, game_params)
@@ -255,6 +263,8 @@ def load_matches(
     query = select(*columns).where(*conditions).order_by(Match.tournament_id, Match.index)
     if limit is not None:
         query = query.limit(limit)
+    if offset:
+        query = query.offset(offset)
     match_rows: Sequence[Any] = session.connection().execute(query).all()
     if not match_rows:
         return []
@@ -265,7 +275,7 @@ def load_matches(
         .where(*conditions)
         .order_by(MatchSeat.match_id, MatchSeat.seat)
     )  # fmt: skip
-    if limit is not None:
+    if limit is not None or offset:
         seat_query = seat_query.where(MatchSeat.match_id.in_([row[0] for row in match_rows]))
     # Seats arrive grouped by match id: one pass builds each match's tuple (a million matches load in seconds).
     seats: dict[int, tuple[SeatRecord, ...]] = {}
@@ -286,6 +296,15 @@ def load_matches(
                     row[legal_column] if legal_column else None, row[8], row[9], row[10])
         for row in match_rows
     ]  # fmt: skip
+
+
+def count_matches(session: Session, *, tournament_id: int | None = None, game_id: str | None = None,
+                  game_version: str | None = None, game_params: str | None = None, agent: str | None = None) -> int:
+    """How many played matches load_matches would return with the same filters (for paging)."""
+    conditions = _match_conditions(tournament_id, game_id, game_version, game_params)
+    if agent is not None:
+        conditions.append(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.agent == agent)))
+    return session.scalar(select(func.count()).select_from(Match).where(*conditions)) or 0
 
 
 def get_match(session: Session, match_id: int) -> Match | None:

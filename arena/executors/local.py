@@ -90,3 +90,5 @@ class LocalPool:
                 raise ArenaError(
                     "a worker process died (an agent crashed it?); run again with --isolate and --resume the tournament"
                 ) from None
+            finally:  # stopped early (the caller closed us): drop the matches not started yet instead of playing them
+                pool.shutdown(wait=True, cancel_futures=True)
