@@ -29,7 +29,7 @@ OBJECT_STORE = str(80 * 1024 * 1024)  # Ray's minimum is 75 MB
 # Ray reads ~/.ray (an auth token another user of this machine generated would be enforced by one side
 # only): the test's Ray processes get a home of their own.
 RAY_HOME = tempfile.mkdtemp(prefix="arena-ray-home-")
-RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DEDUP_LOGS": "0", "HOME": RAY_HOME}
+RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DEDUP_LOGS": "0", "HOME": RAY_HOME, "RAY_AUTH_MODE": "disabled"}
 
 
 def _matches(arena: Arena, tournament: str) -> list[tuple]:
