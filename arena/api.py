@@ -103,6 +103,10 @@ class State(ABC):
     def render(self) -> str:
         """The position as text for people."""
 
+    def render_svg(self) -> str | None:
+        """The position as one self-contained inline SVG (viewBox, no external resources), or None: then `render()` text is shown."""
+        return None
+
     def observation(self, player: int) -> Any:
         """A numpy tensor of the position from `player`'s point of view, for learning agents."""
         raise NotImplementedError(f"{type(self).__name__} offers no observation tensor")

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, delete, func, select, update
+from sqlalchemy import Connection, delete, func, literal, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -220,9 +220,13 @@ def finish_tournament(database: Database, tournament_id: int) -> None:
 # ---------------------------------------------------------------- reading results
 
 
-def _match_conditions(tournament_id: int | None, game_id: str | None, game_version: str | None, game_params: str | None) -> list[Any]:
-    """Played matches of one tournament and/or one game (version, parameters)."""
+def _match_conditions(tournament_id: int | None, game_id: str | None, game_version: str | None, game_params: str | None,
+                      start: tuple[int, int] | None = None) -> list[Any]:  # fmt: skip
+    """Played matches of one tournament and/or one game (version, parameters), from position `start` (tournament id, index) on."""
     conditions: list[Any] = [Match.status == "done"]
+    if start is not None:
+        # A row-value comparison: the (tournament_id, index) index finds the first match at once.
+        conditions.append(tuple_(Match.tournament_id, Match.index) >= tuple_(literal(start[0]), literal(start[1])))
     if tournament_id is not None:
         conditions.append(Match.tournament_id == tournament_id)
     # The game is a tournament's: selecting its tournaments lets the (tournament_id, index) index find the matches.
@@ -234,26 +238,28 @@ def _match_conditions(tournament_id: int | None, game_id: str | None, game_versi
     if game_params is not None:
         game_conditions.append(Tournament.game_params == game_params)
     if game_conditions:
+        if start is not None:  # only the tournaments from `start` on: the index search skips the others' matches
+            game_conditions.append(Tournament.id >= start[0])
         conditions.append(Match.tournament_id.in_(select(Tournament.id).where(*game_conditions)))
     return conditions
 
 
 def load_move_lists(
     session: Session, *, tournament_id: int | None = None, game_id: str | None = None,
-    game_version: str | None = None, game_params: str | None = None,
+    game_version: str | None = None, game_params: str | None = None, start: tuple[int, int] | None = None,
 ) -> dict[int, bytes]:  # fmt: skip
     """Match id -> stored move list (arena.match.encode_ints) of the played matches selected as load_matches does."""
-    query = select(Match.id, Match.moves).where(*_match_conditions(tournament_id, game_id, game_version, game_params))
+    query = select(Match.id, Match.moves).where(*_match_conditions(tournament_id, game_id, game_version, game_params, start))
     return {match_id: moves or b"" for match_id, moves in session.connection().execute(query)}
 
 
 def load_matches(
     session: Session, *, tournament_id: int | None = None, game_id: str | None = None,
     game_version: str | None = None, game_params: str | None = None, with_legal_counts: bool = False,
-    agent: str | None = None, limit: int | None = None, offset: int = 0,
+    agent: str | None = None, limit: int | None = None, offset: int = 0, start: tuple[int, int] | None = None,
 ) -> list[MatchRecord]:  # fmt: skip
-    """Played matches as records, in schedule order (tournament, then schedule index)."""
-    conditions = _match_conditions(tournament_id, game_id, game_version, game_params)
+    """Played matches as records, in schedule order (tournament, then schedule index); from position `start` on when given."""
+    conditions = _match_conditions(tournament_id, game_id, game_version, game_params, start)
     if agent is not None:
         conditions.append(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.agent == agent)))
     columns = [Match.id, Match.tournament_id, Match.index, Match.seed, Match.game_id, Match.game_version,
@@ -326,6 +332,32 @@ def game_fingerprint(session: Session, game_id: str, game_version: str, game_par
         .order_by(Tournament.id)
     ).all()
     return ",".join(f"{tid}@{revision}" for tid, revision in rows)
+
+
+def scope_tournaments(
+    session: Session, *, tournament_id: int | None = None, game_id: str | None = None, game_version: str | None = None,
+    game_params: str | None = None,
+) -> list[tuple[int, int, int]]:  # fmt: skip
+    """(id, revision, scheduled matches) of the tournaments a selection covers, by id."""
+    conditions = []
+    if tournament_id is not None:
+        conditions.append(Tournament.id == tournament_id)
+    if game_id is not None:
+        conditions.append(Tournament.game_id == game_id)
+    if game_version is not None:
+        conditions.append(Tournament.game_version == game_version)
+    if game_params is not None:
+        conditions.append(Tournament.game_params == game_params)
+    rows = session.execute(
+        select(Tournament.id, Tournament.revision, Tournament.scheduled).where(*conditions).order_by(Tournament.id)
+    ).all()
+    return [(tid, revision, scheduled) for tid, revision, scheduled in rows]
+
+
+def get_cache_entry(session: Session, key: str) -> tuple[str, str] | None:
+    """(fingerprint, payload) stored under `key`, whatever its fingerprint."""
+    entry = session.get(CacheEntry, key)
+    return (entry.fingerprint, entry.payload) if entry is not None else None
 
 
 def get_cached(session: Session, key: str, fingerprint: str) -> str | None:
