@@ -6,7 +6,7 @@ import numbers
 import time
 from array import array
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Generator, Sequence
 
 from arena.api import Agent, Game, State
 
@@ -86,6 +86,36 @@ def play_match(
     The `opening` plies are applied first: they are no agent's turns and no agent's think time, and
     the turn limit counts from the end of the opening. `moves` and `turns` are the agents' alone.
     """
+    steps = match_steps(game, agents, seed, max_turns, time_per_move, opening)
+    try:
+        next(steps)  # with no batched seat the match runs to its end here
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+    raise AssertionError("a match without batched seats asked for an answer")
+
+
+#: What a match waiting for a batched seat yields: the seat and the state (or view) it decides on.
+Decision = tuple[int, State]
+#: What the runner sends back: the action (or the exception the agent raised), and a start time such
+#: that `time.perf_counter() - start` is this decision's share of the batch's time.
+Answer = tuple[Any, float]
+
+
+def match_steps(
+    game: Game,
+    agents: Sequence[Agent],
+    seed: int,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    time_per_move: float | None = None,
+    opening: Sequence[int] = (),
+    batched: Sequence[bool] = (),
+) -> Generator[Decision, Answer, MatchResult]:
+    """`play_match` as a generator, so a runner can interleave many matches (arena.interleave).
+
+    Seats whose `batched` flag is set are not asked by `act`: the generator yields their decision
+    and waits for the answer (sent in), which the runner computes for many matches at once. Every
+    other seat is asked inline. The result (the generator's return value) is the same either way.
+    """
     for agent in agents:
         agent.time_per_move = time_per_move
     state: State = game.new_initial_state(seed)
@@ -124,7 +154,12 @@ def play_match(
         start = clock()
         action: Any
         try:
-            action = acts[seat](state if live else state.view(seat))
+            if batched and batched[seat]:
+                action, start = yield seat, (state if live else state.view(seat))
+                if isinstance(action, Exception):
+                    raise action
+            else:
+                action = acts[seat](state if live else state.view(seat))
         except Forfeit as exc:
             think[seat] += clock() - start
             return forfeit(seat, exc.reason, exc.detail)
