@@ -352,7 +352,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
         played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit,
                                  concurrent, notify=lambda text: click.echo(f"note: {text}", err=True),
-                                 executor=runner if executor == "ray" else None)  # fmt: skip
+                                 executor=runner)  # fmt: skip
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
     if not quiet:
         selection = analysis.select(database, registry, tournament=str(tournament_id))

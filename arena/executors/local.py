@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from arena.errors import ArenaError
+from arena.interleave import concurrent_chunks
 from arena.plugins import get_registry
 
 if TYPE_CHECKING:
@@ -38,6 +39,11 @@ def _init_worker(setup: Setup) -> None:
 def _play_in_worker(task: MatchTask) -> MatchOutcome:
     assert _worker is not None
     return _worker.play(task)
+
+
+def _play_chunk_in_worker(tasks: list[MatchTask]) -> list[MatchOutcome]:
+    assert _worker is not None
+    return list(_worker.play_all(tasks))
 
 
 def start_method(isolate: bool) -> str:
@@ -76,8 +82,7 @@ class LocalPool:
 
             player = Player(setup, registry)
             try:
-                for task in tasks:
-                    yield player.play(task)
+                yield from player.play_all(tasks)
             finally:
                 player.close()
             return
@@ -85,7 +90,11 @@ class LocalPool:
         chunk = max(1, min(64, len(tasks) // (self.workers * 8)))
         with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_init_worker, initargs=(setup,)) as pool:
             try:
-                yield from pool.map(_play_in_worker, tasks, chunksize=chunk)
+                if setup.concurrent > 1 and not setup.isolate:  # each worker interleaves its chunk's matches
+                    for outcomes in pool.map(_play_chunk_in_worker, concurrent_chunks(tasks, self.workers, setup.concurrent)):
+                        yield from outcomes
+                else:
+                    yield from pool.map(_play_in_worker, tasks, chunksize=chunk)
             except BrokenProcessPool:
                 raise ArenaError(
                     "a worker process died (an agent crashed it?); run again with --isolate and --resume the tournament"

@@ -80,7 +80,7 @@ def _player(setup: Setup, key: str) -> Player:
 
 def play_chunk(setup: Setup, key: str, chunk: list[MatchTask]) -> list[MatchOutcome]:
     player = _player(setup, key)
-    return [player.play(task) for task in chunk]
+    return list(player.play_all(chunk))  # with --concurrent-matches, interleaved as in a local worker
 
 
 # ---------------------------------------------------------------- on the driver

@@ -67,7 +67,7 @@ def play_claimed(database: Database, registry: Registry, tournament_id: int, set
     claimed = Claimed(database, tournament_id, worker, settings.lease_seconds, stop)
     claimed.thread.start()
     try:
-        executor = make_executor(settings.executor, settings.match_workers, settings.ray_address) if settings.executor == "ray" else None
+        executor = make_executor(settings.executor, settings.match_workers, settings.ray_address)
         played = tournament.play(database, registry, tournament_id, settings.match_workers, claimed.progress,
                                  settings.plugins_dirs, executor=executor)  # fmt: skip
         log.info("tournament %s: played %s matches, done", tournament_id, played)
