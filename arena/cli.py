@@ -25,6 +25,7 @@ from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, p
 from arena.params import parse_assignments
 from arena.plugins import Registry, get_registry
 from arena.plugins import register_commands as add_plugin_commands
+from arena.sprt_run import DEFAULT_SPRT_ROUNDS, sprt_report, sprt_report_if_run, summary_lines
 from arena.stats import MATRIX_KINDS
 
 
@@ -303,16 +304,19 @@ class _Progress:
 @cli.command("run-tournament")
 @click.option("--game", "game_spec", help="Game spec, e.g. connect_four or connect_four:rows=5,columns=6.")
 @click.option("--agents", "agents_text", help="Comma-separated agents: types with parameters or registered names.")
-@click.option("--rounds", type=int, default=1, show_default=True, help="Rounds; each plays every pair (or table) once.")
+@click.option("--rounds", type=int, default=None, help="Rounds; each plays every pair (or table) once. [default: 1; with --sprt the limit, 1000]")
 @click.option("--seed", type=int, default=0, show_default=True, help="Tournament seed; every match seed derives from it.")
 @click.option("--max-turns", type=int, default=DEFAULT_MAX_TURNS, show_default=True, help="A match still running after this many actions is a draw.")
 @click.option("--time-per-move", type=float, default=None, help="Seconds an agent may think per move; more is a loss by timeout.")
 @click.option("--name", default=None, help="A unique name for the tournament.")
 @click.option("--format", "format_", type=click.Choice(tournament.FORMATS), default="round-robin", show_default=True)
 @click.option("--challenger", default=None, help="With --format gauntlet: the agent that plays all others.")
+@click.option("--budget", type=int, default=None, metavar="MATCHES", help="With --format adaptive: matches in all (a first round, then the most informative pairs).")
 @click.option("--players", type=int, default=None, help="Seats per match for games of more than two players.")
 @click.option("--openings", default=None, metavar="random:N|FILE",
               help="Start each set of matches (a pair, seats swapped; N players: every seating) from an opening: N random plies, or one line of FILE.")
+@click.option("--sprt", "sprt_text", default=None, metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]",
+              help="With --agents A,B: play until a sequential test decides whether B is stronger than A (or the round limit).")
 @click.option("--workers", default="1", show_default=True, help="Worker processes, or 'auto' for one per core (with --executor ray and no address: the local Ray's CPUs).")
 @click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True, help="Play on this machine's processes, or as Ray tasks.")
 @click.option("--ray-address", default=None, metavar="ADDRESS", help="With --executor ray: the cluster (e.g. 10.0.0.1:6379 or auto); default: a local Ray for this run.")
@@ -323,9 +327,10 @@ class _Progress:
               help="Matches played at once in each worker, networks' decisions batched into one forward pass.")
 @click.option("--quiet", is_flag=True, help="No progress bar and no leaderboard at the end.")
 @_common
-def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int, seed: int, max_turns: int,
-                   time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
-                   players: int | None, openings: str | None, workers: str, executor: str, ray_address: str | None,
+def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int | None, seed: int,
+                   max_turns: int, time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
+                   budget: int | None, players: int | None, openings: str | None, sprt_text: str | None, workers: str,
+                   executor: str, ray_address: str | None,
                    resume: str | None, isolate: bool, memory_limit: int | None, concurrent: int, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
@@ -343,21 +348,44 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     else:
         if not game_spec or not agents_text:
             raise ArenaError("run-tournament needs --game and --agents (or --resume ID|NAME)")
+        if rounds is None:
+            rounds = DEFAULT_SPRT_ROUNDS if sprt_text else 1
         request = tournament.TournamentRequest(
             game=game_spec, agents=agents_text, rounds=rounds, seed=seed, max_turns=max_turns,
             time_per_move=time_per_move, name=name, format=format_, challenger=challenger, players=players,
-            openings=openings,
+            openings=openings, sprt=sprt_text, budget=budget,
         )  # fmt: skip
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
+        log = None if quiet else functools.partial(click.echo, err=True)
         played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit,
-                                 concurrent, notify=lambda text: click.echo(f"note: {text}", err=True),
+                                 concurrent, notify=lambda text: click.echo(f"note: {text}", err=True), log=log,
                                  executor=runner)  # fmt: skip
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
-    if not quiet:
+    report = sprt_report_if_run(database, str(tournament_id))
+    if report is not None:
+        for line in summary_lines(report):
+            click.echo(line)
+    elif not quiet:
         selection = analysis.select(database, registry, tournament=str(tournament_id))
         rows, warning = analysis.leaderboard_and_warning(database, selection, "bt")
         _print_leaderboard(selection.title, rows, "bt", warning)
+
+
+@cli.command("sprt")
+@click.argument("tournament_key", metavar="TOURNAMENT")
+@click.option("--sprt", "sprt_text", default=None, metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]",
+              help="Test parameters (default: the tournament's own); B is the second agent.")
+@_common
+@_output_options(csv=False)
+def sprt_command(ctx: Context, tournament_key: str, sprt_text: str | None, as_json: bool) -> None:
+    """The SPRT of a tournament recomputed from its stored matches: LLR, decision, Elo difference, LOS."""
+    report = sprt_report(ctx.database(), tournament_key, sprt_text)
+    if as_json:
+        print_json(report)
+        return
+    for line in summary_lines(report):
+        click.echo(line)
 
 
 TOURNAMENT_COLUMNS = ["id", "name", "game", "agents", "format", "rounds", "status", "progress", "started"]

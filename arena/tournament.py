@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
+from arena.adaptive_run import adaptive_settings, extend
 from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game
 from arena.api import Agent, Game
 from arena.isolation import AgentProcess, IsolatedAgent
@@ -22,11 +23,12 @@ from arena.plugins import Registry
 from arena.openings import check_file_openings, opening_for, parse_openings
 from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin, round_robin_sets
 from arena.seeding import derive_seed
+from arena.sprt_run import SprtMonitor, sprt_settings
 from db import queries
 from db.models import Tournament
 from db.session import Database
 
-FORMATS = ("round-robin", "gauntlet")
+FORMATS = ("round-robin", "gauntlet", "adaptive")
 #: Results are written at least this often ($ARENA_FLUSH_SECONDS overrides), and at most this many matches at a time.
 FLUSH_SECONDS = float(os.environ.get("ARENA_FLUSH_SECONDS", "2.0"))
 FLUSH_MATCHES = 2000
@@ -52,6 +54,8 @@ class TournamentRequest:
     challenger: str | None = None
     players: int | None = None
     openings: str | None = None  # random:N or a file of openings (arena.openings)
+    sprt: str | None = None  # elo0=..,elo1=..[,alpha,beta,model]: stop once B (the second agent) is judged (arena.sprt)
+    budget: int | None = None  # --format adaptive: matches in all (arena.adaptive_run)
 
 
 def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
@@ -110,6 +114,8 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
         if players != 2:
             raise ArenaError("the gauntlet format is for two-player games")
         tables = gauntlet(len(entries), request.rounds)
+    elif request.format == "adaptive":  # a first round; the rest is chosen as results come (arena.adaptive_run)
+        tables = round_robin_sets(len(entries), 1, players) if request.openings is not None else round_robin(len(entries), 1, players)
     elif request.openings is not None:
         tables = round_robin_sets(len(entries), request.rounds, players)
     else:
@@ -125,6 +131,14 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
         set_size = 2 if request.format == "gauntlet" else players
         check_file_openings(game, openings, [derive_seed(request.seed, start) for start in range(0, len(tables), set_size)])
         settings.update(openings=openings, set_size=set_size)
+    if request.format == "adaptive":
+        settings["adaptive"] = adaptive_settings(request.budget, len(entries), players, settings.get("set_size", 1))
+    elif request.budget is not None:
+        raise ArenaError("--budget is only for --format adaptive")
+    if request.sprt is not None:
+        if request.format != "round-robin":
+            raise ArenaError("--sprt plays the round-robin of two agents (A,B); leave out --format")
+        settings["sprt"] = sprt_settings(request.sprt, [entry.label for entry in entries], players, request.openings is not None)
     return game, entries, tables, settings
 
 
@@ -265,7 +279,8 @@ def outcome_of(task: MatchTask, seed: int, result: MatchResult, duration: float)
 def play(
     database: Database, registry: Registry, tournament_id: int, workers: int = 1, progress: Progress | None = None,
     plugins_dirs: Sequence[str] = (), isolate: bool = False, memory_limit: int | None = None,
-    concurrent: int = 1, notify: Callable[[str], None] | None = None, executor: Executor | None = None,
+    concurrent: int = 1, notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None,
+    executor: Executor | None = None,
 ) -> int:  # fmt: skip
     """Play every pending match of the tournament; returns how many were played.
 
@@ -273,13 +288,18 @@ def play(
     more than one worker (a worker must never hang on an agent). `concurrent` > 1 interleaves that
     many matches in each worker and batches their networks' decisions (arena.interleave); isolated
     agents answer one by one from their own processes, so then matches are played one at a time
-    and `notify` is told why.
+    and `notify` is told why. A tournament run as an SPRT stops at the match that decides the test
+    (in schedule order), reporting each step to `log`; an adaptive tournament grows batch by batch.
     """
     if concurrent < 1:
         raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
     with frozen_heap():
-        return _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, concurrent, notify,
-                     executor)
+        args = (database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, concurrent, notify, log,
+                executor)
+        played = _play(*args)
+        while extend(database, tournament_id):  # an adaptive tournament: its next batch, chosen from the results
+            played += _play(*args)
+        return played
 
 
 def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[str, Any]], entries: Sequence[AgentEntry]) -> None:
@@ -304,8 +324,9 @@ def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[
 def _play(
     database: Database, registry: Registry, tournament_id: int, workers: int, progress: Progress | None,
     plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None, concurrent: int = 1,
-    notify: Callable[[str], None] | None = None, executor: Executor | None = None,
+    notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None, executor: Executor | None = None,
 ) -> int:  # fmt: skip
+    monitor = None
     with database.session() as session:
         tournament = queries.find_tournament(session, tournament_id)
         if tournament is None:
@@ -328,8 +349,12 @@ def _play(
             tournament.id, tournament.game_id, tournament.game_version, tournament.game_params,
             [(entry.label, entry.type_id, entry.params_json(), entry.version) for entry in entries],
         )  # fmt: skip
+        if "sprt" in settings:  # the test's state: recomputed from the stored matches
+            monitor = SprtMonitor(settings["sprt"], queries.load_matches(session, tournament_id=tournament.id), log)
     tournament_id = tournament.id
     tasks = [MatchTask(index, table) for index, table in enumerate(tables) if index not in played]
+    if monitor is not None and monitor.decided:
+        tasks = []
     done, total = len(played), len(tables)
     if progress:
         progress(done, total)
@@ -350,9 +375,11 @@ def _play(
                 last_flush = time.monotonic()
             if progress:
                 progress(done, total)
+            if monitor is not None and monitor.update(outcome.schedule_index, outcome.seating, outcome.ranks):
+                break  # decided: matches still running are dropped, so the stored ones end at the decision
     finally:
-        outcomes.close()  # play stopped early (progress raised): no further matches start
+        outcomes.close()  # play stopped early (decided, or progress raised): no further matches start
         # Whatever was played is kept, even when play stops early: --resume plays only the rest.
         queries.save_results(database, keys, buffer)
     queries.finish_tournament(database, tournament_id)
-    return len(tasks)
+    return done - len(played)
