@@ -17,7 +17,12 @@ ILLEGAL_ACTION = "illegal_action"
 TIMEOUT = "timeout"
 AGENT_ERROR = "agent_error"
 AGENT_CRASHED = "agent_crashed"
-REASONS = (NORMAL, TURN_LIMIT, ILLEGAL_ACTION, TIMEOUT, AGENT_ERROR, AGENT_CRASHED)
+BAD_REPLY = "bad_reply"  # a remote agent's answer was not {"action": <integer>}
+AGENT_DISCONNECTED = "agent_disconnected"  # a remote agent refused the connection, failed over HTTP or dropped it
+REASONS = (NORMAL, TURN_LIMIT, ILLEGAL_ACTION, TIMEOUT, AGENT_ERROR, AGENT_CRASHED, BAD_REPLY, AGENT_DISCONNECTED)
+
+#: Seconds a remote agent's round trip may add to the time per move (`--network-allowance`).
+DEFAULT_NETWORK_ALLOWANCE = 0.05
 
 WIN, DRAW, LOSS = "win", "draw", "loss"
 
@@ -29,6 +34,11 @@ class Forfeit(Exception):
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
+
+
+class ArenaFault(Exception):
+    """Raised by an agent proxy when Arena itself failed (not the agent): the match is not scored, and is played again."""
+
 
 DEFAULT_MAX_TURNS = 200
 
@@ -50,6 +60,7 @@ class MatchResult:
     rounds: int | None = None  # for games played in rounds (State.rounds_played)
     first_player: int | None = None  # the seat that moved first (Onitama: decided by the cards)
     opening: list[int] = field(default_factory=list)  # plies played before the agents' first turn (see arena.openings)
+    network_times: list[float] = field(default_factory=list)  # remote agents' round trips, not in think_times
 
 
 def outcomes_from_returns(returns: Sequence[float]) -> tuple[list[int], list[str]]:
@@ -80,13 +91,19 @@ def play_match(
     max_turns: int = DEFAULT_MAX_TURNS,
     time_per_move: float | None = None,
     opening: Sequence[int] = (),
+    network_allowance: float = DEFAULT_NETWORK_ALLOWANCE,
+    match_id: str | None = None,
 ) -> MatchResult:
     """Play one match to its end, the turn limit, or the first fault of an agent.
 
     The `opening` plies are applied first: they are no agent's turns and no agent's think time, and
     the turn limit counts from the end of the opening. `moves` and `turns` are the agents' alone.
+    A remote agent's time per move is `time_per_move + network_allowance`; its measured network time
+    is taken out of its think time and reported apart. Every agent is told the result (`Agent.end`).
+    An `ArenaFault` (Arena failed, not an agent) propagates: the match is not scored.
     """
-    steps = match_steps(game, agents, seed, max_turns, time_per_move, opening)
+    steps = match_steps(game, agents, seed, max_turns, time_per_move, opening, network_allowance=network_allowance,
+                        match_id=match_id)  # fmt: skip
     try:
         next(steps)  # with no batched seat the match runs to its end here
     except StopIteration as stop:
@@ -109,6 +126,8 @@ def match_steps(
     time_per_move: float | None = None,
     opening: Sequence[int] = (),
     batched: Sequence[bool] = (),
+    network_allowance: float = DEFAULT_NETWORK_ALLOWANCE,
+    match_id: str | None = None,
 ) -> Generator[Decision, Answer, MatchResult]:
     """`play_match` as a generator, so a runner can interleave many matches (arena.interleave).
 
@@ -116,8 +135,30 @@ def match_steps(
     and waits for the answer (sent in), which the runner computes for many matches at once. Every
     other seat is asked inline. The result (the generator's return value) is the same either way.
     """
+    match_id = match_id if match_id is not None else f"{seed & 0xFFFFFFFFFFFFFFFF:016x}"
     for agent in agents:
         agent.time_per_move = time_per_move
+        agent.match_id = match_id
+        if agent.remote:
+            agent.network_allowance = network_allowance
+            agent.network_time = 0.0
+    limits = [None if time_per_move is None else time_per_move + (network_allowance if a.remote else 0.0) for a in agents]
+    result = yield from _steps(game, agents, seed, max_turns, time_per_move, limits, opening, batched)
+    result.network_times = [agent.network_time if agent.remote else 0.0 for agent in agents]
+    for seat, agent in enumerate(agents):
+        if agent.remote:  # network time is not thinking time
+            result.think_times[seat] = max(0.0, result.think_times[seat] - agent.network_time)
+        try:
+            agent.end(result)
+        except Exception:  # the result stands whatever an agent does with it
+            pass
+    return result
+
+
+def _steps(
+    game: Game, agents: Sequence[Agent], seed: int, max_turns: int, time_per_move: float | None,
+    limits: Sequence[float | None], opening: Sequence[int], batched: Sequence[bool],
+) -> Generator[Decision, Answer, MatchResult]:  # fmt: skip
     state: State = game.new_initial_state(seed)
     for action in opening:
         state.apply(action)
@@ -163,14 +204,16 @@ def match_steps(
         except Forfeit as exc:
             think[seat] += clock() - start
             return forfeit(seat, exc.reason, exc.detail)
+        except ArenaFault:
+            raise
         except Exception as exc:  # a fault of the agent, not of the arena
             think[seat] += clock() - start
             detail = f"{type(exc).__name__}: {exc}"
             return forfeit(seat, AGENT_ERROR, detail)
         elapsed = clock() - start
         think[seat] += elapsed
-        if time_per_move is not None and elapsed > time_per_move:
-            detail = f"seat {seat} took {elapsed:.3f}s, limit {time_per_move:g}s"
+        if time_per_move is not None and elapsed > limits[seat]:  # type: ignore[operator]
+            detail = f"seat {seat} took {elapsed:.3f}s, limit {limits[seat]:g}s"
             return forfeit(seat, TIMEOUT, detail)
         if type(action) is not int:  # numpy integers are fine; bools, floats and strings are not
             if isinstance(action, numbers.Integral) and not isinstance(action, bool):

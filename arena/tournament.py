@@ -17,7 +17,7 @@ from arena.errors import ArenaError
 from arena.executors import Executor
 from arena.heap import frozen_heap
 from arena.interleave import batch_flags, play_interleaved
-from arena.match import DEFAULT_MAX_TURNS, MatchResult, encode_ints, match_steps, play_match
+from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, encode_ints, match_steps, play_match
 from arena.params import canonical, parse_spec
 from arena.plugins import Registry
 from arena.openings import check_file_openings, opening_for, parse_openings
@@ -54,6 +54,7 @@ class TournamentRequest:
     challenger: str | None = None
     players: int | None = None
     openings: str | None = None  # random:N or a file of openings (arena.openings)
+    network_allowance: float = DEFAULT_NETWORK_ALLOWANCE  # seconds remote agents get on top of time_per_move
     sprt: str | None = None  # elo0=..,elo1=..[,alpha,beta,model]: stop once B (the second agent) is judged (arena.sprt)
     budget: int | None = None  # --format adaptive: matches in all (arena.adaptive_run)
 
@@ -86,6 +87,8 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
         raise ArenaError(f"--max-turns must be at least 1, got {request.max_turns}")
     if request.time_per_move is not None and request.time_per_move <= 0:
         raise ArenaError(f"--time-per-move must be positive, got {request.time_per_move:g}")
+    if request.network_allowance < 0:
+        raise ArenaError(f"--network-allowance must be at least 0, got {request.network_allowance * 1000:g}")
     if request.format not in FORMATS:
         raise ArenaError(f"unknown format '{request.format}' (choose: {', '.join(FORMATS)})")
     game = _game_with_players(registry, request)
@@ -125,6 +128,7 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
         "agents": [entry.to_json() for entry in entries],
         "format": request.format,
         "challenger": entries[0].label if request.format == "gauntlet" else None,
+        "network_allowance": request.network_allowance,
     }
     if request.openings is not None:
         openings = parse_openings(request.openings, game)
@@ -184,6 +188,7 @@ class Setup:
     openings: dict[str, Any] | None = None  # the settings' openings (arena.openings), or None
     set_size: int = 1  # consecutive matches that share a seed and an opening (2 for a pair)
     concurrent: int = 1  # matches interleaved in one worker, their network decisions batched (arena.interleave)
+    network_allowance: float = DEFAULT_NETWORK_ALLOWANCE
 
 
 class Player:
@@ -194,6 +199,8 @@ class Player:
         self.game = make_game(registry, setup.game_spec)
         self.entries = [entry_from_json(registry, data, self.game) for data in setup.agents]
         self.makers = [entry.maker(registry) for entry in self.entries]
+        # Remote agents already live outside this process: they are never isolated.
+        self.remote = [registry.agent_class(entry.type_id).remote for entry in self.entries]
         self.processes: list[AgentProcess] = []
         self._seat_params = any(entry.seat_params for entry in self.entries)
         self._seated_games: dict[Table, Game] = {}
@@ -213,9 +220,10 @@ class Player:
         while len(self.processes) < len(task.seating):
             self.processes.append(AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit))
         return [
+            self.makers[position](game, seat, seed) if self.remote[position] else
             IsolatedAgent(self.processes[seat], game, seat, seed, self.setup.agents[position], self.setup.time_per_move)
             for seat, position in enumerate(task.seating)
-        ]
+        ]  # fmt: skip
 
     def _prepare(self, task: MatchTask) -> tuple[int, Game, Sequence[int], list[Agent]]:
         """The match's seed, game, opening and agents."""
@@ -229,7 +237,8 @@ class Player:
         start = time.perf_counter()
         seed, game, opening, agents = self._prepare(task)
         try:
-            result = play_match(game, agents, seed, self.setup.max_turns, self.setup.time_per_move, opening)
+            result = play_match(game, agents, seed, self.setup.max_turns, self.setup.time_per_move, opening,
+                                self.setup.network_allowance)  # fmt: skip
         finally:
             for agent in agents:
                 agent.close()
@@ -247,7 +256,8 @@ class Player:
             seed, game, opening, agents = self._prepare(task)
             running[task.schedule_index] = (seed, time.perf_counter(), agents)
             setup = self.setup
-            return match_steps(game, agents, seed, setup.max_turns, setup.time_per_move, opening, batched=batch_flags(agents)), agents
+            return match_steps(game, agents, seed, setup.max_turns, setup.time_per_move, opening, batched=batch_flags(agents),
+                               network_allowance=setup.network_allowance), agents  # fmt: skip
 
         try:
             for task, result in play_interleaved(tasks, start, self.setup.concurrent):
@@ -273,6 +283,7 @@ def outcome_of(task: MatchTask, seed: int, result: MatchResult, duration: float)
         duration=duration, scores=result.scores, outcomes=result.outcomes, ranks=result.ranks,
         think_times=result.think_times, move_counts=result.move_counts, rounds=result.rounds,
         first_player=result.first_player, opening_plies=len(result.opening),
+        network_times=result.network_times if any(result.network_times) else None,
     )  # fmt: skip
 
 
@@ -338,7 +349,8 @@ def _play(
         isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and parallel)
         setup = Setup(settings["game"], settings["agents"], tournament.seed, tournament.max_turns, tournament.time_per_move,
                       tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit,
-                      settings.get("openings"), settings.get("set_size", 1), concurrent)  # fmt: skip
+                      settings.get("openings"), settings.get("set_size", 1), concurrent,
+                      settings.get("network_allowance", DEFAULT_NETWORK_ALLOWANCE))  # fmt: skip
         if concurrent > 1 and isolate and notify is not None:
             notify("isolated agents answer one by one from their own processes: --concurrent-matches is ignored, "
                    "matches are played one at a time")  # fmt: skip
