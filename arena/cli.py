@@ -734,8 +734,8 @@ def db_check(ctx: Context, as_json: bool) -> None:
 
 from arena.cli_report import plot_command, report_command  # noqa: E402  (at the end: it needs the group defined)
 cli.add_command(report_command); cli.add_command(plot_command)  # noqa: E702
-from arena.cli_server import serve_command, tokens_group  # noqa: E402
-cli.add_command(serve_command); cli.add_command(tokens_group)  # noqa: E702
+from arena.cli_server import connect_command, serve_command, tokens_group  # noqa: E402
+cli.add_command(serve_command); cli.add_command(tokens_group); cli.add_command(connect_command)  # noqa: E702
 
 
 def main() -> None:

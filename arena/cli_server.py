@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -54,8 +55,18 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("arena.server").info("database %s; %s queue workers; reads %s", database.url, workers,
                                            "need a token" if private else "public")  # fmt: skip
-    uvicorn.run(create_app(database, registry, settings), host=host, port=port, access_log=False,
-                timeout_graceful_shutdown=3, log_level="info")  # fmt: skip
+    app = create_app(database, registry, settings)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # Before uvicorn closes the bots' sockets: a match waiting on a pull bot is replayed, not lost by the bot.
+            hub = getattr(app.state, "bot_hub", None)
+            if hub is not None:
+                hub.stop_threadsafe()
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(app, host=host, port=port, access_log=False, timeout_graceful_shutdown=3, log_level="info")
+    Server(config).run()
 
 
 @click.group("tokens")
@@ -94,3 +105,15 @@ def tokens_revoke(ctx: _Context, name: str) -> None:
     """Revoke NAME's token: it stops working at once."""
     tokens.revoke(ctx.database(), name)
     click.echo(f"revoked token '{name}'")
+
+
+@click.command("connect")
+@click.argument("agent_spec")
+@click.option("--server", required=True, help="The server's URL, e.g. http://arena.example:8000.")
+@click.option("--token", required=True, help="A bot token (`arena tokens create --bot NAME` on the server).")
+@db_options
+def connect_command(ctx: _Context, agent_spec: str, server: str, token: str) -> None:
+    """Serve an agent (e.g. minimax:depth=4) to a remote `arena serve` as a pull bot, until interrupted."""
+    from arena.remote.connect import serve
+
+    serve(ctx.registry(), server, token, agent_spec, say=lambda text: click.echo(text))
