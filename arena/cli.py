@@ -13,10 +13,10 @@ import click
 from sqlalchemy.exc import SQLAlchemyError
 
 from arena import agents as agent_specs
-from arena import results, tournament
+from arena import results, tournament, verify
 from arena.errors import ArenaError
 from arena.leaderboard import SYSTEMS, distinct_warning, leaderboard_rows, sort_rows
-from arena.match import DEFAULT_MAX_TURNS, decode_ints, replay
+from arena.match import DEFAULT_MAX_TURNS, decode_ints
 from arena.output import print_csv, print_json, print_table
 from arena.params import parse_assignments
 from arena.plugins import Registry, get_registry
@@ -382,6 +382,9 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
         played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit)
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
+    notice = results.game_error_notice(database, tournament_id)
+    if notice:
+        click.echo(notice, err=True)
     if not quiet:
         selection = results.select(database, registry, tournament=str(tournament_id))
         rows, warning = results.leaderboard_of(database, selection, "bt")
@@ -627,17 +630,12 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
         if match.status != "done":
             raise ArenaError(f"match {match_id} has not been played yet")
         seats = [(s.seat, s.agent, s.outcome, s.score) for s in match.seats]
-        seat_params = {f"{key[len(agent_specs.SEAT_PREFIX):]}{s.seat}": value
-                       for s in match.seats for key, value in json.loads(s.agent_params).items()
-                       if key.startswith(agent_specs.SEAT_PREFIX)}  # fmt: skip
+        seat_params = [s.agent_params for s in match.seats]
         game_id, version, params, seed, moves = match.game_id, match.game_version, match.game_params, match.seed, decode_ints(match.moves)
         reason, detail = match.reason, match.detail
-    game_cls = registry.game_class(game_id)
-    if game_cls.info.version != version:
-        raise ArenaError(f"match {match_id} was played with {game_id} v{version}; v{game_cls.info.version} is installed")
-    raw = dict(item.split("=", 1) for item in params.split(";") if item)
-    game = game_cls(**{**raw, **seat_params})  # the seats' own parameters (decks) as they were played
-    steps = replay(game, seed, moves)
+    # The game with the seats' own parameters (decks) as they were played.
+    game = verify.stored_game(registry, game_id, version, params, seat_params, f"match {match_id}")
+    steps = verify.replay_or_explain(game, seed, moves, f"match {match_id}")
     if as_json:
         print_json({"id": match_id, "game": game.label(), "seed": seed, "reason": reason, "detail": detail,
                     "seats": [{"seat": s, "agent": a, "outcome": o, "score": sc} for s, a, o, sc in seats],
@@ -667,6 +665,25 @@ def db_upgrade(ctx: Context) -> None:
     """Create or upgrade the schema (also done automatically on first use)."""
     database = ctx.database()
     click.echo(f"database {database.url} is at the newest schema")
+
+
+@db_group.command("verify")
+@click.option("--tournament", "tournament_key", default=None, metavar="ID|NAME", help="One tournament (default: every match).")
+@_common
+@_output_options(csv=False)
+def db_verify(ctx: Context, tournament_key: str | None, as_json: bool) -> None:
+    """Replay stored matches; report those whose moves do not lead to the stored result (exit code 1 if any)."""
+    database = ctx.database()
+    tournament_id = results.get_tournament(database, tournament_key).id if tournament_key is not None else None
+    report = verify.verify(database, ctx.registry(), tournament_id)
+    if as_json:
+        print_json(report)
+    else:
+        for item in report["mismatches"]:
+            click.echo(f"match {item['match']} (tournament {item['tournament']}, {item['reason']}): {item['problem']}")
+        click.echo(f"{report['checked']} matches replayed, {len(report['mismatches'])} do not lead to their stored result")
+    if report["mismatches"]:
+        sys.exit(1)
 
 
 from arena.cli_report import plot_command, report_command  # noqa: E402  (at the end: it needs the group defined)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from arena.errors import ArenaError
-from arena.ratings import bradley_terry, elo, separated_ranks, trueskill_ratings
+from arena.ratings import bradley_terry, elo, rated, separated_ranks, trueskill_ratings
 from arena.stats import agent_counts
 from db.records import MatchRecord
 
@@ -31,7 +31,8 @@ def sort_rows(rows: list[dict[str, Any]], system: str) -> list[dict[str, Any]]:
 
 
 def leaderboard_rows(records: Sequence[MatchRecord], bootstrap: int = 100) -> list[dict[str, Any]]:
-    """One row per agent, in no particular order."""
+    """One row per agent, in no particular order (matches the game broke, `game_error`, are no one's result)."""
+    records = rated(records)
     counts = agent_counts(records)
     elo_ratings, _ = elo(records)
     ts = trueskill_ratings(records)

@@ -170,6 +170,8 @@ class Player:
         self.processes: list[AgentProcess] = []
         self._seat_params = any(entry.seat_params for entry in self.entries)
         self._seated_games: dict[Table, Game] = {}
+        # Arena's own agents, or agents in their own processes, may be handed the live state (see play_match).
+        self.trusted = setup.isolate or all(registry.is_builtin("agent", entry.type_id) for entry in self.entries)
 
     def _game_for(self, seating: Table) -> Game:
         """The tournament's game, with the seat parameters (e.g. decks) of the agents in these seats."""
@@ -190,13 +192,21 @@ class Player:
             for seat, position in enumerate(task.seating)
         ]
 
+    def _fresh(self, used: list[Agent], task: MatchTask, seed: int, game: Game) -> list[Agent]:
+        """New agents for a match played again (see play_match); `used` are closed and replaced in place."""
+        for agent in used:
+            agent.close()
+        used[:] = self._agents(task, seed, game)
+        return used
+
     def play(self, task: MatchTask) -> queries.MatchOutcome:
         start = time.perf_counter()
         seed = derive_seed(self.setup.seed, task.schedule_index)
         game = self._game_for(task.seating)
         agents = self._agents(task, seed, game)
         try:
-            result = play_match(game, agents, seed, self.setup.max_turns, self.setup.time_per_move)
+            result = play_match(game, agents, seed, self.setup.max_turns, self.setup.time_per_move,
+                                remake=lambda: self._fresh(agents, task, seed, game), trusted=self.trusted)
         finally:
             for agent in agents:
                 agent.close()
