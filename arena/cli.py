@@ -351,6 +351,8 @@ class _Progress:
 @click.option("--format", "format_", type=click.Choice(tournament.FORMATS), default="round-robin", show_default=True)
 @click.option("--challenger", default=None, help="With --format gauntlet: the agent that plays all others.")
 @click.option("--players", type=int, default=None, help="Seats per match for games of more than two players.")
+@click.option("--openings", default=None, metavar="random:N|FILE",
+              help="Start each set of matches (a pair, seats swapped; N players: every seating) from an opening: N random plies, or one line of FILE.")
 @click.option("--workers", default="1", show_default=True, help="Worker processes, or 'auto' for one per core.")
 @click.option("--resume", default=None, metavar="ID|NAME", help="Finish an interrupted tournament.")
 @click.option("--isolate", is_flag=True, help="Run agents in their own processes, killed when they hang or crash.")
@@ -359,8 +361,8 @@ class _Progress:
 @_common
 def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int, seed: int, max_turns: int,
                    time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
-                   players: int | None, workers: str, resume: str | None, isolate: bool, memory_limit: int | None,
-                   quiet: bool) -> None:  # fmt: skip
+                   players: int | None, openings: str | None, workers: str, resume: str | None, isolate: bool,
+                   memory_limit: int | None, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
     n_workers = _workers(workers)
@@ -377,6 +379,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         request = tournament.TournamentRequest(
             game=game_spec, agents=agents_text, rounds=rounds, seed=seed, max_turns=max_turns,
             time_per_move=time_per_move, name=name, format=format_, challenger=challenger, players=players,
+            openings=openings,
         )  # fmt: skip
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
@@ -632,14 +635,16 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
         seats = [(s.seat, s.agent, s.outcome, s.score) for s in match.seats]
         seat_params = [s.agent_params for s in match.seats]
         game_id, version, params, seed, moves = match.game_id, match.game_version, match.game_params, match.seed, decode_ints(match.moves)
-        reason, detail = match.reason, match.detail
+        reason, detail, opening_plies = match.reason, match.detail, match.opening_plies
     # The game with the seats' own parameters (decks) as they were played.
     game = verify.stored_game(registry, game_id, version, params, seat_params, f"match {match_id}")
     steps = verify.replay_or_explain(game, seed, moves, f"match {match_id}")
     if as_json:
         print_json({"id": match_id, "game": game.label(), "seed": seed, "reason": reason, "detail": detail,
+                    "opening_plies": opening_plies,
                     "seats": [{"seat": s, "agent": a, "outcome": o, "score": sc} for s, a, o, sc in seats],
-                    "moves": [{"turn": t, "seat": seat, "action": moves[t - 1], "text": text} for t, seat, text, _ in steps]})  # fmt: skip
+                    "moves": [{"turn": t - opening_plies if t > opening_plies else None, "seat": seat, "action": moves[t - 1],
+                               "text": text, "opening": t <= opening_plies} for t, seat, text, _ in steps]})  # fmt: skip
         return
     names = {seat: agent for seat, agent, _, _ in seats}
     click.echo(f"match {match_id}: {game.label()} seed {seed}")
@@ -647,8 +652,11 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
     initial = game.new_initial_state(seed)
     if boards:
         click.echo(initial.render())
-    for turn, seat, text, state in steps:
-        click.echo(f"{turn:>4}. {names.get(seat, seat)} (seat {seat}): {text}")
+    for ply, seat, text, state in steps:
+        if ply <= opening_plies:
+            click.echo(f"   o{ply}. opening (seat {seat}): {text}")
+        else:
+            click.echo(f"{ply - opening_plies:>4}. {names.get(seat, seat)} (seat {seat}): {text}")
         if boards:
             click.echo(state.render())
     click.echo(f"end: {reason}" + (f" ({detail})" if detail else ""))

@@ -51,6 +51,7 @@ class MatchResult:
     move_counts: list[int] = field(default_factory=list)  # actions made by each seat
     rounds: int | None = None  # for games played in rounds (State.rounds_played)
     first_player: int | None = None  # the seat that moved first (Onitama: decided by the cards)
+    opening: list[int] = field(default_factory=list)  # plies played before the agents' first turn (see arena.openings)
 
 
 def outcomes_from_returns(returns: Sequence[float]) -> tuple[list[int], list[str]]:
@@ -85,6 +86,7 @@ def play_match(
     seed: int,
     max_turns: int = DEFAULT_MAX_TURNS,
     time_per_move: float | None = None,
+    opening: Sequence[int] = (),
     remake: Callable[[], Sequence[Agent]] | None = None,
     trusted: bool = False,
 ) -> MatchResult:
@@ -99,17 +101,20 @@ def play_match(
     A fault of the game (apply raising, no legal action in a running game) is also re-played guarded
     before it is recorded as `game_error`.
 
+    The `opening` plies are applied first: they are no agent's turns and no agent's think time, and
+    the turn limit counts from the end of the opening. `moves` and `turns` are the agents' alone.
+
     `trusted` agents (Arena's own, which the conformance suite checks never to change what they are
     given, or agents in their own processes, which only ever see a pickled copy) get the live state
     with no copy and no check: a copy per move measured a third of the arena's own time per move.
     """
     try:
-        result, state = _play(game, agents, seed, max_turns, time_per_move, guarded=False, trusted=trusted)
-        if result.reason != GAME_ERROR and (trusted or _replays_to(game, seed, result.moves, state)):
+        result, state = _play(game, agents, seed, max_turns, time_per_move, opening, guarded=False, trusted=trusted)
+        if result.reason != GAME_ERROR and (trusted or _replays_to(game, seed, list(opening) + result.moves, state)):
             return result
     except Exception:  # a state an agent broke can fail anywhere: the guarded match says who broke it
         pass
-    result, _ = _play(game, remake() if remake is not None else agents, seed, max_turns, time_per_move, guarded=True,
+    result, _ = _play(game, remake() if remake is not None else agents, seed, max_turns, time_per_move, opening, guarded=True,
                       trusted=False)  # fmt: skip
     return result
 
@@ -140,12 +145,14 @@ def _replays_to(game: Game, seed: int, moves: Sequence[int], state: State) -> bo
 
 
 def _play(
-    game: Game, agents: Sequence[Agent], seed: int, max_turns: int, time_per_move: float | None, guarded: bool,
-    trusted: bool,
+    game: Game, agents: Sequence[Agent], seed: int, max_turns: int, time_per_move: float | None,
+    opening: Sequence[int], guarded: bool, trusted: bool,
 ) -> tuple[MatchResult, State]:  # fmt: skip
     for agent in agents:
         agent.time_per_move = time_per_move
     state: State = game.new_initial_state(seed)
+    for action in opening:
+        state.apply(action)
     first_player = None if state.is_terminal() else state.current_player
     num_players = len(agents)
     think = [0.0] * num_players
@@ -164,7 +171,7 @@ def _play(
         else:
             scores, outcomes, ranks = [0.0] * num_players, [DRAW] * num_players, [1] * num_players
         return MatchResult(scores, outcomes, ranks, turns, reason, detail, think, moves, legal_counts, made,
-                           state.rounds_played(), first_player), state  # fmt: skip
+                           state.rounds_played(), first_player, list(opening)), state  # fmt: skip
 
     # Bound methods: this loop is the arena's own cost per move, measured against a bare loop.
     is_terminal, legal_actions, apply, clone, view = state.is_terminal, state.legal_actions, state.apply, state.clone, state.view
@@ -220,7 +227,7 @@ def _play(
     returns = state.returns()
     ranks, outcomes = outcomes_from_returns(returns)
     return MatchResult([float(r) for r in returns], outcomes, ranks, turns, NORMAL, None, think, moves, legal_counts, made,
-                       state.rounds_played(), first_player), state  # fmt: skip
+                       state.rounds_played(), first_player, list(opening)), state  # fmt: skip
 
 
 def encode_ints(values: Sequence[int]) -> bytes:

@@ -30,8 +30,20 @@ def round_robin(num_agents: int, rounds: int, players: int = 2) -> list[Table]:
     return [_rotate(group, r) for r in range(rounds) for group in groups]
 
 
+def round_robin_sets(num_agents: int, rounds: int, players: int = 2) -> list[Table]:
+    """Every group of `players` agents plays one set per round: one match per rotation of its seats.
+
+    With two players a set is a pair, the seats swapped; with N players every agent sits in every
+    seat once. The matches of a set are consecutive and share an opening (see arena.openings).
+    """
+    if num_agents < players:
+        raise ArenaError(f"a round-robin of {players}-player matches needs at least {players} agents, got {num_agents}")
+    groups = list(combinations(range(num_agents), players))
+    return [_rotate(group, k) for _ in range(rounds) for group in groups for k in range(players)]
+
+
 def gauntlet(num_agents: int, rounds: int, challenger: int = 0) -> list[Table]:
-    """The challenger plays every other agent in both seat orders, each round."""
+    """The challenger plays every other agent in both seat orders, each round (consecutive: a pair)."""
     if num_agents < 2:
         raise ArenaError("a gauntlet needs a challenger and at least one opponent")
     tables: list[Table] = []

@@ -24,7 +24,8 @@ from arena.heap import frozen_heap
 from arena.match import DEFAULT_MAX_TURNS, MatchResult, encode_ints, play_match
 from arena.params import canonical, parse_spec
 from arena.plugins import Registry, get_registry
-from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin
+from arena.openings import check_file_openings, opening_for, parse_openings
+from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin, round_robin_sets
 from arena.seeding import derive_seed
 from db import queries
 from db.models import Tournament
@@ -55,6 +56,7 @@ class TournamentRequest:
     format: str = "round-robin"
     challenger: str | None = None
     players: int | None = None
+    openings: str | None = None  # random:N or a file of openings (arena.openings)
 
 
 def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
@@ -110,6 +112,8 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
         if players != 2:
             raise ArenaError("the gauntlet format is for two-player games")
         tables = gauntlet(len(entries), request.rounds)
+    elif request.openings is not None:
+        tables = round_robin_sets(len(entries), request.rounds, players)
     else:
         tables = round_robin(len(entries), request.rounds, players)
     settings = {
@@ -118,6 +122,11 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
         "format": request.format,
         "challenger": entries[0].label if request.format == "gauntlet" else None,
     }
+    if request.openings is not None:
+        openings = parse_openings(request.openings, game)
+        set_size = 2 if request.format == "gauntlet" else players
+        check_file_openings(game, openings, [derive_seed(request.seed, start) for start in range(0, len(tables), set_size)])
+        settings.update(openings=openings, set_size=set_size)
     return game, entries, tables, settings
 
 
@@ -157,6 +166,8 @@ class Setup:
     plugins_dirs: tuple[str, ...] = ()
     isolate: bool = False
     memory_limit: int | None = None  # megabytes per agent process
+    openings: dict[str, Any] | None = None  # the settings' openings (arena.openings), or None
+    set_size: int = 1  # consecutive matches that share a seed and an opening (2 for a pair)
 
 
 class Player:
@@ -201,11 +212,13 @@ class Player:
 
     def play(self, task: MatchTask) -> queries.MatchOutcome:
         start = time.perf_counter()
-        seed = derive_seed(self.setup.seed, task.schedule_index)
+        set_size = self.setup.set_size
+        seed = derive_seed(self.setup.seed, task.schedule_index - task.schedule_index % set_size)  # a set shares its seed
         game = self._game_for(task.seating)
+        opening = opening_for(game, self.setup.openings, task.schedule_index // set_size, seed)
         agents = self._agents(task, seed, game)
         try:
-            result = play_match(game, agents, seed, self.setup.max_turns, self.setup.time_per_move,
+            result = play_match(game, agents, seed, self.setup.max_turns, self.setup.time_per_move, opening,
                                 remake=lambda: self._fresh(agents, task, seed, game), trusted=self.trusted)
         finally:
             for agent in agents:
@@ -221,10 +234,10 @@ class Player:
 def outcome_of(task: MatchTask, seed: int, result: MatchResult, duration: float) -> queries.MatchOutcome:
     return queries.MatchOutcome(
         schedule_index=task.schedule_index, seed=seed, seating=task.seating, turns=result.turns, reason=result.reason,
-        detail=result.detail, moves=encode_ints(result.moves), legal_counts=encode_ints(result.legal_counts),
+        detail=result.detail, moves=encode_ints(result.opening + result.moves), legal_counts=encode_ints(result.legal_counts),
         duration=duration, scores=result.scores, outcomes=result.outcomes, ranks=result.ranks,
         think_times=result.think_times, move_counts=result.move_counts, rounds=result.rounds,
-        first_player=result.first_player,
+        first_player=result.first_player, opening_plies=len(result.opening),
     )  # fmt: skip
 
 
@@ -332,7 +345,8 @@ def _play(
         played = queries.played_indices(session, tournament.id)
         isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and workers > 1)
         setup = Setup(settings["game"], settings["agents"], tournament.seed, tournament.max_turns, tournament.time_per_move,
-                      tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit)  # fmt: skip
+                      tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit,
+                      settings.get("openings"), settings.get("set_size", 1))  # fmt: skip
         game = make_game(registry, setup.game_spec)
         entries = [entry_from_json(registry, data, game) for data in setup.agents]
         _check_unchanged(tournament, game, setup.agents, entries)

@@ -39,8 +39,8 @@ def replay_or_explain(game: Game, seed: int, moves: Sequence[int], what: str) ->
 def problem(game: Game, match: queries.StoredMatch) -> str | None:
     """Why the stored match's moves do not lead to its stored result, or None when they do."""
     moves = decode_ints(match.moves)
-    if len(moves) != match.turns:
-        return f"{len(moves)} moves stored for {match.turns} turns"
+    if len(moves) != match.turns + match.opening_plies:
+        return f"{len(moves)} moves stored for {match.turns} turns after {match.opening_plies} opening plies"
     try:
         steps = replay(game, match.seed, moves)
     except Exception as exc:
@@ -56,8 +56,8 @@ def problem(game: Game, match: queries.StoredMatch) -> str | None:
         return None
     if terminal:
         return f"stored as {match.reason} but the game was over after its {len(moves)} moves"
-    if match.reason == TURN_LIMIT and len(moves) != match.max_turns:
-        return f"stored as turn_limit after {len(moves)} moves; the limit is {match.max_turns}"
+    if match.reason == TURN_LIMIT and match.turns != match.max_turns:
+        return f"stored as turn_limit after {match.turns} turns; the limit is {match.max_turns}"
     if match.reason not in FORFEITS + (TURN_LIMIT, GAME_ERROR):
         return f"unknown reason {match.reason!r}"
     return None

@@ -80,6 +80,8 @@ class Match(Base):
     finished_at: Mapped[datetime | None]
     rounds: Mapped[int | None]  # for games played in rounds
     first_player: Mapped[int | None]  # the seat that moved first
+    # The first plies of `moves` that were the match's opening (arena.openings), played by no agent.
+    opening_plies: Mapped[int] = mapped_column(default=0, server_default="0")
 
     tournament: Mapped[Tournament] = relationship(back_populates="matches")
     seats: Mapped[list[MatchSeat]] = relationship(back_populates="match", cascade="all, delete-orphan", order_by="MatchSeat.seat")

@@ -135,6 +135,7 @@ class MatchOutcome(NamedTuple):
     move_counts: Sequence[int]
     rounds: int | None = None
     first_player: int | None = None
+    opening_plies: int = 0  # the first plies of `moves` were the opening's, not the agents'
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,7 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
     tid, game_id, game_version, game_params, agents = keys.tournament_id, keys.game_id, keys.game_version, keys.game_params, keys.agents
     match_rows = [
         (tid, r.schedule_index, game_id, game_version, game_params, r.seed, r.turns, r.reason, r.detail, r.moves, r.legal_counts,
-         r.duration, now, r.rounds, r.first_player)
+         r.duration, now, r.rounds, r.first_player, r.opening_plies)
         for r in results
     ]  # fmt: skip
     seat_rows = [
@@ -172,10 +173,10 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
             _executemany(
                 connection,
                 'INSERT INTO matches (tournament_id, "index", game_id, game_version, game_params, seed, status, turns, '
-                "reason, detail, moves, legal_counts, duration, finished_at, rounds, first_player) "
-                "VALUES ({}, {}, {}, {}, {}, {}, 'done', {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
+                "reason, detail, moves, legal_counts, duration, finished_at, rounds, first_player, opening_plies) "
+                "VALUES ({}, {}, {}, {}, {}, {}, 'done', {}, {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
                 ("tournament_id", "index", "game_id", "game_version", "game_params", "seed", "turns", "reason", "detail",
-                 "moves", "legal_counts", "duration", "finished_at", "rounds", "first_player"),
+                 "moves", "legal_counts", "duration", "finished_at", "rounds", "first_player", "opening_plies"),
                 match_rows,
             )  # fmt: skip
             _executemany(
@@ -338,6 +339,7 @@ class StoredMatch:
     reason: str
     moves: bytes
     max_turns: int
+    opening_plies: int  # the first plies of `moves` were the opening's, not the agents'
     scores: tuple[float, ...]
     seat_params: tuple[str, ...]  # each seat's agent parameters (JSON), for the seat parameters (decks) it brought
 
@@ -346,7 +348,7 @@ def stored_matches(session: Session, tournament_id: int | None = None) -> Iterat
     """Played matches (of one tournament, or all) in schedule order, with their seats."""
     query = (
         select(Match.id, Match.tournament_id, Match.game_id, Match.game_version, Match.game_params, Match.seed,
-               Match.turns, Match.reason, Match.moves, Tournament.max_turns)
+               Match.turns, Match.reason, Match.moves, Tournament.max_turns, Match.opening_plies)
         .join(Tournament, Tournament.id == Match.tournament_id)
         .order_by(Match.tournament_id, Match.index)
     )  # fmt: skip
@@ -359,7 +361,8 @@ def stored_matches(session: Session, tournament_id: int | None = None) -> Iterat
         by_match.setdefault(match_id, []).append((score or 0.0, params))
     for row in session.execute(query):
         seat_rows = by_match.get(row[0], [])
-        yield StoredMatch(*row[:8], row[8] or b"", row[9], tuple(s for s, _ in seat_rows), tuple(p for _, p in seat_rows))
+        yield StoredMatch(*row[:8], row[8] or b"", row[9], row[10] or 0, tuple(s for s, _ in seat_rows),
+                          tuple(p for _, p in seat_rows))  # fmt: skip
 
 
 def reason_counts(session: Session, tournament_id: int) -> dict[str, int]:

@@ -1,0 +1,122 @@
+"""Openings and paired games: random and file openings, pairs with seats swapped, stored and replayed plies,
+the turn limit after the opening, validation up front, and resume repeating no opening."""
+
+from collections import Counter
+
+import pytest
+
+from arena import tournament
+from arena.match import decode_ints
+from arena.plugins import get_registry
+from arena.schedule import round_robin_sets
+from db.session import open_database
+from tests.conftest import TEST_PLUGINS
+from tests.test_distinct_games import deterministic_cli  # noqa: F401  (a fixture)
+
+
+def _matches(cli, name):
+    return cli.rows(
+        "select m.\"index\", m.seed, m.moves, m.opening_plies, m.turns, group_concat(s.agent, ',') from matches m "
+        f"join match_seats s on s.match_id = m.id join tournaments t on t.id = m.tournament_id where t.name = '{name}' "
+        'group by m.id order by m."index"'
+    )
+
+
+def test_deterministic_agents_play_distinct_games_from_random_openings(deterministic_cli):  # noqa: F811
+    cli = deterministic_cli
+    cli("run-tournament", "--game", "connect_four", "--agents", "lowest,highest", "--rounds", "10", "--seed", "3",
+        "--openings", "random:4", "--name", "open", "--quiet")  # fmt: skip
+    rows = _matches(cli, "open")
+    assert len(rows) == 20  # a round is a pair with the seats swapped
+    for first, second in zip(rows[0::2], rows[1::2]):
+        assert first[1] == second[1] and first[3] == second[3] == 4  # a pair shares its seed and its opening...
+        assert decode_ints(first[2])[:4] == decode_ints(second[2])[:4]
+        assert first[5].split(",") == second[5].split(",")[::-1]  # ...with the seats swapped
+    assert len({decode_ints(r[2])[:4] and tuple(decode_ints(r[2])[:4]) for r in rows[0::2]}) >= 8  # openings differ
+    (pair,) = cli.json("stats", "--tournament", "open")["distinct_games"]
+    assert pair["matches"] == 20 and pair["distinct"] >= 16 and not pair["repeated"]
+    assert "overstate" not in cli("leaderboard", "--tournament", "open").stderr
+    # The opening is no agent's: seats' moves add up to the agents' turns, and the stored list is opening + turns.
+    seats = cli.rows("select sum(moves) from match_seats group by match_id order by match_id")
+    assert [s[0] for s in seats] == [r[4] for r in rows]
+    assert all(len(decode_ints(r[2])) == r[3] + r[4] for r in rows)
+
+
+def test_file_openings_by_name_or_id_in_order_and_shown_in_replays(arena_cli, tmp_path):
+    book = tmp_path / "book.txt"
+    book.write_text("# centre first\nx3 o3\n\n2,4\nx0 1 x2\n")
+    arena_cli("run-tournament", "--game", "connect_four", "--agents", "greedy,center", "--rounds", "4", "--openings",
+              str(book), "--name", "book", "--quiet")  # fmt: skip
+    rows = _matches(arena_cli, "book")
+    openings = [tuple(decode_ints(r[2])[: r[3]]) for r in rows]
+    assert openings == [(3, 3), (3, 3), (2, 4), (2, 4), (0, 1, 2), (0, 1, 2), (3, 3), (3, 3)]  # line k for pair k
+    match_id = arena_cli.json("matches", "--tournament", "book")[4]["id"]
+    replayed = arena_cli.json("replay", str(match_id))
+    assert replayed["opening_plies"] == 3
+    assert [m["opening"] for m in replayed["moves"][:4]] == [True, True, True, False]
+    assert [m["turn"] for m in replayed["moves"][:4]] == [None, None, None, 1]
+    text = arena_cli("replay", str(match_id), "--no-boards").stdout
+    assert "o1. opening (seat 0): x0" in text and "   1. " in text
+
+
+@pytest.mark.parametrize("content, message", [
+    ("x3 x9\n", "line 1: 'x9' is not a legal action after 1 plies"),
+    ("# nothing\n\n", "no openings in the file"),
+    ("3 3\n3 3 3 3 3 3 3\n", "line 2: '3' is not a legal action after 6 plies"),
+])  # fmt: skip
+def test_bad_opening_files_are_refused_up_front(arena_cli, tmp_path, content, message):
+    book = tmp_path / "bad.txt"
+    book.write_text(content)
+    result = arena_cli("run-tournament", "--game", "connect_four", "--agents", "greedy,center", "--openings", str(book),
+                       "--name", "bad", ok=False)  # fmt: skip
+    assert result.exit_code == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
+
+
+@pytest.mark.parametrize("spec", ["random:0", "random:x", "random:", "nofile.txt"])
+def test_bad_openings_option(arena_cli, spec):
+    result = arena_cli("run-tournament", "--game", "connect_four", "--agents", "greedy,center", "--openings", spec, ok=False)
+    assert result.exit_code == 2 and "--openings" in result.stderr
+
+
+def test_turn_limit_counts_from_the_end_of_the_opening(arena_cli):
+    arena_cli("run-tournament", "--game", "forever", "--agents", "random,center", "--rounds", "2", "--max-turns", "5",
+              "--openings", "random:3", "--name", "lim", "--quiet")  # fmt: skip
+    rows = _matches(arena_cli, "lim")
+    assert [(r[3], r[4], len(decode_ints(r[2]))) for r in rows] == [(3, 5, 8)] * 4
+
+
+def test_sets_rotate_every_seating_for_n_players():
+    tables = round_robin_sets(4, 1, players=3)
+    assert len(tables) == 4 * 3
+    for start in range(0, len(tables), 3):
+        group = tables[start:start + 3]
+        assert len({frozenset(t) for t in group}) == 1  # one group of agents per set...
+        assert all(sorted(t[seat] for t in group) == sorted(group[0]) for seat in range(3))  # ...every agent in every seat
+
+
+def test_resume_repeats_no_opening(tmp_path, arena_cli):
+    """A run stopped part-way and resumed stores exactly the uninterrupted run's matches: same openings, none twice."""
+    registry = get_registry([str(TEST_PLUGINS)])
+    database = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_five(done, total):
+        if done >= 5:
+            raise Stop
+
+    for name in ("cut", "whole"):
+        request = tournament.TournamentRequest(game="connect_four", agents="greedy,center,random", rounds=2, seed=8,
+                                               name=name, openings="random:2")  # fmt: skip
+        tournament_id = tournament.create(registry, database, request)
+        if name == "cut":
+            with pytest.raises(Stop):
+                tournament.play(database, registry, tournament_id, progress=stop_after_five)
+            assert 0 < len(_matches(arena_cli, "cut")) < 12
+        tournament.play(database, registry, tournament_id)
+    cut, whole = _matches(arena_cli, "cut"), _matches(arena_cli, "whole")
+    assert len(cut) == 12 and cut == whole
+    openings = Counter(tuple(decode_ints(r[2])[: r[3]]) + (r[1],) for r in cut)
+    assert set(openings.values()) == {2}  # every opening (with its seed) played by exactly one pair
