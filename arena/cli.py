@@ -24,7 +24,7 @@ from arena.plugins import register_commands as add_plugin_commands
 from arena.ratings import elo
 from arena.stats import MATRIX_KINDS, matrix, seat_results, turn_stats
 from db import queries
-from db.session import Database, StorageError, open_database
+from db.session import Database, StorageError, database_exists, open_database
 
 
 class Context:
@@ -44,9 +44,10 @@ class Context:
                 click.echo(f"warning: {message}", err=True)
         return registry
 
-    def database(self) -> Database:
+    def database(self, create: bool = True) -> Database:
+        """The database; a command that only reads passes create=False, so a mistyped --db creates no file."""
         if self._database is None:
-            self._database = open_database(self.db_url)
+            self._database = open_database(self.db_url, create=create)
         return self._database
 
 
@@ -232,6 +233,8 @@ def agents_register(ctx: Context, name: str, type_id: str, params: tuple[str, ..
                     checkpoint: str | None) -> None:  # fmt: skip
     """Save an agent type plus parameters under NAME, usable wherever an agent is expected."""
     registry = ctx.registry()
+    if len(name) > 200:
+        raise ArenaError(f"an agent name is at most 200 characters, got {len(name)}")
     if not name or any(ch in name for ch in ",:= ") or name.isdigit():
         raise ArenaError(f"bad agent name {name!r}: use letters, digits, '-', '_' or '.' (no ',', ':', '=' or spaces)")
     if name in registry.agents:
@@ -248,7 +251,9 @@ def agents_register(ctx: Context, name: str, type_id: str, params: tuple[str, ..
         declared = agent_specs.declared_params(agent_cls)
         if checkpoint and not any(p.name == "checkpoint" for p in declared):
             raise ArenaError(f"agent type '{type_id}' takes no checkpoint file")
-        validate_params(declared, raw, f"agent '{type_id}'")
+        values = validate_params(declared, {**raw, **({"checkpoint": os.path.abspath(checkpoint)} if checkpoint else {})},
+                                 f"agent '{type_id}'")  # fmt: skip
+        agent_cls.check_params({k: v for k, v in values.items() if k != "seed"})
         game_id = None
     with ctx.database().session() as session, session.begin():
         if queries.get_named_agent(session, name) is not None:
@@ -263,7 +268,7 @@ def agents_register(ctx: Context, name: str, type_id: str, params: tuple[str, ..
 @_output_options(csv=False)
 def agents_show(ctx: Context, name: str, as_json: bool) -> None:
     """Show a named agent."""
-    with ctx.database().session() as session:
+    with ctx.database(create=False).session() as session:
         row = queries.get_named_agent(session, name)
         if row is None:
             raise ArenaError(f"no agent named '{name}'")
@@ -280,7 +285,7 @@ def agents_show(ctx: Context, name: str, as_json: bool) -> None:
 @_common
 def agents_remove(ctx: Context, name: str) -> None:
     """Remove a named agent (its past results stay)."""
-    with ctx.database().session() as session, session.begin():
+    with ctx.database(create=False).session() as session, session.begin():
         if not queries.remove_named_agent(session, name):
             raise ArenaError(f"no agent named '{name}'")
     click.echo(f"removed agent '{name}'")
@@ -368,10 +373,10 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     n_workers = _workers(workers)
     if memory_limit is not None and memory_limit < 50:
         raise ArenaError(f"--memory-limit must be at least 50 (megabytes), got {memory_limit}")
-    database = ctx.database()
     if resume is not None:
         if game_spec or agents_text:
             raise ArenaError("--resume takes the tournament's own settings; do not give --game or --agents")
+        database = ctx.database(create=False)
         tournament_id = results.get_tournament(database, resume).id
     else:
         if not game_spec or not agents_text:
@@ -381,6 +386,9 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
             time_per_move=time_per_move, name=name, format=format_, challenger=challenger, players=players,
             openings=openings,
         )  # fmt: skip
+        if not database_exists(ctx.db_url):
+            tournament.prepare(registry, None, request)  # bad input must not leave a new, empty database file
+        database = ctx.database()
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
         played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit)
@@ -399,7 +407,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
 @_output_options()
 def tournaments_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
     """List tournaments."""
-    with ctx.database().session() as session:
+    with ctx.database(create=False).session() as session:
         rows = []
         for t in queries.list_tournaments(session):
             rows.append({"id": t.id, "name": t.name, "game": t.game_id, "game_version": t.game_version,
@@ -462,7 +470,7 @@ def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warn
 def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str | None, system: str, as_json: bool,
                         as_csv: bool) -> None:  # fmt: skip
     """Ratings and results per agent."""
-    database = ctx.database()
+    database = ctx.database(create=False)
     selection = results.select(database, ctx.registry(), tournament_key, game_spec)
     rows, warning = results.leaderboard_of(database, selection, system)
     if as_json:
@@ -484,7 +492,7 @@ def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str
 @_output_options()
 def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool, as_csv: bool) -> None:
     """Elo of every agent after each match, in schedule order (JSON: only the agents of each match)."""
-    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    selection = results.select(ctx.database(create=False), ctx.registry(), tournament_key, game_spec)
     _, history = elo(selection.records)
     if as_json:
         print_json([{"n": p.n, "match_id": p.match_id, "ratings": p.ratings} for p in history])
@@ -507,7 +515,7 @@ def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str
 @_output_options()
 def seats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool, as_csv: bool) -> None:
     """Score rate by seat, overall and per agent (first-mover advantage)."""
-    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    selection = results.select(ctx.database(create=False), ctx.registry(), tournament_key, game_spec)
     data = seat_results(selection.records)
     if as_json:
         print_json(data)
@@ -537,7 +545,7 @@ def seats_command(ctx: Context, tournament_key: str | None, game_spec: str | Non
 def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spec: str | None, as_json: bool,
                    as_csv: bool) -> None:  # fmt: skip
     """Pairwise matrix, row agent against column agent, agents in leaderboard order."""
-    database = ctx.database()
+    database = ctx.database(create=False)
     selection = results.select(database, ctx.registry(), tournament_key, game_spec)
     agents = [row["agent"] for row in sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), "bt")]
     values = matrix(selection.records, kind, agents)
@@ -558,7 +566,7 @@ def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spe
 @_output_options(csv=False)
 def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool) -> None:
     """Match length, end reasons, legal moves per turn and think time."""
-    database = ctx.database()
+    database = ctx.database(create=False)
     selection = results.select(database, ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
     data = turn_stats(selection.records)
     data["distinct_games"] = results.distinct_games_of(database, selection)
@@ -601,7 +609,7 @@ def _match_to_dict(record: Any) -> dict[str, Any]:
 def matches_command(ctx: Context, tournament_key: str | None, game_spec: str | None, agent: str | None,
                     limit: int | None, as_json: bool, as_csv: bool) -> None:  # fmt: skip
     """List played matches."""
-    selection = results.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    selection = results.select(ctx.database(create=False), ctx.registry(), tournament_key, game_spec)
     records = [r for r in selection.records if agent is None or agent in r.agents()]
     if limit is not None:
         records = records[:limit]
@@ -626,7 +634,7 @@ def matches_command(ctx: Context, tournament_key: str | None, game_spec: str | N
 def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> None:
     """Show a stored match move by move."""
     registry = ctx.registry()
-    with ctx.database().session() as session:
+    with ctx.database(create=False).session() as session:
         match = queries.get_match(session, match_id)
         if match is None:
             raise ArenaError(f"no match {match_id}")
@@ -681,7 +689,7 @@ def db_upgrade(ctx: Context) -> None:
 @_output_options(csv=False)
 def db_verify(ctx: Context, tournament_key: str | None, as_json: bool) -> None:
     """Replay stored matches; report those whose moves do not lead to the stored result (exit code 1 if any)."""
-    database = ctx.database()
+    database = ctx.database(create=False)
     tournament_id = results.get_tournament(database, tournament_key).id if tournament_key is not None else None
     report = verify.verify(database, ctx.registry(), tournament_id)
     if as_json:

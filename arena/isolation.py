@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from arena.api import Agent, AgentInfo, Game, State
 from arena.params import format_value
+from arena.lifeline import bind_to_parent
 from arena.match import AGENT_CRASHED, AGENT_ERROR, TIMEOUT, Forfeit
 
 #: Seconds past the time per move before a silent agent is killed (pickling and scheduling take some).
@@ -37,6 +38,7 @@ def _limit_memory(megabytes: int | None) -> None:
 
 def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory_limit: int | None) -> None:
     """The agent process: build agents on request and answer `act` for them."""
+    bind_to_parent(os.getppid())  # the forkserver, which itself ends with the process that owns it
     from arena.agents import entry_from_json
     from arena.plugins import get_registry
     from arena.tournament import make_game
@@ -49,7 +51,7 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
     while True:
         try:
             message = conn.recv()
-        except EOFError:
+        except (EOFError, OSError):  # the owner closed the pipe, or died
             return
         kind = message[0]
         try:

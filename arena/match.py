@@ -201,6 +201,9 @@ def _play(
         except Exception as exc:  # a fault of the agent, not of the arena
             think[seat] += clock() - start
             return end(AGENT_ERROR, f"{type(exc).__name__}: {exc}", seat)
+        except SystemExit as exc:  # sys.exit() in an agent ends its match, not the tournament
+            think[seat] += clock() - start
+            return end(AGENT_ERROR, f"seat {seat} called sys.exit({exc.code!r}); run such agents with --isolate", seat)
         elapsed = clock() - start
         think[seat] += elapsed
         if guarded and _position(state) != before:

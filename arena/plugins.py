@@ -159,6 +159,12 @@ def _register(
     except Exception as exc:  # pluggy rejects bad hook signatures here
         report(f"plugin '{name}' ({source}) failed to register: {exc}")
         return
+    try:
+        pm.check_pending()  # a misspelled hook name (register_agentz): this plugin's, the others passed already
+    except pluggy.PluginValidationError as exc:
+        pm.unregister(module, name=name)
+        report(f"plugin '{name}' ({source}) failed to register: {exc}")
+        return
     registry.plugins.append(PluginInfo(name, source, version, _hooks_of(pm, module)))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import gc
 import json
 import os
@@ -10,7 +11,7 @@ import multiprocessing
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import InvalidStateError, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence
 from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game
 from arena.api import Agent, Game
 from arena.isolation import AgentProcess, IsolatedAgent
+from arena.lifeline import bind_to_parent
 from arena.errors import ArenaError
 from arena.heap import frozen_heap
 from arena.match import DEFAULT_MAX_TURNS, MatchResult, encode_ints, play_match
@@ -32,6 +34,14 @@ from db.models import Tournament
 from db.session import Database
 
 FORMATS = ("round-robin", "gauntlet")
+#: The most matches one tournament may schedule (the schedule is written whole before play starts).
+MAX_SCHEDULED = 10_000_000
+#: Seeds are stored as 64-bit integers.
+SEED_RANGE = (-(2**63), 2**63 - 1)
+#: Longest tournament name (the column's size, on every database).
+MAX_NAME = 200
+#: A day: a longer --time-per-move (or inf, nan) is a mistake, not a limit.
+MAX_TIME_PER_MOVE = 86_400.0
 #: Results are written at least this often ($ARENA_FLUSH_SECONDS overrides), and at most this many matches at a time.
 FLUSH_SECONDS = float(os.environ.get("ARENA_FLUSH_SECONDS", "2.0"))
 FLUSH_MATCHES = 2000
@@ -76,25 +86,30 @@ def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
     return game_cls(**params)
 
 
-def prepare(registry: Registry, database: Database, request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[Table], dict[str, Any]]:
+def prepare(registry: Registry, database: Database | None, request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[Table], dict[str, Any]]:
     """Check everything and build the schedule (agent positions by seat, match by match); nothing is written."""
     if request.rounds < 1:
         raise ArenaError(f"--rounds must be at least 1, got {request.rounds}")
     if request.max_turns < 1:
         raise ArenaError(f"--max-turns must be at least 1, got {request.max_turns}")
-    if request.time_per_move is not None and request.time_per_move <= 0:
-        raise ArenaError(f"--time-per-move must be positive, got {request.time_per_move:g}")
+    if request.time_per_move is not None and not (0 < request.time_per_move <= MAX_TIME_PER_MOVE):
+        raise ArenaError(f"--time-per-move must be a number of seconds above 0 and at most {MAX_TIME_PER_MOVE:g}, "
+                         f"got {request.time_per_move:g}")  # fmt: skip
+    if not SEED_RANGE[0] <= request.seed <= SEED_RANGE[1]:
+        raise ArenaError(f"--seed must be between {SEED_RANGE[0]} and {SEED_RANGE[1]} (a 64-bit integer), got {request.seed}")
+    if request.name is not None and not 0 < len(request.name.strip()) <= MAX_NAME:
+        raise ArenaError(f"--name must be 1 to {MAX_NAME} characters, not only spaces")
     if request.format not in FORMATS:
         raise ArenaError(f"unknown format '{request.format}' (choose: {', '.join(FORMATS)})")
     game = _game_with_players(registry, request)
-    with database.session() as session:
-        if request.name is not None and queries.find_tournament(session, request.name) is not None:
+    with database.session() if database is not None else contextlib.nullcontext(None) as session:
+        if session is not None and request.name is not None and queries.find_tournament(session, request.name) is not None:
             raise ArenaError(f"a tournament named '{request.name}' exists already (use --resume to finish it)")
         if request.name is not None and request.name.isdigit():
             raise ArenaError("a tournament name cannot be a number (numbers are tournament ids)")
 
         def lookup(name: str) -> dict[str, Any] | None:
-            row = queries.get_named_agent(session, name)
+            row = queries.get_named_agent(session, name) if session is not None else None
             if row is None:
                 return None
             return {"type": row.type, "params": json.loads(row.params), "game": row.game, "checkpoint": row.checkpoint}
@@ -111,11 +126,16 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
     if request.format == "gauntlet":
         if players != 2:
             raise ArenaError("the gauntlet format is for two-player games")
-        tables = gauntlet(len(entries), request.rounds)
+        schedule: Callable[[int], list[Table]] = lambda rounds: gauntlet(len(entries), rounds)  # noqa: E731
     elif request.openings is not None:
-        tables = round_robin_sets(len(entries), request.rounds, players)
+        schedule = lambda rounds: round_robin_sets(len(entries), rounds, players)  # noqa: E731
     else:
-        tables = round_robin(len(entries), request.rounds, players)
+        schedule = lambda rounds: round_robin(len(entries), rounds, players)  # noqa: E731
+    per_round = len(schedule(1))
+    if per_round * request.rounds > MAX_SCHEDULED:  # refused before the schedule takes any memory
+        raise ArenaError(f"{request.rounds} rounds of {per_round} matches is more than the {MAX_SCHEDULED:,} matches a "
+                         "tournament may schedule; play it as several tournaments")  # fmt: skip
+    tables = schedule(request.rounds)
     settings = {
         "game": game.label(),
         "agents": [entry.to_json() for entry in entries],
@@ -244,8 +264,9 @@ def outcome_of(task: MatchTask, seed: int, result: MatchResult, duration: float)
 _worker: Player | None = None
 
 
-def _init_worker(setup: Setup) -> None:
+def _init_worker(setup: Setup, parent_pid: int) -> None:
     global _worker
+    bind_to_parent(parent_pid)  # a worker never outlives the run that started it (kill -9 included)
     _worker = Player(setup, get_registry(setup.plugins_dirs))
     atexit.register(_worker.close)
     gc.freeze()  # for the worker's whole life: see arena.heap
@@ -280,8 +301,32 @@ def start_method(isolate: bool) -> str:
     return "fork"
 
 
+def _end_pool(pool: ProcessPoolExecutor) -> None:
+    """Kill the pool's workers at once. Its manager thread then fails the futures that map() has already
+    cancelled (CPython raises InvalidStateError there): that is expected, so it is not printed."""
+    previous = threading.excepthook
+
+    def quiet(args: threading.ExceptHookArgs) -> None:
+        if not isinstance(args.exc_value, InvalidStateError):
+            previous(args)
+
+    threading.excepthook = quiet
+    try:
+        manager = getattr(pool, "_executor_manager_thread", None)
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.kill()
+        pool.shutdown(wait=False)
+        if manager is not None:
+            manager.join(10)
+    finally:
+        threading.excepthook = previous
+
+
 def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask], workers: int) -> Iterator[queries.MatchOutcome]:
-    if workers <= 1 or len(tasks) <= 1:
+    # Agents other than Arena's own play in a worker process even with one worker, unless isolated already:
+    # one that calls os._exit or segfaults then ends a worker (one line, --resume finishes), not the run.
+    own = player_setup.isolate or all(registry.is_builtin("agent", data["type"]) for data in player_setup.agents)
+    if workers <= 1 and own:
         player = Player(player_setup, registry)
         try:
             for task in tasks:
@@ -291,12 +336,18 @@ def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask]
         return
     context = multiprocessing.get_context(start_method(player_setup.isolate))
     chunk = max(1, min(64, len(tasks) // (workers * 8)))
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(player_setup,)) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(player_setup, os.getpid())) as pool:
         try:
             yield from pool.map(_play_in_worker, tasks, chunksize=chunk)
+        except (KeyboardInterrupt, GeneratorExit):
+            # Ctrl-C (workers ignore it: see arena.lifeline) or play stopped early: end the workers now
+            # instead of waiting for their current chunks.
+            _end_pool(pool)
+            raise
         except BrokenProcessPool:
             raise ArenaError(
-                "a worker process died (an agent crashed it?); run again with --isolate and --resume the tournament"
+                "a worker process died while playing (an agent in it exited or crashed); what was played is stored: "
+                "--resume the tournament with --isolate (each agent in its own process)"
             ) from None
 
 

@@ -65,8 +65,17 @@ class Database:
         return self.sessions()
 
 
-def open_database(url: str | None = None, migrate: bool = True) -> Database:
-    """Open (and create or upgrade, on first use) the database at `url`."""
+def database_exists(url: str | None = None) -> bool:
+    """False only for a SQLite file that does not exist yet (a server database is assumed to exist)."""
+    try:
+        path = _sqlite_file(resolve_url(url))
+    except ArgumentError:
+        return True  # open_database reports the bad URL
+    return path is None or path.exists()
+
+
+def open_database(url: str | None = None, migrate: bool = True, create: bool = True) -> Database:
+    """Open (and create or upgrade, on first use) the database at `url`; `create=False` refuses a missing SQLite file."""
     resolved = resolve_url(url)
     try:
         parsed = make_url(resolved)
@@ -78,6 +87,8 @@ def open_database(url: str | None = None, migrate: bool = True) -> Database:
         parent = path.resolve().parent
         if not parent.is_dir():
             raise StorageError(f"cannot open database {resolved}: directory {parent} does not exist")
+        if not create and not path.exists():
+            raise StorageError(f"no database at {path} (nothing has been stored there yet)")
     try:
         engine = create_engine(resolved, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000} if is_sqlite else {})
     except (SQLAlchemyError, ImportError) as exc:
