@@ -18,6 +18,8 @@ from arena.params import Param, format_value, validate_params
 TERMINAL = -1
 
 Evaluation = Callable[["State", int], float]
+#: A shaped reward: `shaping(state, action, player)` for `player` playing `action` in `state` (before it is applied).
+Shaping = Callable[["State", int, int], float]
 
 
 def win_loss_returns(winner: int, num_players: int = 2) -> list[float]:
@@ -151,6 +153,21 @@ class Game(ABC):
         if type(self).heuristic is Game.heuristic:
             return {}
         return {"heuristic": self.heuristic}
+
+    def reward_shapings(self) -> dict[str, Shaping]:
+        """Named reward shapings for learners (e.g. Reversi's positional rewards): added to the mover's
+        reward at every move by `arena train --shaping NAME` and the `arena.envs` environments. None by default."""
+        return {}
+
+    def action_planes(self) -> tuple[tuple[int, int], ...] | None:
+        """How action ids lie on the observation's board, for size-independent (fully convolutional) networks.
+
+        One (row_trim, col_trim) per output plane: the actions are plane 0's top-left
+        (H - row_trim) x (W - col_trim) cells in row-major order, then plane 1's, and so on, where H x W
+        are the observation's last two dimensions. None (the default): the actions are not cells.
+        Dots and Boxes: ((0, 1), (1, 0)) (horizontal lines, then vertical ones); tic-tac-toe: ((0, 0),).
+        """
+        return None
 
     #: Names of the values `features` returns, for linear evaluators.
     feature_names: ClassVar[tuple[str, ...]] = ()

@@ -70,19 +70,22 @@ class TournamentRequest:
 
 
 def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
-    spec = parse_spec(request.game)
+    return game_with_players(registry, request.game, request.players)
+
+
+def game_with_players(registry: Registry, spec_text: str, players: int | None) -> Game:
+    """The game of `spec_text` for `players` seats (None: as the spec says); ArenaError if it cannot seat them."""
+    spec = parse_spec(spec_text)
     game_cls = registry.game_class(spec.id)
     params = dict(spec.params)
-    if request.players is not None:
+    if players is not None:
         info = game_cls.info
-        if not info.min_players <= request.players <= info.max_players:
-            raise ArenaError(
-                f"game '{info.id}' is for {info.min_players} to {info.max_players} players, not {request.players}"
-            )
+        if not info.min_players <= players <= info.max_players:
+            raise ArenaError(f"game '{info.id}' is for {info.min_players} to {info.max_players} players, not {players}")
         if info.min_players != info.max_players:
-            if "players" in params and int(params["players"]) != request.players:
+            if "players" in params and int(params["players"]) != players:
                 raise ArenaError("--players and the game's players parameter disagree")
-            params["players"] = str(request.players)
+            params["players"] = str(players)
     return game_cls(**params)
 
 

@@ -221,6 +221,10 @@ class DotsAndBoxes(arena.Game):
     def num_distinct_actions(self) -> int:
         return self.layout.num_lines
 
+    def action_planes(self) -> tuple[tuple[int, int], ...]:
+        """Horizontal line h(r, c) sits at [r, c] of an (rows+1) x cols block, vertical v(r, c) at [r, c] of rows x (cols+1)."""
+        return ((0, 1), (1, 0))
+
     def new_initial_state(self, seed: int = 0) -> DotsAndBoxesState:
         return DotsAndBoxesState(self.layout)
 

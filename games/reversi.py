@@ -400,6 +400,19 @@ def positional(own: int, opp: int) -> int:
     return score
 
 
+#: Positional rewards are the weights divided by this, so a game's shaped rewards stay near the final +-1.
+POSITIONAL_SCALE = 1000.0
+
+
+def positional_reward(state: arena.State, action: int, player: int) -> float:
+    """The report's shaped reward of `action` by `player` in `state` (before it is played); 0 for a pass."""
+    assert isinstance(state, ReversiState)
+    if action == PASS:
+        return 0.0
+    own, opp = state._own_opp(player)
+    return positional((flips(action, own, opp) | 1 << action) & FULL, 0) / POSITIONAL_SCALE
+
+
 class Reversi(arena.Game):
     info = arena.GameInfo(
         id="reversi",
@@ -431,6 +444,11 @@ class Reversi(arena.Game):
             return TERMINAL_VALUE * result + own.bit_count() - opp.bit_count()
         mobility = state.moves_of(player).bit_count() - state.moves_of(1 - player).bit_count()
         return float(positional(own, opp)) + MOBILITY_WEIGHT * mobility
+
+    def reward_shapings(self) -> dict[str, arena.Shaping]:
+        """`positional`: the Reversi report's reward for a move, R(p) = V(p) + the values V of the discs it
+        flips, with V the positional weights above, divided by POSITIONAL_SCALE (a corner: +0.1)."""
+        return {"positional": positional_reward}
 
     feature_names = ("discs", "mobility", "corners", "x_squares", "c_squares", "edges", "positional")
     #: Weights for a linear evaluator over `features`: the heuristic (positional + 5 x mobility) before the end.

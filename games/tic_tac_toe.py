@@ -112,6 +112,10 @@ class TicTacToe(arena.Game):
     def new_initial_state(self, seed: int = 0) -> TicTacToeState:
         return TicTacToeState()
 
+    def action_planes(self) -> tuple[tuple[int, int], ...]:
+        """Action row*3 + col is the cell [row, col] of the 3x3 planes."""
+        return ((0, 0),)
+
     def max_game_length(self) -> int:
         return 9
 
