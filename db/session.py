@@ -75,7 +75,10 @@ def database_exists(url: str | None = None) -> bool:
 
 
 def open_database(url: str | None = None, migrate: bool = True, create: bool = True) -> Database:
-    """Open (and create or upgrade, on first use) the database at `url`; `create=False` refuses a missing SQLite file."""
+    """Open (and create or upgrade, on first use) the database at `url`.
+
+    With `create=False` (commands that only read) a SQLite file that does not exist is not created: the
+    answer is that of an empty database (an in-memory one)."""
     resolved = resolve_url(url)
     try:
         parsed = make_url(resolved)
@@ -87,8 +90,8 @@ def open_database(url: str | None = None, migrate: bool = True, create: bool = T
         parent = path.resolve().parent
         if not parent.is_dir():
             raise StorageError(f"cannot open database {resolved}: directory {parent} does not exist")
-        if not create and not path.exists():
-            raise StorageError(f"no database at {path} (nothing has been stored there yet)")
+        if not create and not path.exists():  # nothing stored there yet: read an empty database, create no file
+            return open_database("sqlite://", migrate)
     try:
         engine = create_engine(resolved, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000} if is_sqlite else {})
     except (SQLAlchemyError, ImportError) as exc:
