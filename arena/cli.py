@@ -19,6 +19,7 @@ from arena.leaderboard import SYSTEMS, distinct_warning, leaderboard_rows, sort_
 from arena.match import DEFAULT_MAX_TURNS, decode_ints
 from arena.output import print_csv, print_json, print_table
 from arena.params import parse_assignments
+from arena.seeding import game_seed
 from arena.plugins import Registry, get_registry
 from arena.plugins import register_commands as add_plugin_commands
 from arena.ratings import elo
@@ -362,12 +363,14 @@ class _Progress:
 @click.option("--resume", default=None, metavar="ID|NAME", help="Finish an interrupted tournament.")
 @click.option("--isolate", is_flag=True, help="Run agents in their own processes, killed when they hang or crash.")
 @click.option("--memory-limit", type=int, default=None, metavar="MB", help="Memory limit per agent process (implies --isolate).")
+@click.option("--trust-agents", is_flag=True,
+              help="Play agents of a hidden-information game in-process even when they are not Arena's own.")
 @click.option("--quiet", is_flag=True, help="No progress bar and no leaderboard at the end.")
 @_common
 def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int, seed: int, max_turns: int,
                    time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
                    players: int | None, openings: str | None, workers: str, resume: str | None, isolate: bool,
-                   memory_limit: int | None, quiet: bool) -> None:  # fmt: skip
+                   memory_limit: int | None, trust_agents: bool, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
     n_workers = _workers(workers)
@@ -391,7 +394,8 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         database = ctx.database()
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
-        played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit)
+        played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit,
+                                 trust_agents=trust_agents)  # fmt: skip
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
     notice = results.game_error_notice(database, tournament_id)
     if notice:
@@ -643,10 +647,11 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
         seats = [(s.seat, s.agent, s.outcome, s.score) for s in match.seats]
         seat_params = [s.agent_params for s in match.seats]
         game_id, version, params, seed, moves = match.game_id, match.game_version, match.game_params, match.seed, decode_ints(match.moves)
-        reason, detail, opening_plies = match.reason, match.detail, match.opening_plies
-    # The game with the seats' own parameters (decks) as they were played.
+        reason, detail, opening_plies, secret = match.reason, match.detail, match.opening_plies, match.tournament.secret
+    # The game with the seats' own parameters (decks) as they were played, and the seed of its own chance.
     game = verify.stored_game(registry, game_id, version, params, seat_params, f"match {match_id}")
-    steps = verify.replay_or_explain(game, seed, moves, f"match {match_id}")
+    deal = game_seed(game, seed, secret)
+    steps = verify.replay_or_explain(game, deal, moves, f"match {match_id}")
     if as_json:
         print_json({"id": match_id, "game": game.label(), "seed": seed, "reason": reason, "detail": detail,
                     "opening_plies": opening_plies,
@@ -657,7 +662,7 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
     names = {seat: agent for seat, agent, _, _ in seats}
     click.echo(f"match {match_id}: {game.label()} seed {seed}")
     click.echo("  " + "  ".join(f"seat {s}: {a} ({o})" for s, a, o, _ in seats))
-    initial = game.new_initial_state(seed)
+    initial = game.new_initial_state(deal)
     if boards:
         click.echo(initial.render())
     for ply, seat, text, state in steps:

@@ -20,8 +20,9 @@ from arena.match import AGENT_CRASHED, AGENT_ERROR, TIMEOUT, Forfeit
 
 #: Seconds past the time per move before a silent agent is killed (pickling and scheduling take some).
 KILL_MARGIN = 1.0
-#: Seconds an isolated agent may take per move when the tournament sets no time per move.
-NO_LIMIT_DEADLINE = 300.0
+#: Seconds an agent in its own process (or an in-process agent that is not one of Arena's own, under a
+#: watchdog) may take for one move when the tournament sets no time per move ($ARENA_MOVE_DEADLINE).
+NO_LIMIT_DEADLINE = float(os.environ.get("ARENA_MOVE_DEADLINE", "60"))
 #: Seconds a new agent process may take to start and build its agent.
 START_DEADLINE = 60.0
 
@@ -82,6 +83,40 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
                 os._exit(70)
         except Exception as exc:
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+class _Deadline(BaseException):
+    """Raised into an in-process agent by the watchdog's alarm (a BaseException: agents' `except Exception` miss it)."""
+
+
+def _alarm(_signum: int, _frame: Any) -> None:
+    raise _Deadline
+
+
+def watch(agent: Agent, time_per_move: float | None) -> None:
+    """A per-move watchdog for an agent in this process: a move that takes longer than the deadline (the time per
+    move plus KILL_MARGIN, else NO_LIMIT_DEADLINE) is interrupted and forfeited (`timeout`). It uses SIGALRM,
+    so only in a process's main thread (elsewhere the agent plays unwatched); --isolate is the hard boundary."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        return
+    deadline = (time_per_move + KILL_MARGIN) if time_per_move is not None else NO_LIMIT_DEADLINE
+    inner = agent.act
+    signal.signal(signal.SIGALRM, _alarm)
+
+    def act(state: State) -> int:
+        signal.setitimer(signal.ITIMER_REAL, deadline, 1.0)  # re-fires each second if the first is swallowed
+        try:
+            try:
+                return inner(state)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except _Deadline:
+            raise Forfeit(TIMEOUT, f"no answer within {deadline:g}s; the in-process watchdog stopped the agent") from None
+
+    agent.act = act  # type: ignore[method-assign]
 
 
 class AgentProcess:

@@ -89,6 +89,7 @@ def play_match(
     opening: Sequence[int] = (),
     remake: Callable[[], Sequence[Agent]] | None = None,
     trusted: bool = False,
+    game_seed: int | None = None,
 ) -> MatchResult:
     """Play one match to its end, the turn limit, or the first fault of an agent or of the game.
 
@@ -103,18 +104,20 @@ def play_match(
 
     The `opening` plies are applied first: they are no agent's turns and no agent's think time, and
     the turn limit counts from the end of the opening. `moves` and `turns` are the agents' alone.
+    `game_seed` seeds the game's own chance when it is not the match seed (see arena.seeding.game_seed).
 
     `trusted` agents (Arena's own, which the conformance suite checks never to change what they are
     given, or agents in their own processes, which only ever see a pickled copy) get the live state
     with no copy and no check: a copy per move measured a third of the arena's own time per move.
     """
+    deal = seed if game_seed is None else game_seed
     try:
-        result, state = _play(game, agents, seed, max_turns, time_per_move, opening, guarded=False, trusted=trusted)
-        if result.reason != GAME_ERROR and (trusted or _replays_to(game, seed, list(opening) + result.moves, state)):
+        result, state = _play(game, agents, deal, max_turns, time_per_move, opening, guarded=False, trusted=trusted)
+        if result.reason != GAME_ERROR and (trusted or _replays_to(game, deal, list(opening) + result.moves, state)):
             return result
     except Exception:  # a state an agent broke can fail anywhere: the guarded match says who broke it
         pass
-    result, _ = _play(game, remake() if remake is not None else agents, seed, max_turns, time_per_move, opening, guarded=True,
+    result, _ = _play(game, remake() if remake is not None else agents, deal, max_turns, time_per_move, opening, guarded=True,
                       trusted=False)  # fmt: skip
     return result
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import secrets
 import contextlib
 import gc
 import json
@@ -19,7 +20,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game
 from arena.api import Agent, Game
-from arena.isolation import AgentProcess, IsolatedAgent
+from arena.isolation import AgentProcess, IsolatedAgent, watch
 from arena.lifeline import bind_to_parent
 from arena.errors import ArenaError
 from arena.heap import frozen_heap
@@ -28,7 +29,7 @@ from arena.params import canonical, parse_spec
 from arena.plugins import Registry, get_registry
 from arena.openings import check_file_openings, opening_for, parse_openings
 from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin, round_robin_sets
-from arena.seeding import derive_seed
+from arena.seeding import derive_seed, game_seed
 from db import queries
 from db.models import Tournament
 from db.session import Database
@@ -166,6 +167,7 @@ def _create(registry: Registry, database: Database, request: TournamentRequest) 
         game_params=canonical(game.params), format=request.format, rounds=request.rounds, seed=request.seed,
         max_turns=request.max_turns, time_per_move=request.time_per_move, players=game.num_players,
         settings=settings, schedule=encode_schedule(tables), scheduled=len(tables),
+        secret=None if game.info.perfect_information else secrets.token_hex(16),
     )  # fmt: skip
 
 
@@ -191,6 +193,7 @@ class Setup:
     memory_limit: int | None = None  # megabytes per agent process
     openings: dict[str, Any] | None = None  # the settings' openings (arena.openings), or None
     set_size: int = 1  # consecutive matches that share a seed and an opening (2 for a pair)
+    secret: str | None = None  # the tournament's, mixed into a hidden-information game's chance (never shown)
 
 
 class Player:
@@ -218,7 +221,11 @@ class Player:
 
     def _agents(self, task: MatchTask, seed: int, game: Game) -> list[Agent]:
         if not self.setup.isolate:
-            return [self.makers[position](game, seat, seed) for seat, position in enumerate(task.seating)]
+            agents = [self.makers[position](game, seat, seed) for seat, position in enumerate(task.seating)]
+            if not self.trusted:  # not Arena's own: a per-move watchdog, so that a hang never stops the run
+                for agent in agents:
+                    watch(agent, self.setup.time_per_move)
+            return agents
         while len(self.processes) < len(task.seating):
             self.processes.append(AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit))
         return [
@@ -238,11 +245,13 @@ class Player:
         set_size = self.setup.set_size
         seed = derive_seed(self.setup.seed, task.schedule_index - task.schedule_index % set_size)  # a set shares its seed
         game = self._game_for(task.seating)
-        opening = opening_for(game, self.setup.openings, task.schedule_index // set_size, seed)
+        deal = game_seed(game, seed, self.setup.secret)  # the game's own chance: agents cannot predict it
+        opening = opening_for(game, self.setup.openings, task.schedule_index // set_size, deal)
         agents = self._agents(task, seed, game)
         try:
             result = play_match(game, agents, seed, self.setup.max_turns, self.setup.time_per_move, opening,
-                                remake=lambda: self._fresh(agents, task, seed, game), trusted=self.trusted)
+                                remake=lambda: self._fresh(agents, task, seed, game), trusted=self.trusted,
+                                game_seed=deal)  # fmt: skip
         finally:
             for agent in agents:
                 agent.close()
@@ -357,14 +366,18 @@ def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask]
 def play(
     database: Database, registry: Registry, tournament_id: int, workers: int = 1, progress: Progress | None = None,
     plugins_dirs: Sequence[str] = (), isolate: bool = False, memory_limit: int | None = None,
+    trust_agents: bool = False,
 ) -> int:  # fmt: skip
     """Play every pending match of the tournament; returns how many were played.
 
     Agents run in their own processes with `isolate`, and always when there is a time per move and
-    more than one worker (a worker must never hang on an agent).
+    more than one worker (a worker must never hang on an agent), and on a game of hidden information
+    when any agent is not one of Arena's own, unless `trust_agents` (an agent in the runner's process
+    can read what its seat may not see).
     """
     with frozen_heap():
-        return _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit)
+        return _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit,
+                     trust_agents)  # fmt: skip
 
 
 def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[str, Any]], entries: Sequence[AgentEntry]) -> None:
@@ -388,7 +401,7 @@ def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[
 
 def _play(
     database: Database, registry: Registry, tournament_id: int, workers: int, progress: Progress | None,
-    plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None,
+    plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None, trust_agents: bool = False,
 ) -> int:  # fmt: skip
     with database.session() as session:
         tournament = queries.find_tournament(session, tournament_id)
@@ -398,9 +411,11 @@ def _play(
         tables = decode_schedule(tournament.schedule, tournament.players)
         played = queries.played_indices(session, tournament.id)
         isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and workers > 1)
+        if not trust_agents and not isolate and not make_game(registry, settings["game"]).info.perfect_information:
+            isolate = not all(registry.is_builtin("agent", data["type"]) for data in settings["agents"])
         setup = Setup(settings["game"], settings["agents"], tournament.seed, tournament.max_turns, tournament.time_per_move,
                       tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit,
-                      settings.get("openings"), settings.get("set_size", 1))  # fmt: skip
+                      settings.get("openings"), settings.get("set_size", 1), tournament.secret)  # fmt: skip
         game = make_game(registry, setup.game_spec)
         entries = [entry_from_json(registry, data, game) for data in setup.agents]
         _check_unchanged(tournament, game, setup.agents, entries)

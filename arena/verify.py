@@ -10,6 +10,7 @@ from arena.api import Game
 from arena.errors import ArenaError
 from arena.match import AGENT_CRASHED, AGENT_ERROR, GAME_ERROR, ILLEGAL_ACTION, NORMAL, TIMEOUT, TURN_LIMIT, decode_ints, replay
 from arena.plugins import Registry
+from arena.seeding import game_seed
 from db import queries
 
 FORFEITS = (ILLEGAL_ACTION, TIMEOUT, AGENT_ERROR, AGENT_CRASHED)
@@ -41,11 +42,12 @@ def problem(game: Game, match: queries.StoredMatch) -> str | None:
     moves = decode_ints(match.moves)
     if len(moves) != match.turns + match.opening_plies:
         return f"{len(moves)} moves stored for {match.turns} turns after {match.opening_plies} opening plies"
+    deal = game_seed(game, match.seed, match.secret)
     try:
-        steps = replay(game, match.seed, moves)
+        steps = replay(game, deal, moves)
     except Exception as exc:
         return f"moves do not replay: {exc}"
-    state = steps[-1][3] if steps else game.new_initial_state(match.seed)
+    state = steps[-1][3] if steps else game.new_initial_state(deal)
     terminal = state.is_terminal()
     if match.reason == NORMAL:
         if not terminal:

@@ -71,7 +71,7 @@ def remove_named_agent(session: Session, name: str) -> bool:
 def create_tournament(
     database: Database, *, name: str | None, game_id: str, game_version: str, game_params: str, format: str,
     rounds: int, seed: int, max_turns: int, time_per_move: float | None, players: int, settings: dict[str, Any],
-    schedule: bytes, scheduled: int,
+    schedule: bytes, scheduled: int, secret: str | None = None,
 ) -> int:  # fmt: skip
     """Write the tournament with its whole schedule (packed seatings, see Tournament.schedule); returns its id."""
 
@@ -80,7 +80,7 @@ def create_tournament(
             tournament = Tournament(
                 name=name, game_id=game_id, game_version=game_version, game_params=game_params, format=format,
                 rounds=rounds, seed=seed, max_turns=max_turns, time_per_move=time_per_move, players=players,
-                settings=json.dumps(settings, sort_keys=True), schedule=schedule, scheduled=scheduled,
+                settings=json.dumps(settings, sort_keys=True), schedule=schedule, scheduled=scheduled, secret=secret,
             )  # fmt: skip
             session.add(tournament)
             session.flush()
@@ -340,6 +340,7 @@ class StoredMatch:
     moves: bytes
     max_turns: int
     opening_plies: int  # the first plies of `moves` were the opening's, not the agents'
+    secret: str | None  # the tournament's (arena.seeding.game_seed); never shown
     scores: tuple[float, ...]
     seat_params: tuple[str, ...]  # each seat's agent parameters (JSON), for the seat parameters (decks) it brought
 
@@ -348,7 +349,7 @@ def stored_matches(session: Session, tournament_id: int | None = None) -> Iterat
     """Played matches (of one tournament, or all) in schedule order, with their seats."""
     query = (
         select(Match.id, Match.tournament_id, Match.game_id, Match.game_version, Match.game_params, Match.seed,
-               Match.turns, Match.reason, Match.moves, Tournament.max_turns, Match.opening_plies)
+               Match.turns, Match.reason, Match.moves, Tournament.max_turns, Match.opening_plies, Tournament.secret)
         .join(Tournament, Tournament.id == Match.tournament_id)
         .order_by(Match.tournament_id, Match.index)
     )  # fmt: skip
@@ -361,7 +362,7 @@ def stored_matches(session: Session, tournament_id: int | None = None) -> Iterat
         by_match.setdefault(match_id, []).append((score or 0.0, params))
     for row in session.execute(query):
         seat_rows = by_match.get(row[0], [])
-        yield StoredMatch(*row[:8], row[8] or b"", row[9], row[10] or 0, tuple(s for s, _ in seat_rows),
+        yield StoredMatch(*row[:8], row[8] or b"", row[9], row[10] or 0, row[11], tuple(s for s, _ in seat_rows),
                           tuple(p for _, p in seat_rows))  # fmt: skip
 
 

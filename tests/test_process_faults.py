@@ -104,3 +104,51 @@ def test_sys_exit_in_an_agent_is_its_fault_only(tmp_path):
     arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,quitter", "--rounds", "2", "--quiet")
     matches = arena_cli.json("matches")
     assert len(matches) == 2 and all(m["reason"] == "agent_error" and "sys.exit(3)" in m["detail"] for m in matches)
+
+
+def test_an_in_process_agent_that_hangs_loses_by_timeout_and_the_run_goes_on(tmp_path):
+    from tests.conftest import TEST_PLUGINS
+
+    db = tmp_path / "hang.db"
+    env = dict(os.environ, ARENA_MOVE_DEADLINE="1")  # the default move deadline (60 s), shortened for the test
+    run = subprocess.run([ARENA, "--db", str(db), "--plugins-dir", str(TEST_PLUGINS), "run-tournament", "--game",
+                          "tic_tac_toe", "--agents", "random,crasher:how=hang", "--rounds", "2", "--quiet"], env=env,
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120, preexec_fn=limit_child)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    with sqlite3.connect(db) as c:
+        rows = c.execute("select reason, detail from matches").fetchall()
+    assert len(rows) == 2 and all(reason == "timeout" and "watchdog" in detail for reason, detail in rows), rows
+
+
+def test_hidden_information_games_isolate_agents_that_are_not_arenas_own(tmp_path):
+    from tests.conftest import Arena, TEST_PLUGINS
+
+    arena_cli = Arena(tmp_path / "h.db")
+    # The spy of the probe read the real state through the interpreter; in its own process there is none to read.
+    spy = tmp_path / "spy"
+    spy.mkdir()
+    (spy / "spy.py").write_text(
+        "import gc, os, arena\n"
+        "class Spy(arena.Agent):\n"
+        "    info = arena.AgentInfo(id='spy')\n"
+        "    def act(self, state):\n"
+        "        real = [o for o in gc.get_objects() if isinstance(o, type(state)) and o is not state]\n"
+        "        open(os.environ['SPY_LOG'], 'a').write(f'{os.getpid()} {len(real)}\\n')\n"
+        "        return state.legal_actions()[0]\n"
+        "@arena.hookimpl\n"
+        "def register_agents(register):\n"
+        "    register(Spy)\n")
+    log = tmp_path / "spy.log"
+    os.environ["SPY_LOG"] = str(log)
+    try:
+        arena_cli = Arena(tmp_path / "h.db", plugins_dirs=(TEST_PLUGINS, spy))
+        arena_cli("run-tournament", "--game", "gwent_lite", "--agents", "spy,random", "--rounds", "1", "--quiet")
+        seen = [line.split() for line in log.read_text().splitlines()]
+        assert seen and all(pid != str(os.getpid()) for pid, _ in seen)  # never in the runner's process
+        assert all(count == "0" for _, count in seen), seen  # no real state to find where it played
+        log.unlink()
+        arena_cli("run-tournament", "--game", "gwent_lite", "--agents", "spy,random", "--rounds", "1", "--quiet",
+                  "--trust-agents")  # fmt: skip  (trusted: played in the runner's process or its worker)
+        assert log.exists()
+    finally:
+        del os.environ["SPY_LOG"]
