@@ -525,8 +525,9 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
                 "last": {"episodes": len(tally.recent), "win": win, "draw": draw, "loss": loss}}  # fmt: skip
     del training["out"]  # where the file went is not part of what it is
     save_checkpoint(config.out, plan.game, learner.layers, learner.output, config.algorithm, training)
+    # Where the file went is printed once, by the command (stdout), not in this line.
     report(f"trained {config.algorithm} on {plan.game.label()} against {config.opponent}: {config.episodes} episodes "
-           f"in {seconds:.1f}s, {tally.line()}; wrote {config.out}")  # fmt: skip
+           f"in {seconds:.1f}s, {tally.line()}")  # fmt: skip
     return TrainSummary(config.episodes, len(tally.recent), win, draw, loss, seconds, config.out)
 
 

@@ -104,7 +104,8 @@ def resolve(registry: Registry, spec: Spec, game: Game, named: dict[str, Any] | 
         return build_entry(registry, spec.id, named["type"], named["params"], game, named["game"], named["checkpoint"])
     if spec.id not in registry.agents:
         known = ", ".join(sorted(registry.agents))
-        raise ArenaError(f"unknown agent '{spec.id}': not a registered name nor an agent type (types: {known})")
+        raise ArenaError(f"unknown agent '{spec.id}': not a registered name nor an agent type (types: {known};"
+                         " loose-file plugins load from ./plugins, $ARENA_PLUGINS_DIR and --plugins-dir)")  # fmt: skip
     return build_entry(registry, str(spec), spec.id, dict(spec.params), game)
 
 

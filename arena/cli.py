@@ -17,7 +17,7 @@ from arena import results, tournament, verify
 from arena.errors import ArenaError
 from arena.leaderboard import SYSTEMS, distinct_warning, leaderboard_rows, sort_rows
 from arena.match import DEFAULT_MAX_TURNS, decode_ints
-from arena.output import print_csv, print_json, print_table
+from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, print_table
 from arena.params import parse_assignments
 from arena.seeding import game_seed
 from arena.plugins import Registry, get_registry
@@ -181,7 +181,7 @@ def games_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
     if as_csv:
         print_csv(columns, rows)
     else:
-        print_table("Games", columns, rows)
+        print_table("Games", columns, rows, fit=[Drop("plugin"), Shorten("parameters", 24), Drop("version")])
 
 
 # ---------------------------------------------------------------- named agents
@@ -219,8 +219,9 @@ def agents_list(ctx: Context, as_json: bool, as_csv: bool) -> None:
         print_csv(columns, rows)
         return
     print_table("Agent types", ["type", "version", "parameters", "description"],
-                [[t["type"], t["version"], " ".join(t["params"]), t["description"]] for t in types])  # fmt: skip
-    print_table("Named agents", columns, rows)
+                [[t["type"], t["version"], " ".join(t["params"]), t["description"]] for t in types],
+                fit=[Shorten("description", 30), Shorten("parameters", 24), Drop("version"), Drop("description")])  # fmt: skip
+    print_table("Named agents", columns, rows, fit=[Shorten("checkpoint", 16), Shorten("params", 16), Drop("checkpoint")])
 
 
 @agents_group.command("register")
@@ -406,25 +407,28 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         _print_leaderboard(selection.title, rows, "bt", warning)
 
 
+TOURNAMENT_COLUMNS = ["id", "name", "game", "agents", "format", "rounds", "status", "progress", "started"]
+
+
 @cli.command("tournaments")
 @_common
 @_output_options()
 def tournaments_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
-    """List tournaments."""
-    with ctx.database(create=False).session() as session:
-        rows = []
-        for t in queries.list_tournaments(session):
-            rows.append({"id": t.id, "name": t.name, "game": t.game_id, "game_version": t.game_version,
-                         "format": t.format, "rounds": t.rounds, "seed": t.seed, "status": t.status,
-                         "matches": t.scheduled, "done": queries.played_count(session, t.id),
-                         "created_at": t.created_at.isoformat(timespec="seconds")})  # fmt: skip
-    columns = ["id", "name", "game", "format", "rounds", "seed", "status", "done", "matches"]
+    """List tournaments: game with its parameters, agents, format, rounds, status, progress, start time."""
+    rows = results.tournament_rows(ctx.database(create=False))
     if as_json:
         print_json(rows)
-    elif as_csv:
-        print_csv(columns, [[r[c] for c in columns] for r in rows])
-    else:
-        print_table("Tournaments", columns, [[r[c] for c in columns] for r in rows])
+        return
+    if as_csv:
+        columns = list(rows[0]) if rows else ["id"]
+        print_csv(columns, [[",".join(v) if isinstance(v, list) else v for v in r.values()] for r in rows])
+        return
+    table = [[r["id"], r["name"], r["game_spec"], ",".join(r["agents"]),
+              r["format"] + (f" ({r['challenger']})" if r["challenger"] else ""), r["rounds"], r["status"],
+              f"{r['done']}/{r['matches']}", r["created_at"].replace("T", " ")[:16]] for r in rows]  # fmt: skip
+    print_table("Tournaments", TOURNAMENT_COLUMNS, table,
+                fit=[Shorten("agents", 24), Shorten("game", 20), Shorten("name", 12), Shorten("agents", 14), Drop("rounds"),
+                     Drop("format"), Shorten("agents", 10), Drop("started"), Shorten("name", 6), Shorten("game", 12)])  # fmt: skip
 
 
 # ---------------------------------------------------------------- queries
@@ -444,6 +448,14 @@ LEADERBOARD_HEADERS = ["#", "agent", "games", "wins", "draws", "losses", "win ra
                        "TrueSkill mu", "sigma"]  # fmt: skip
 
 
+# Columns left out first when a leaderboard is wider than the terminal: never the sorting system's own.
+_LEADERBOARD_FIT = {
+    "bt": ["sigma", "TrueSkill mu", "Elo", "draws", "games", "losses", "wins"],
+    "elo": ["sigma", "TrueSkill mu", "BT 95%", "BT", "draws", "games", "losses", "wins"],
+    "trueskill": ["Elo", "BT 95%", "BT", "draws", "games", "losses", "wins"],
+}
+
+
 def _bt_interval(row: dict[str, Any]) -> str:
     """low..high, with < or > where the prior, not the games, sets that end (see arena.ratings.bradley_terry_counts)."""
     low = ("<" if row.get("bt_low_by_prior") else "") + f"{row['bt_low']:.0f}"
@@ -456,14 +468,15 @@ def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warn
     for r in rows:
         r = dict(r, bt_interval=_bt_interval(r))
         table.append([r[c] for c in LEADERBOARD_COLUMNS])
-    print_table(f"Leaderboard (sorted by {system}; # differs only where BT intervals do not overlap) - {title}",
-                LEADERBOARD_HEADERS, table)  # fmt: skip
+    notes = ["#: agents share a rank unless their Bradley-Terry 95% intervals are apart."]
     if any(r.get("bt_low_by_prior") or r.get("bt_high_by_prior") for r in rows):
-        click.echo("BT 95%: >high (<low) = the agent never lost (never scored) a point, so the games set no upper "
-                   "(lower) limit; that end comes from the weak prior only")  # fmt: skip
+        notes.append("BT 95%: >high (<low) = the agent never lost (never scored) a point, so the games set no upper "
+                     "(lower) limit; that end comes from the weak prior only")  # fmt: skip
+    drops = [Drop(column) for column in _LEADERBOARD_FIT[system]]
+    print_table(f"Leaderboard - {title} - sorted by {system}", LEADERBOARD_HEADERS, table,
+                fit=drops[:3] + [Shorten("agent", 16)] + drops[3:] + [Shorten("agent", 10)], note=notes)  # fmt: skip
     if warning:
         click.echo(warning, err=True)
-
 
 
 @cli.command("leaderboard")
@@ -509,8 +522,12 @@ def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str
         rows.append([point.n, point.match_id] + [current[a] for a in agents])
     if as_csv:
         print_csv(["n", "match_id"] + agents, rows)
-    else:
-        print_table(f"Elo after each match - {selection.title}", ["n", "match"] + agents, rows)
+        return
+    headers, note = ["n", "match"] + agents, None
+    if not fits(headers, rows):
+        numbers, note = numbered(agents)
+        headers = ["n", "match"] + numbers
+    print_table(f"Elo after each match - {selection.title}", headers, rows, fit=[Drop(h) for h in reversed(headers[2:])], note=note)
 
 
 @cli.command("seats")
@@ -560,8 +577,14 @@ def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spe
     rows = [[agent] + row for agent, row in zip(agents, values)]
     if as_csv:
         print_csv(columns, rows)
-    else:
-        print_table(f"{kind} (row vs column) - {selection.title}", columns, rows)
+        return
+    note = None
+    if not fits(columns, rows):  # number the agents: column i is the agent of row i
+        columns = ["agent"] + numbered(agents)[0]
+        rows = [[f"{i} {agent}"] + row for i, (agent, row) in enumerate(zip(agents, values), 1)]
+        note = "Columns are numbered as the rows."
+    print_table(f"{kind} (row vs column) - {selection.title}", columns, rows,
+                fit=[Shorten("agent", 14)] + [Drop(c) for c in reversed(columns[1:])], note=note)  # fmt: skip
 
 
 @cli.command("stats")

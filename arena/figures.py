@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.axes import Axes
-from matplotlib.colors import Normalize, to_hex
+from matplotlib.colors import Normalize, to_hex, to_rgb
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator, StrMethodFormatter
@@ -285,30 +285,59 @@ def ratings_figure(
 
 def outcomes_figure(agents: Sequence[str], wins: Sequence[int], draws: Sequence[int], losses: Sequence[int], title: str) -> Figure:
     """Stacked horizontal bars of each agent's win, draw and loss shares, with the percentages written in."""
+    counts = np.column_stack([np.asarray(v, dtype=float) for v in (wins, draws, losses)]).reshape(len(agents), 3)
+    return _share_bars(agents, counts, [WIN_COLOR, DRAW_COLOR, LOSS_COLOR], ["win", "draw", "loss"],
+                       f"Win / draw / loss rates per agent\n{title}", "share of the agent's matches (%)")  # fmt: skip
+
+
+def ordinal(place: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"
+
+
+def places_figure(agents: Sequence[str], places: Mapping[str, Sequence[int]], title: str) -> Figure:
+    """Games of more than two players: stacked bars of each agent's share of 1st, 2nd, ... last places.
+
+    places[agent][k] = matches the agent finished in place k + 1 (ties share the better place).
+    Colours run from green (1st) to red (last), with the percentages written in.
+    """
+    k = max((len(v) for v in places.values()), default=1)
+    counts = np.array([list(places.get(a, ())) + [0] * (k - len(places.get(a, ()))) for a in agents], dtype=float).reshape(len(agents), k)
+    palette = colormaps["RdYlGn_r"]
+    colors = [to_hex(palette(0.1 + 0.8 * place / max(1, k - 1))) for place in range(k)]
+    return _share_bars(agents, counts, colors, [ordinal(place + 1) for place in range(k)],
+                       f"Finishing places per agent ({k} players per match)\n{title}",
+                       "share of the agent's matches (%); tied players share the better place")  # fmt: skip
+
+
+def _share_bars(agents: Sequence[str], counts: np.ndarray, colors: Sequence[str], labels: Sequence[str], title: str,
+                xlabel: str) -> Figure:  # fmt: skip
+    """One stacked bar per agent of the shares of its matches in each column of `counts` (agents x kinds), games at the end."""
     n = len(agents)
-    w, d, l = (np.asarray(v, dtype=float) for v in (wins, draws, losses))
-    games = w + d + l
-    safe = np.where(games > 0, games, 1)
-    shares = [100 * w / safe, 100 * d / safe, 100 * l / safe]
+    games = counts.sum(axis=1)
+    shares = 100 * counts / np.where(games > 0, games, 1)[:, None]
     fig = Figure(figsize=(10, _per_agent_height(n)), layout="constrained")
     ax = fig.add_subplot()
     y = np.arange(n)
     left = np.zeros(n)
-    for share, color, label in zip(shares, (WIN_COLOR, DRAW_COLOR, LOSS_COLOR), ("win", "draw", "loss")):
+    for column, (color, label) in enumerate(zip(colors, labels)):
+        share = shares[:, column]
         ax.barh(y, share, left=left, color=color, height=0.72, label=label)
+        text_color = _text_color(to_rgb(color))
         for i in range(n):
             if share[i] >= 7:
-                ax.text(left[i] + share[i] / 2, i, f"{share[i]:.0f}%", ha="center", va="center", color="white", fontsize=8)
+                ax.text(left[i] + share[i] / 2, i, f"{share[i]:.0f}%", ha="center", va="center", color=text_color, fontsize=8)
         left = left + share
     for i in range(n):
         ax.text(101, i, f"{int(games[i]):,} games", va="center", ha="left", fontsize=8)
     ax.set_xlim(0, 100)
     ax.set_yticks(y, [wrap_label(a) for a in agents], fontsize=_label_fontsize(n))
     ax.set_ylim(n - 0.4, -0.6)
-    ax.set_xlabel("share of the agent's matches (%)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("agent (leaderboard order)")
-    ax.set_title(f"Win / draw / loss rates per agent\n{title}", pad=28)
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False, fontsize=9)
+    ax.set_title(title, pad=28)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(len(labels), 8), frameon=False, fontsize=9)
     return fig
 
 
@@ -472,17 +501,24 @@ def seat_colors(seats: Sequence[int]) -> dict[int, str]:
     return {seat: to_hex(palette(0.15 + 0.7 * i / max(1, k - 1))) for i, seat in enumerate(seats)}
 
 
-def seats_figure(agents: Sequence[str], by_seat: Mapping[str, Mapping[int, tuple[int, float]]], title: str) -> Figure:
+FIRST_MOVER_COLOR = "#e07b39"
+
+
+def seats_figure(agents: Sequence[str], by_seat: Mapping[str, Mapping[int, tuple[int, float]]], title: str,
+                 first_mover: tuple[int, float] | None = None) -> Figure:  # fmt: skip
     """Score per game (win 1, draw 1/2) by seat: all agents together (with a 95% interval) on top, then per agent.
 
     by_seat[agent][seat] = (games, score). The top panel answers "does a seat have an advantage";
-    the one below shows whether that holds for every agent. Both share the x axis.
+    the one below shows whether that holds for every agent. Both share the x axis. `first_mover`
+    = (games, score) of whoever moved first, a last bar in the top panel: in games where the rules,
+    not the seat, decide who starts (Onitama's side card), that is the first-move advantage.
     """
     seats = sorted({seat for table in by_seat.values() for seat in table})
     colors = seat_colors(seats)
     n, k = len(agents), len(seats)
     bar = 0.8 / max(1, k)
-    overall_height = 0.6 + 0.3 * k
+    rows = k + (1 if first_mover is not None and first_mover[0] else 0)
+    overall_height = 0.6 + 0.3 * rows
     agents_height = max(1.5, n * max(0.32, 0.17 * k))
     fig = Figure(figsize=(10.5, overall_height + agents_height + 1.4), layout="constrained")
     overall_ax, agent_ax = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [overall_height, agents_height]})
@@ -491,14 +527,16 @@ def seats_figure(agents: Sequence[str], by_seat: Mapping[str, Mapping[int, tuple
     all_games = sum(total_games.values())
     mean_score = sum(total_score.values()) / all_games if all_games else 0.0
     show_values = n * k <= 90
-    for i, s in enumerate(seats):
-        games = total_games[s]
-        rate = total_score[s] / games if games else 0.0
+    bars = [(f"seat {s}", total_games[s], total_score[s], colors[s]) for s in seats]
+    if rows > k:
+        bars.append(("moved first", first_mover[0], first_mover[1], FIRST_MOVER_COLOR))  # type: ignore[index]
+    for i, (label, games, score, color) in enumerate(bars):
+        rate = score / games if games else 0.0
         half = 1.96 * math.sqrt(max(rate * (1 - rate), 0.0) / games) if games else 0.0
-        overall_ax.barh(i, rate, xerr=half, height=0.7, color=colors[s], capsize=4, label=f"seat {s}")
+        overall_ax.barh(i, rate, xerr=half, height=0.7, color=color, capsize=4, label=label)
         overall_ax.text(rate + half + 0.015, i, f"{rate:.3f}  (±{half:.3f}, {games:,} games)", va="center", ha="left", fontsize=8)
-    overall_ax.set_yticks(np.arange(k), [f"seat {s}" for s in seats])
-    overall_ax.set_ylim(k - 0.5, -0.5)
+    overall_ax.set_yticks(np.arange(rows), [label for label, *_ in bars])
+    overall_ax.set_ylim(rows - 0.5, -0.5)
     overall_ax.set_title("all agents together (bars: 95% interval; dashed: mean score per game)", fontsize=10)
     y = np.arange(n)
     for j, s in enumerate(seats):
@@ -519,5 +557,7 @@ def seats_figure(agents: Sequence[str], by_seat: Mapping[str, Mapping[int, tuple
         ax.grid(True, axis="x", alpha=0.3)
     agent_ax.set_xlim(0, 1.12)
     overall_ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
-    fig.suptitle(f"Score by seat (seat = player number; seat 0 moves first unless the game's rules say otherwise)\n{title}", fontsize=11)
+    first = "; 'moved first' = whoever made the first move" if rows > k else ""
+    fig.suptitle(f"Score by seat (seat = player number; seat 0 moves first unless the game's rules say otherwise{first})\n{title}",
+                 fontsize=11)  # fmt: skip
     return fig

@@ -58,7 +58,8 @@ class Registry:
             return self.agents[agent_id]
         except KeyError:
             known = ", ".join(sorted(self.agents)) or "none"
-            raise ArenaError(f"unknown agent type '{agent_id}' (known: {known})") from None
+            raise ArenaError(f"unknown agent type '{agent_id}' (known: {known}; loose-file plugins load from ./plugins,"
+                             " $ARENA_PLUGINS_DIR and --plugins-dir)") from None  # fmt: skip
 
     def owner(self, kind: str, item_id: str) -> str:
         return self._owner[(kind, item_id)]

@@ -31,10 +31,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from arena import ratings
-from arena import stats as stats_module
 from arena.errors import ArenaError
 from arena.leaderboard import leaderboard
-from arena.stats import AgentCounts, agent_counts, legal_move_counts, matrix, turn_stats
+from arena.stats import (
+    AgentCounts,
+    agent_counts,
+    legal_move_counts,
+    matrix,
+    place_counts,
+    seat_results,
+    turn_stats,
+)
 from db.records import MatchRecord
 
 if TYPE_CHECKING:
@@ -211,13 +218,30 @@ class Aggregates:
         return len(self.records) / t.rounds
 
     @cached_property
+    def seat_data(self) -> dict[str, Any]:
+        """Exactly `arena seats --json`."""
+        return seat_results(self.records)
+
+    @cached_property
     def seats(self) -> dict[str, dict[int, tuple[int, float]]]:
-        """agent -> seat -> (games, score) where score is wins + draws/2: `arena seats --json` when this version has it."""
-        seat_results = getattr(stats_module, "seat_results", None)
-        if seat_results is not None:
-            data = seat_results(self.records)
-            return {agent: {e["seat"]: (int(e["games"]), float(e["score"])) for e in entries} for agent, entries in data["agents"].items()}
-        return {agent: {seat: (int(g), float(s)) for seat, (g, s) in sorted(c.by_seat.items())} for agent, c in self.counts.items()}
+        """agent -> seat -> (games, score) where score is wins + draws/2, from `arena seats --json`."""
+        return {agent: {e["seat"]: (int(e["games"]), float(e["score"])) for e in entries} for agent, entries in self.seat_data["agents"].items()}
+
+    @cached_property
+    def first_mover(self) -> tuple[int, float]:
+        """(games, score) of whoever moved first: `arena seats --json`'s first_mover."""
+        first = self.seat_data["first_mover"]
+        return int(first["games"]), float(first["score"])
+
+    @cached_property
+    def players(self) -> int:
+        """The largest number of players in a match of the selection."""
+        return max(len(r.seats) for r in self.records)
+
+    @cached_property
+    def places(self) -> dict[str, list[int]]:
+        """agent -> matches finished in each place (1st first), for games of more than two players."""
+        return place_counts(self.records)
 
 
 # ---------------------------------------------------------------- figures
@@ -243,6 +267,9 @@ def _draw_ratings(agg: Aggregates) -> Figure:
 
 
 def _draw_outcomes(agg: Aggregates) -> Figure:
+    """Win / draw / loss shares; for more than two players the distribution of finishing places."""
+    if agg.players > 2:
+        return _fig().places_figure(agg.agents, agg.places, agg.title)
     rows = agg.rows
     return _fig().outcomes_figure(agg.agents, [r["wins"] for r in rows], [r["draws"] for r in rows], [r["losses"] for r in rows], agg.title)
 
@@ -259,7 +286,7 @@ _DRAWERS: dict[str, Callable[[Aggregates], Figure]] = {
     "avg-turns": lambda agg: _fig().heatmap_figure(agg.agents, agg.matrix("avg-turns"), "avg-turns", agg.title),
     "match-length": _draw_match_length,
     "legal-moves": lambda agg: _fig().legal_moves_figure(agg.legal_histogram, agg.title),
-    "seats": lambda agg: _fig().seats_figure(agg.agents, agg.seats, agg.title),
+    "seats": lambda agg: _fig().seats_figure(agg.agents, agg.seats, agg.title, agg.first_mover),
 }
 
 
@@ -343,11 +370,16 @@ h3 { font-size: 1em; margin: 0.8em 0 0.3em; }
 .meta { color: #555; margin-top: 0; }
 .row { display: flex; flex-wrap: wrap; gap: 1.5em; align-items: flex-start; }
 .row img { max-width: 100%; height: auto; border: 1px solid #ddd; }
-.tables { flex: 1 1 380px; min-width: 0; overflow-x: auto; }
+/* A table sits beside its figure when both fit, else below it; it scrolls on its own only if wider than the page. */
+.tables { flex: 0 1 auto; max-width: 100%; overflow-x: auto; }
 table { border-collapse: collapse; font-size: 0.85em; margin-bottom: 1em; }
 th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; white-space: nowrap; }
+th { white-space: normal; min-width: 2.5em; } /* long headers wrap between words; cells never do */
 th { background: #f2f2f2; } td.name, th.name { text-align: left; }
 td.empty { background: #eee; }
+th.vertical { writing-mode: vertical-rl; transform: rotate(180deg); text-align: left; padding: 6px 2px; }
+td.command { white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, Menlo, Consolas, monospace;
+             text-align: left; max-width: 70em; }
 p.note { color: #555; font-size: 0.9em; max-width: 60em; }
 """
 
@@ -364,14 +396,22 @@ def _fmt(value: Any, digits: int | None = None) -> str:
     return f"{value:.{digits}f}"
 
 
-def _table(table_id: str, headers: Sequence[str], rows: Sequence[Sequence[Any]], text: Sequence[int] = (0,)) -> str:
-    """A plain table; the columns numbered in `text` are left-aligned text, the rest right-aligned numbers."""
-    head = "".join(f'<th class="name">{_e(h)}</th>' if i in text else f"<th>{_e(h)}</th>" for i, h in enumerate(headers))
+def _table(table_id: str, headers: Sequence[str], rows: Sequence[Sequence[Any]], text: Sequence[int] = (0,),
+           vertical: bool = False, classes: dict[tuple[int, int], str] | None = None) -> str:  # fmt: skip
+    """A plain table; the columns numbered in `text` are left-aligned text, the rest right-aligned numbers.
+
+    `vertical`: the headers after the first are written bottom to top (narrow columns of numbers
+    under long names, as in a matrix). `classes`: a CSS class for the cell at (row, column).
+    """
+    head = "".join(
+        f'<th class="name">{_e(h)}</th>' if i in text else f'<th class="vertical">{_e(h)}</th>' if vertical and i else f"<th>{_e(h)}</th>"
+        for i, h in enumerate(headers)
+    )  # fmt: skip
     body = []
-    for row in rows:
+    for r, row in enumerate(rows):
         cells = []
         for i, cell in enumerate(row):
-            css = "name" if i in text else "empty" if cell == "" else ""
+            css = (classes or {}).get((r, i)) or ("name" if i in text else "empty" if cell == "" else "")
             cells.append(f'<td class="{css}">{_e(cell)}</td>' if css else f"<td>{_e(cell)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f'<table id="{_e(table_id)}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
@@ -415,9 +455,9 @@ def _settings_html(agg: Aggregates) -> str:
         ]
         agents: list[list[Any]] = [[a.get("label", ""), a.get("type", ""), ",".join(f"{k}={v}" for k, v in (a.get("params") or {}).items()) or "(defaults)",
                    a.get("version", ""), a.get("checkpoint") or "-"] for a in t.agents]  # fmt: skip
-        parts.append('<div class="row"><div>')
-        parts.append(_table(f"settings-{t.id}", ["setting", "value"], rows, text=(0, 1)))
-        parts.append("</div><div>")
+        parts.append('<div class="row"><div class="tables">')
+        parts.append(_table(f"settings-{t.id}", ["setting", "value"], rows, text=(0, 1), classes={(len(rows) - 1, 1): "command"}))
+        parts.append('</div><div class="tables">')
         parts.append(_table(f"agents-{t.id}", ["agent", "type", "parameters", "version", "checkpoint"], agents, text=(0, 1, 2, 3, 4)))
         parts.append("</div></div>")
     return "".join(parts)
@@ -427,7 +467,7 @@ def _matrix_table(agg: Aggregates, kind: str) -> str:
     values = agg.matrix(kind)
     texts = _fig().cell_texts(values, kind)
     rows = [[agent] + row for agent, row in zip(agg.agents, texts)]
-    return _table(f"matrix-{kind}", ["row vs column"] + list(agg.agents), rows)
+    return _table(f"matrix-{kind}", ["row vs column"] + list(agg.agents), rows, vertical=True)
 
 
 def _elo_band_table(agg: Aggregates) -> str:
@@ -461,6 +501,10 @@ def _leaderboard_table(agg: Aggregates) -> str:
 
 
 def _outcomes_table(agg: Aggregates) -> str:
+    if agg.players > 2:
+        ordinal = _fig().ordinal
+        places = [[r["agent"], r["games"], *(_fmt(100 * c / r["games"], 1) for c in agg.places[r["agent"]])] for r in agg.rows]
+        return _table("outcomes", ["agent", "games", *(f"{ordinal(k + 1)} %" for k in range(agg.players))], places)
     rows = [[r["agent"], r["games"], *(_fmt(100 * r[k] / r["games"], 1) for k in ("wins", "draws", "losses"))] for r in agg.rows]
     return _table("outcomes", ["agent", "games", "win %", "draw %", "loss %"], rows)
 
@@ -501,7 +545,9 @@ def _seats_table(agg: Aggregates) -> str:
 
     rows = [line("all agents", list(agg.seats.values()))] + [line(agent, [agg.seats[agent]]) for agent in agg.agents]
     headers = ["agent"] + [h for s in seats for h in (f"seat {s} games", f"seat {s} score/game")]
-    return _table("seats", headers, rows)
+    games, score = agg.first_mover
+    first = [["whoever moved first", games, _fmt(score, 1), _fmt(score / games, 3) if games else ""]]
+    return _table("seats", headers, rows) + _table("first-mover", ["", "games", "score", "score/game"], first)
 
 
 def render_html(agg: Aggregates, images: dict[str, bytes]) -> str:
@@ -526,7 +572,8 @@ def render_html(agg: Aggregates, images: dict[str, bytes]) -> str:
         _section("Elo over the tournament", "elo-history", images, _elo_band_table(agg),
                  "The Elo of every agent after each of its matches; x is the number of matches played in schedule order."
                  " Long runs are thinned for drawing (lowest and highest point of each stretch kept); the table uses every point."),
-        _section("Win / draw / loss rates", "outcomes", images, _outcomes_table(agg)),
+        _section("Finishing places" if agg.players > 2 else "Win / draw / loss rates", "outcomes", images, _outcomes_table(agg),
+                 "Share of each agent's matches finished in each place; tied players share the better place." if agg.players > 2 else ""),
         _section("Pairwise net wins", "net-wins", images, _matrix_table(agg, "net-wins"),
                  "Row agent's wins minus its losses against the column agent, as <code>arena matrix --kind net-wins</code>."),
         _section("Pairwise average match length", "avg-turns", images, _matrix_table(agg, "avg-turns"),
@@ -535,7 +582,8 @@ def render_html(agg: Aggregates, images: dict[str, bytes]) -> str:
         _section("Legal moves per turn", "legal-moves", images, _legal_table(stats)),
         _section("Score by seat", "seats", images, _seats_table(agg),
                  "Score per game (win 1, draw ½, loss 0) in each seat. Seat 0 is player 0, the first to move unless the game's"
-                 " rules decide otherwise (in Onitama the side card does)."),
+                 " rules decide otherwise (in Onitama the side card does): the last table, as <code>arena seats</code>, scores"
+                 " whoever made the first move, whatever their seat."),
         '<section id="more-matrices"><h2>More pairwise matrices</h2><h3>Win rate (row vs column)</h3>',
         _matrix_table(agg, "win-rate"), "<h3>Matches played (row vs column)</h3>", _matrix_table(agg, "games"), "</section>",
         '<section id="think-time"><h2>Think time per move</h2>', _table("think-time", ["agent", "seconds per move"], think), "</section>",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from functools import cached_property
 from typing import Any, Callable
 
@@ -96,6 +97,37 @@ def select(
     label = f"tournament {found.id}" + (f" '{found.name}'" if found.name else "")
     return Selection(f"{label} ({found.game_id})", f"tournament:{found.id}", fingerprint, load_tournament, found,
                      load_tournament_moves)  # fmt: skip
+
+
+def tournament_rows(database: Database) -> list[dict[str, Any]]:
+    """Every tournament, oldest first, as JSON-ready dicts (`arena tournaments --json`, GET /api/v1/tournaments).
+
+    Keys: id, name, game (the game id), game_spec (with its parameters, e.g. `onitama:cards=study5`),
+    game_version, agents (their labels, in the order given), format, challenger, rounds, seed,
+    players, status, matches (scheduled), done (stored), progress (done / matches, 0..1),
+    created_at and finished_at (ISO 8601 UTC, seconds; finished_at null until done).
+    """
+    with database.session() as session:
+        done = queries.played_counts(session)
+        rows = []
+        for t in queries.list_tournaments(session):
+            try:
+                settings = json.loads(t.settings or "{}")
+            except ValueError:
+                settings = {}
+            rows.append({
+                "id": t.id, "name": t.name, "game": t.game_id, "game_spec": settings.get("game", t.game_id),
+                "game_version": t.game_version, "agents": [a.get("label", "") for a in settings.get("agents", ())],
+                "format": t.format, "challenger": settings.get("challenger"), "rounds": t.rounds, "seed": t.seed,
+                "players": t.players, "status": t.status, "matches": t.scheduled, "done": done.get(t.id, 0),
+                "progress": done.get(t.id, 0) / t.scheduled if t.scheduled else 0.0,
+                "created_at": _iso(t.created_at), "finished_at": _iso(t.finished_at),
+            })  # fmt: skip
+    return rows
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat(timespec="seconds") if value is not None else None
 
 
 def cached(database: Database, kind: str, selection: Selection, compute: Callable[[list[MatchRecord]], Any]) -> Any:

@@ -212,3 +212,21 @@ def seat_results(records: Sequence[MatchRecord]) -> dict[str, Any]:
             for agent, c in sorted(counts.items())
         },
     }
+
+
+def place_counts(records: Iterable[MatchRecord]) -> dict[str, list[int]]:
+    """Per agent, how often it finished in each place: list[k] = matches finished in place k + 1.
+
+    Places are the stored ranks (1 = best; tied players share the better place, so with a tie for
+    first the next player is third). Every list is as long as the largest table in the records.
+    """
+    counts: dict[str, list[int]] = {}
+    size = 0
+    for record in records:
+        size = max(size, len(record.seats))
+        for seat in record.seats:
+            places = counts.setdefault(seat.agent, [])
+            if len(places) < seat.rank:
+                places.extend([0] * (seat.rank - len(places)))
+            places[seat.rank - 1] += 1
+    return {agent: places + [0] * (size - len(places)) for agent, places in sorted(counts.items())}

@@ -1,9 +1,11 @@
 """Game-engine speed: random play-outs through each engine's own API, steps/s and games/s.
 
-Run from the bench venv (it has open_spiel and pettingzoo beside an editable install of Arena):
+Run from the benchmark environment that `make bench` builds in the repository (`.venv-bench`: it
+has open_spiel and pettingzoo beside an editable install of Arena), from the repository root:
 
-    /work/bench-venv/bin/python bench/engines.py            # ~2 s per engine
-    /work/bench-venv/bin/python bench/engines.py --budget 1 --games reversi,dots_and_boxes
+    make bench                                              # builds .venv-bench, then runs every benchmark
+    .venv-bench/bin/python bench/engines.py                 # ~2 s per engine
+    .venv-bench/bin/python bench/engines.py --budget 1 --games reversi,dots_and_boxes
 
 Every engine runs the same loop in one process: pick `random.choice` of the legal actions,
 apply it, until the game is over; a new game starts until the time budget is spent. Arena's

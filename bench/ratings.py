@@ -1,11 +1,14 @@
 """Ratings at size: Elo, TrueSkill and Bradley-Terry (100 bootstrap rounds) over a million stored matches,
 and the leaderboard query on that database, uncached and cached.
 
-    .venv/bin/python bench/ratings.py [--matches 1000000] [--agents 12] [--db /tmp/arena-1m.db]
+    .venv/bin/python bench/ratings.py [--matches 1000000] [--agents 12] [--db FILE]
 
 Builds the database once (a synthetic round-robin of agents of known strength, stored through the
-same queries the arena uses) and reuses it on later runs. Targets: ratings under 30 s together;
-a leaderboard query under 0.2 s.
+same queries the arena uses) and reuses it on later runs. It is large (about 360 MB for a million
+matches) and goes by default to the system's temporary directory, `arena-bench-1m.db` there
+(/tmp/arena-bench-1m.db on Linux); the benchmark says where before writing it, and how large it
+is after. Delete the file to rebuild it, or choose another with --db. Targets: ratings under 30 s
+together; a leaderboard query under 0.2 s.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import argparse
 import random
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -80,11 +84,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=1_000_000)
     parser.add_argument("--agents", type=int, default=12)
-    parser.add_argument("--db", default="/tmp/arena-bench-1m.db")
+    parser.add_argument("--db", default=str(Path(tempfile.gettempdir()) / "arena-bench-1m.db"),
+                        help="SQLite file for the synthetic matches (default: %(default)s; about 360 MB per million matches)")  # fmt: skip
     args = parser.parse_args()
     url = f"sqlite:///{args.db}"
     if not Path(args.db).exists():
+        print(f"writing the benchmark database to {args.db} (about {360 * args.matches / 1e6:.0f} MB; kept for later runs,"
+              " delete it to rebuild, --db to put it elsewhere)", flush=True)  # fmt: skip
         build(url, args.matches, args.agents)
+    else:
+        print(f"reusing the benchmark database {args.db} (delete it to rebuild)", flush=True)
+    print(f"database {args.db}: {Path(args.db).stat().st_size / 1e6:,.0f} MB", flush=True)
     database = open_database(url)
     registry = get_registry()
     # A clean start: drop cached analyses so the first query computes.

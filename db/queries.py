@@ -107,6 +107,12 @@ def played_count(session: Session, tournament_id: int) -> int:
     return session.scalar(select(func.count()).where(Match.tournament_id == tournament_id)) or 0
 
 
+def played_counts(session: Session) -> dict[int, int]:
+    """Matches stored per tournament id (tournaments without any are absent)."""
+    rows = session.execute(select(Match.tournament_id, func.count()).group_by(Match.tournament_id))
+    return {tournament_id: count for tournament_id, count in rows}
+
+
 def played_indices(session: Session, tournament_id: int) -> set[int]:
     """Schedule indices of the matches already played (stored)."""
     rows = session.connection().execute(select(Match.index).where(Match.tournament_id == tournament_id))

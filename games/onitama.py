@@ -22,32 +22,34 @@ Cards
 Action ids (num_distinct_actions = 202), stable and independent of the deal order
     A move is `pov_square * 8 + slot * 4 + move_index`:
       pov_square  the moving pawn's square seen from the mover (row 0 = far row, col 0 = the
-                  mover's left): the fixed square for Red, 24 - square for Blue. So ids line up
-                  with the observation planes, which are also drawn from the player's side;
+                  mover's left): the fixed square for Red, 24 - square for Blue;
       slot        0 = the hand card with the lower card number, 1 = the higher one (a hand is a
-                  set: the same position always gives the same ids);
-      move_index  which offset of that card, in the RULES.md table order (0..3).
+                  set: the same position always gives the same ids; the study orders them so);
+      move_index  which offset of that card, in the study code's order of its moves A-D (0..3;
+                  see CARDS: the same offsets as RULES.md, listed in another order for Dragon,
+                  Rabbit, Crab, Elephant, Rooster, Monkey, Mantis, Horse, Crane, Boar and Cobra).
     200 + slot: pass, giving the card in that slot to the side. Legal only when no pawn move
     exists with either card (then both passes are legal: the player chooses the card).
     This is the study's "piece x card x move" space (40 ids) with the pawn replaced by its square.
 
     `state.piece_action(id)` / `state.from_piece_action(index)` translate to and from the study's
     own 40-way index, piece * 8 + slot * 4 + move_index with pieces 0-3 = pawns 1-4 and 4 = the
-    master (pawns keep their number all game), for agents that reproduce its networks.
+    master, exactly its `check_NN_valid_move` / `turn_deeprl` index, for networks trained with
+    its code. Pawns keep their number all game; pawns 1-4 start on files a, b, d, e for both
+    colours (the study's b1-b4 and r1-r4). `tests/fixtures/onitama_study/` holds positions with
+    what the study's own functions return for them, and the tests compare position by position.
 
 Strings: "Monkey c1-d2" (card, from, to; the mover is implied) and "pass Goose".
 
-Observation (the study's section 4.1; readings we had to choose are marked *)
-    `observation(player)` is one flat float32 vector*: the 10x5x5 board planes (250 values, C
+Observation (the study code's `return_NN_state`, for `player` instead of the side to move)
+    `observation(player)` is one flat float32 vector: the 10x5x5 board planes (250 values, C
     order) then the card vector. Planes 0-3 = the player's pawns 1-4, plane 4 = its master,
-    planes 5-9 = the same for the opponent. The study draws them "from the perspective of the
-    current player"; here from `player`'s*, turned 180 degrees for Blue* so that the player's own
-    back row is row 4 and its left is column 0 (Red sees the fixed frame). Pawns are numbered
-    1-4 from the owner's own left at the start*. Card vector for a fixed five-card set: the
-    player's two cards then the opponent's, one-hot over the five in card-number order (for
-    study5 exactly the study's Dragon, Elephant, Goose, Rooster, Monkey); the side card is
-    implied. For `cards=all` it is 48 entries (player's, opponent's, side card, each over all 16
-    cards), since five-of-sixteen leaves the side card unimplied. `board_planes(player)` and
+    planes 5-9 = the same for the opponent, on the fixed board (row 0 = Blue's back row, column
+    0 = file a) for both players, as the study draws them. Card vector for a fixed five-card set
+    (its `use_hardcoded`): the player's two cards then the opponent's, one-hot over the five in
+    card-number order (for study5 exactly the study's Dragon, Elephant, Goose, Rooster, Monkey);
+    the side card is implied. For `cards=all` it is 48 entries: the player's cards, the side
+    card, the opponent's cards, each over all 16 cards. `board_planes(player)` and
     `card_vector(player)` give the two parts separately.
 
 Winning ends the game at once, without the card exchange. A move that captures the master on
@@ -76,23 +78,25 @@ BLUE, RED = 0, 1
 COLOURS = ("Blue", "Red")
 
 # (name, offsets (dx, dy) from the mover's view, stamp colour); the index is the card number.
+# The moves of each card are listed in the order of the study's code (its moves A, B, C, D), which
+# is the `move_index` of an action; as sets they are RULES.md's table.
 CARDS: tuple[tuple[str, tuple[tuple[int, int], ...], int], ...] = (
     ("Tiger", ((0, 2), (0, -1)), BLUE),
-    ("Dragon", ((-2, 1), (2, 1), (-1, -1), (1, -1)), RED),
+    ("Dragon", ((2, 1), (-2, 1), (1, -1), (-1, -1)), RED),
     ("Frog", ((-2, 0), (-1, 1), (1, -1)), RED),
-    ("Rabbit", ((2, 0), (1, 1), (-1, -1)), BLUE),
-    ("Crab", ((0, 1), (-2, 0), (2, 0)), BLUE),
-    ("Elephant", ((-1, 1), (1, 1), (-1, 0), (1, 0)), RED),
+    ("Rabbit", ((1, 1), (2, 0), (-1, -1)), BLUE),
+    ("Crab", ((0, 1), (2, 0), (-2, 0)), BLUE),
+    ("Elephant", ((1, 1), (-1, 1), (1, 0), (-1, 0)), RED),
     ("Goose", ((-1, 1), (-1, 0), (1, 0), (1, -1)), BLUE),
-    ("Rooster", ((1, 1), (-1, 0), (1, 0), (-1, -1)), RED),
-    ("Monkey", ((-1, 1), (1, 1), (-1, -1), (1, -1)), BLUE),
-    ("Mantis", ((-1, 1), (1, 1), (0, -1)), RED),
-    ("Horse", ((0, 1), (-1, 0), (0, -1)), RED),
+    ("Rooster", ((-1, -1), (-1, 0), (1, 0), (1, 1)), RED),
+    ("Monkey", ((-1, -1), (1, -1), (-1, 1), (1, 1)), BLUE),
+    ("Mantis", ((0, -1), (1, 1), (-1, 1)), RED),
+    ("Horse", ((0, 1), (0, -1), (-1, 0)), RED),
     ("Ox", ((0, 1), (1, 0), (0, -1)), BLUE),
-    ("Crane", ((0, 1), (-1, -1), (1, -1)), BLUE),
-    ("Boar", ((0, 1), (-1, 0), (1, 0)), RED),
+    ("Crane", ((1, -1), (-1, -1), (0, 1)), BLUE),
+    ("Boar", ((0, 1), (1, 0), (-1, 0)), RED),
     ("Eel", ((-1, 1), (-1, -1), (1, 0)), BLUE),
-    ("Cobra", ((1, 1), (1, -1), (-1, 0)), RED),
+    ("Cobra", ((-1, 0), (1, 1), (1, -1)), RED),
 )
 CARD_NAMES: tuple[str, ...] = tuple(name for name, _, _ in CARDS)
 STAMPS: tuple[int, ...] = tuple(stamp for _, _, stamp in CARDS)
@@ -107,11 +111,6 @@ PASS = 200  # PASS + slot
 # So `code >> 3` is the owner + 1 and an empty square is owned by nobody (0).
 MASTER = 4
 TEMPLE = (2, 22)  # each colour's own temple arch square (c5 for Blue, c1 for Red)
-
-
-def _pov(player: int, sq: int) -> int:
-    """The square as `player` sees it (own back row at the bottom, own left at col 0)."""
-    return sq if player == RED else 24 - sq
 
 
 def _target(player: int, sq: int, dx: int, dy: int) -> int:
@@ -400,28 +399,28 @@ class OnitamaState(arena.State):
     # ---- observation ----
 
     def board_planes(self, player: int) -> np.ndarray:
-        """The study's 10x5x5 board planes from `player`'s side.
+        """The study's 10x5x5 board planes for `player` (its `return_NN_state`).
 
         Planes 0-3: the player's pawns 1-4, plane 4: its master, planes 5-9: the same for the
-        opponent. The board is turned so the player's own back row is row 4 (bottom) and its left
-        is column 0; for Red that is the fixed frame, for Blue a 180-degree turn of it.
+        opponent. Cells are the fixed board's (row 0 = Blue's back row, column 0 = file a) for
+        both players: the study does not turn the board for Blue.
         """
         planes = np.zeros((10, 5, 5), dtype=np.float32)
         me = player + 1
         for sq, code in enumerate(self.board):
             if code:
-                pov = sq if player == RED else 24 - sq
                 plane = (code & 7) + (0 if code >> 3 == me else 5)
-                planes[plane, pov // 5, pov % 5] = 1.0
+                planes[plane, sq // 5, sq % 5] = 1.0
         return planes
 
     def card_vector(self, player: int) -> np.ndarray:
-        """The study's card one-hots: the player's cards, then the opponent's (side card implied).
+        """The study's card one-hots (its `return_NN_state`).
 
-        For a fixed five-card set (study5 or an explicit list) this is 10 entries in card-number
-        order (for study5: Dragon, Elephant, Goose, Rooster, Monkey, the study's order). For
-        `cards=all` the five in play vary, so it is 48 entries: player's, opponent's and the side
-        card, each a 16-way indicator over all cards.
+        For a fixed five-card set (study5 or an explicit list) this is 10 entries: the player's
+        cards then the opponent's, each over the five in card-number order (for study5: Dragon,
+        Elephant, Goose, Rooster, Monkey, the study's order); the side card is implied. For
+        `cards=all` the five in play vary, so it is 48 entries: the player's cards, the side card,
+        then the opponent's cards, each a 16-way indicator over all cards in card-number order.
         """
         card_set = self.setup.card_set
         if card_set is not None:
@@ -434,9 +433,9 @@ class OnitamaState(arena.State):
         vector = np.zeros(48, dtype=np.float32)
         for c in self.hands[player]:
             vector[c] = 1.0
+        vector[16 + self.side] = 1.0
         for c in self.hands[1 - player]:
-            vector[16 + c] = 1.0
-        vector[32 + self.side] = 1.0
+            vector[32 + c] = 1.0
         return vector
 
     def observation(self, player: int) -> np.ndarray:
@@ -460,7 +459,7 @@ def _new_state(setup: _Setup, board: list[int], hands: Sequence[Sequence[int]], 
 class Onitama(arena.Game):
     info = arena.GameInfo(
         id="onitama",
-        version="1",
+        version="2",  # 2: the study code's move order (action ids) and pawn numbering and planes (observations)
         name="Onitama",
         stochastic=True,
         params=(
@@ -498,9 +497,8 @@ class Onitama(arena.Game):
             rng.shuffle(deal)
         board = [0] * 25
         for p, row in ((BLUE, 0), (RED, 4)):
-            # Pawns are numbered 1..4 from the owner's own left to right.
-            cols = (4, 3, 1, 0) if p == BLUE else (0, 1, 3, 4)
-            for kind, col in enumerate(cols):
+            # Pawns 1..4 stand on files a, b, d, e for both colours, as the study's b1-b4 and r1-r4.
+            for kind, col in enumerate((0, 1, 3, 4)):
                 board[row * 5 + col] = (p + 1) * 8 + kind
             board[row * 5 + 2] = (p + 1) * 8 + MASTER
         side = deal[0]
@@ -512,8 +510,9 @@ class Onitama(arena.Game):
         """A hand-built position (for tests and analysis).
 
         `board` is five lines of five characters, rank 5 (Blue's side) first: `.` empty, `b`/`B`
-        Blue pawn/master, `r`/`R` Red pawn/master (spaces are ignored). Pawns are numbered in the
-        owner's reading order from its own back-left corner.
+        Blue pawn/master, `r`/`R` Red pawn/master (spaces are ignored). Each side's pawns are
+        numbered 1-4 from its own back row forward, file a to e within a row, so the starting rows
+        give the study's b1-b4 and r1-r4 (`study_position` takes the study's board, numbers and all).
         """
         rows = [line.replace(" ", "") for line in board.strip().splitlines()]
         if len(rows) != 5 or any(len(r) != 5 for r in rows) or any(ch not in ".bBrR" for r in rows for ch in r):
@@ -524,13 +523,43 @@ class Onitama(arena.Game):
         cells = [0] * 25
         for p, pawn, master in ((BLUE, "b", "B"), (RED, "r", "R")):
             kind = 0
-            for pov in range(24, -1, -1):  # own back row first, own left first
-                sq = _pov(p, pov)
-                if text[sq] == master:
-                    cells[sq] = (p + 1) * 8 + MASTER
-                elif text[sq] == pawn:
-                    cells[sq] = (p + 1) * 8 + kind
-                    kind += 1
+            for row in range(5) if p == BLUE else range(4, -1, -1):  # own back row first, file a first
+                for sq in range(row * 5, row * 5 + 5):
+                    if text[sq] == master:
+                        cells[sq] = (p + 1) * 8 + MASTER
+                    elif text[sq] == pawn:
+                        cells[sq] = (p + 1) * 8 + kind
+                        kind += 1
+        return self._dealt(cells, blue, red, side, to_move)
+
+    def study_position(self, board: Sequence[Sequence[str]], blue_cards: Sequence[str], red_cards: Sequence[str],
+                       side_card: str, whose_turn: str) -> OnitamaState:  # fmt: skip
+        """The position of a game object of the Onitama study's code (`Onitama_source.Onitama`), pawn numbers included.
+
+        `board` is its `board` attribute: 5 rows (row 0 = Blue's back row) of 'b1'..'b4', 'B',
+        'r1'..'r4', 'R' or an empty mark; the cards are its lower-case names; `whose_turn` is
+        'blue' or 'red'. Then `observation` and `piece_action` give what its `return_NN_state`
+        and 40-way move index give for that position.
+        """
+        if len(board) != 5 or any(len(row) != 5 for row in board):
+            raise arena.ArenaError("a study board is 5 rows of 5 cells")
+        cells = [0] * 25
+        for sq, cell in enumerate(c for row in board for c in row):
+            if cell in ("B", "R"):
+                cells[sq] = ((BLUE if cell == "B" else RED) + 1) * 8 + MASTER
+            elif len(cell) == 2 and cell[0] in "br" and cell[1] in "1234":
+                cells[sq] = ((BLUE if cell[0] == "b" else RED) + 1) * 8 + int(cell[1]) - 1
+            if cells[sq] and cells[sq] in cells[:sq]:
+                raise arena.ArenaError(f"piece {cell!r} is on the study board twice")
+        turn = {"blue": BLUE, "red": RED}.get(str(whose_turn).lower())
+        if turn is None:
+            raise arena.ArenaError(f"whose_turn must be 'blue' or 'red', got {whose_turn!r}")
+        if (BLUE + 1) * 8 + MASTER not in cells or (RED + 1) * 8 + MASTER not in cells:
+            raise arena.ArenaError("an Onitama position needs one master per side")
+        return self._dealt(cells, blue_cards, red_cards, side_card, turn)
+
+    def _dealt(self, cells: list[int], blue: Sequence[str], red: Sequence[str], side: str, to_move: int) -> OnitamaState:
+        """A state from its 25 piece codes and the cards by name, checked against this game's card set."""
         deal = [card_index(n) for n in (*blue, *red, side)]
         if len(blue) != 2 or len(red) != 2 or len(set(deal)) != 5:
             raise arena.ArenaError("an Onitama position needs 2 + 2 + 1 distinct cards")

@@ -85,6 +85,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert run.stdout.strip() == str(out)
     summary = run.stderr.strip().splitlines()[-1]
     assert summary.startswith("trained reinforce on tic_tac_toe against random: 20000 episodes") and "over the last 500" in summary
+    assert str(out) not in run.stderr  # the path is printed once, on stdout
     return out
 
 

@@ -259,11 +259,12 @@ def test_study5_observation_is_the_reports_planes_and_card_vector() -> None:
         assert obs.shape == (260,) and obs.dtype == np.float32
         planes = obs[:250].reshape(10, 5, 5)
         assert np.array_equal(planes, state.board_planes(player))
-        # Own pieces on the own back row (bottom), pawns 1-4 from the own left, master in the middle.
+        # The fixed board for both players (as the study): Blue's row 0, Red's row 4, pawns 1-4 on files a, b, d, e.
+        own, other = (0, 4) if player == BLUE else (4, 0)
         for pawn, col in enumerate((0, 1, 3, 4)):
-            assert planes[pawn, 4, col] == 1 and planes[pawn].sum() == 1
-            assert planes[5 + pawn, 0, 4 - col] == 1 and planes[5 + pawn].sum() == 1
-        assert planes[4, 4, 2] == 1 and planes[9, 0, 2] == 1
+            assert planes[pawn, own, col] == 1 and planes[pawn].sum() == 1
+            assert planes[5 + pawn, other, col] == 1 and planes[5 + pawn].sum() == 1
+        assert planes[4, own, 2] == 1 and planes[9, other, 2] == 1
         cards = obs[250:]
         mine = [STUDY5[i] for i in range(5) if cards[i]]
         theirs = [STUDY5[i] for i in range(5) if cards[5 + i]]
@@ -275,12 +276,13 @@ def test_observation_for_all_cards_names_the_side_card() -> None:
     obs = state.observation(RED)
     assert obs.shape == (298,)
     cards = obs[250:]
-    assert cards.sum() == 5 and cards[32 + state.side] == 1
+    assert cards.sum() == 5 and cards[16 + state.side] == 1  # own cards, side card, opponent's (the study's order)
     assert {i for i in range(16) if cards[i]} == set(state.hands[RED])
+    assert {i for i in range(16) if cards[32 + i]} == set(state.hands[BLUE])
 
 
 def test_pov_action_squares_match_observation_planes() -> None:
-    """The from-square of every move id is where the observation shows one of the mover's pieces."""
+    """The from-square of every move id (a pov square: turned for Blue) is where the observation shows one of the mover's pieces."""
     rng = random.Random(2)
     state = Onitama().new_initial_state(2)
     for _ in range(30):
@@ -291,7 +293,8 @@ def test_pov_action_squares_match_observation_planes() -> None:
         for action in state.legal_actions():
             if action < PASS:
                 pov = action >> 3
-                assert own[pov // 5, pov % 5] == 1
+                sq = pov if state.current_player == RED else 24 - pov
+                assert own[sq // 5, sq % 5] == 1
         state.apply(rng.choice(state.legal_actions()))
 
 
@@ -312,10 +315,10 @@ def test_study_piece_actions_map_one_to_one() -> None:
             state.apply(rng.choice(legal))
     for seed in range(10):
         start = game.new_initial_state(seed)
-        corner, temple = ("a1", "c1") if start.current_player == RED else ("e5", "c5")
+        corner, temple = ("a1", "c1") if start.current_player == RED else ("a5", "c5")
         for action in start.legal_actions():
             origin = start.action_to_string(action).split()[1][:2]
-            if origin == corner:  # pawn 1 starts on the owner's own left corner
+            if origin == corner:  # pawn 1 starts on file a for both colours (the study's b1 and r1)
                 assert start.piece_action(action) // 8 == 0
             if origin == temple:
                 assert start.piece_action(action) // 8 == 4

@@ -22,6 +22,8 @@ def test_readme_plugin_examples_work(tmp_path, monkeypatch):
     check_game(nim)
     check_agent(registry.agents["first_legal"], nim, {"noise": 0.5})
     check_agent(registry.agents["first_legal"], registry.games["connect_four"]())
+    (conformance,) = [b for b in blocks if "from arena.testing import" in b]  # the README's conformance example runs as written
+    exec(conformance, {"Nim": registry.games["nim"], "FirstLegal": registry.agents["first_legal"]})
 
 
 def readme_commands() -> list[list[str]]:

@@ -345,3 +345,40 @@ def test_every_figure_draws_at_a_sensible_size_for_2_to_30_agents(count: int) ->
 def test_no_matches_is_an_error() -> None:
     with pytest.raises(ArenaError, match="no played matches"):
         Aggregates([], "nothing")
+
+
+def test_more_than_two_players_show_the_distribution_of_places_and_whoever_moved_first(tmp_path: Path) -> None:
+    """Incan Gold with four players: the outcomes figure and table are finishing places, from the stored ranks."""
+    arena = Arena(tmp_path / "arena.db")
+    arena("run-tournament", "--game", "incan_gold", "--players", "4", "--agents", "greedy,random,random:seed=1,random:seed=2",
+          "--rounds", "4", "--seed", "3", "--name", "four", "--quiet")  # fmt: skip
+    out = tmp_path / "out"
+    arena("report", "--tournament", "four", "--out", str(out))
+    page = Page()
+    page.feed((out / "report.html").read_text(encoding="utf-8"))
+    header, *rows = page.tables["outcomes"]
+    assert header == ["agent", "games", "1st %", "2nd %", "3rd %", "4th %"]
+    ranks: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    with sqlite3.connect(arena.db_path) as c:
+        for agent, rank in c.execute("select agent, rank from match_seats"):
+            ranks[agent][rank - 1] += 1
+    for row in rows:
+        games = int(row[1])
+        assert games == sum(ranks[row[0]]) == 4  # one table a round
+        assert [float(v) for v in row[2:]] == pytest.approx([100 * n / games for n in ranks[row[0]]], abs=0.05)
+    ctx = Context()
+    ctx.db_url = f"sqlite:///{arena.db_path}"
+    agg = load(ctx, "four", None)
+    assert agg.players == 4 and agg.places == {agent: counts for agent, counts in sorted(ranks.items())}
+    assert "Finishing places" in draw("outcomes", agg).axes[0].get_title()
+    seats = json.loads(arena("seats", "--tournament", "four", "--json").stdout)["first_mover"]
+    assert page.tables["first-mover"][1] == ["whoever moved first", str(seats["games"]), f"{seats['score']:.1f}",
+                                             f"{seats['score_rate']:.3f}"]  # fmt: skip
+    labels = [t.get_text() for t in draw("seats", agg).axes[0].get_yticklabels()]
+    assert labels == ["seat 0", "seat 1", "seat 2", "seat 3", "moved first"]
+
+
+def test_two_player_outcomes_stay_win_draw_loss(built: dict[str, Any]) -> None:
+    header = built["page"].tables["outcomes"][0]
+    assert header == ["agent", "games", "win %", "draw %", "loss %"]
+    assert [row[0] for row in built["page"].tables["first-mover"]] == ["", "whoever moved first"]

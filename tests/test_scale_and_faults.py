@@ -193,28 +193,15 @@ def test_workers_fork_only_when_it_is_safe(monkeypatch):
 def test_workers_with_the_progress_bar_on_a_terminal(tmp_path):
     """On a terminal the progress bar draws (without a thread of its own) while forked workers play."""
     import pty
-    import select
+
+    from tests._terminal import read_until_exit
 
     primary, secondary = pty.openpty()
     db = tmp_path / "tty.db"
     run = subprocess.Popen([ARENA, "--db", str(db), "run-tournament", "--game", "connect_four", "--agents", "random,greedy",
                             "--rounds", "40", "--workers", "2"], stdin=secondary, stdout=secondary, stderr=secondary)  # fmt: skip
     os.close(secondary)
-    output, deadline = b"", time.monotonic() + 120
-    while time.monotonic() < deadline:  # read while it runs: a full terminal buffer would stop the run
-        if not select.select([primary], [], [], 1)[0]:
-            continue
-        try:
-            chunk = os.read(primary, 65536)
-        except OSError:  # EIO: the run has exited and closed the terminal
-            break
-        if not chunk:
-            break
-        output += chunk
-    os.close(primary)
-    if run.poll() is None:
-        run.kill()
-    run.wait()
+    output = read_until_exit(primary, run, 120)
     text = output.decode(errors="replace")
     assert run.returncode == 0, text
     assert "games/s" in text and "played 40 matches" in text, text  # the bar was drawn
