@@ -3,29 +3,29 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 from sqlalchemy.exc import SQLAlchemyError
 
-from arena import agents as agent_specs
 from arena import results, tournament, verify
 from arena.errors import ArenaError
-from arena.leaderboard import SYSTEMS, distinct_warning, leaderboard_rows, sort_rows
-from arena.match import DEFAULT_MAX_TURNS, decode_ints
+from arena.leaderboard import SYSTEMS, distinct_warning
+from arena.library import analysis, catalog
+from arena.library import matches as matches_library
+from arena.library import tournaments as tournaments_library
+from arena.library.storage import Database, StorageError, open_database
+from db.session import database_exists
+from arena.match import DEFAULT_MAX_TURNS
 from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, print_table
 from arena.params import parse_assignments
-from arena.seeding import game_seed
 from arena.plugins import Registry, get_registry
 from arena.plugins import register_commands as add_plugin_commands
-from arena.ratings import elo
-from arena.stats import MATRIX_KINDS, matrix, seat_results, turn_stats
-from db import queries
-from db.session import Database, StorageError, database_exists, open_database
+from arena.stats import MATRIX_KINDS
 
 
 class Context:
@@ -157,18 +157,7 @@ def plugins_command(ctx: Context, as_json: bool) -> None:
 def games_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
     """List games with their players and parameters."""
     registry = ctx.registry()
-    data = []
-    for game_id in sorted(registry.games):
-        info = registry.games[game_id].info
-        data.append(
-            {
-                "id": info.id, "version": info.version, "name": info.name, "plugin": registry.owner("game", info.id),
-                "players": [info.min_players, info.max_players], "perfect_information": info.perfect_information,
-                "stochastic": info.stochastic,
-                "params": [{"name": p.name, "default": p.default, "help": p.help} for p in info.params],
-                "description": info.description,
-            }
-        )  # fmt: skip
+    data = catalog.games(registry)
     if as_json:
         print_json(data)
         return
@@ -192,26 +181,15 @@ def agents_group() -> None:
     """Agent types and named agents (a type plus parameters, saved in the database)."""
 
 
-def _named_to_dict(row: Any) -> dict[str, Any]:
-    return {"name": row.name, "type": row.type, "params": json.loads(row.params), "game": row.game,
-            "checkpoint": row.checkpoint, "created_at": row.created_at.isoformat(timespec="seconds")}  # fmt: skip
-
-
 @agents_group.command("list")
 @_common
 @_output_options()
 def agents_list(ctx: Context, as_json: bool, as_csv: bool) -> None:
     """List agent types (from plugins) and named agents (from the database)."""
-    registry = ctx.registry()
-    with ctx.database().session() as session:
-        named = [_named_to_dict(row) for row in queries.list_named_agents(session)]
-    types = [
-        {"type": a.info.id, "version": a.info.version, "plugin": registry.owner("agent", a.info.id),
-         "params": [p.describe() for p in agent_specs.declared_params(a)], "description": a.info.description}
-        for _, a in sorted(registry.agents.items())
-    ]  # fmt: skip
+    data = catalog.agents(ctx.registry(), ctx.database())
+    types, named = data["types"], data["named"]
     if as_json:
-        print_json({"types": types, "named": named})
+        print_json(data)
         return
     columns = ["name", "type", "params", "game", "checkpoint"]
     rows = [[n["name"], n["type"], ",".join(f"{k}={v}" for k, v in n["params"].items()) or "-", n["game"], n["checkpoint"]] for n in named]
@@ -234,33 +212,7 @@ def agents_list(ctx: Context, as_json: bool, as_csv: bool) -> None:
 def agents_register(ctx: Context, name: str, type_id: str, params: tuple[str, ...], game_spec: str | None,
                     checkpoint: str | None) -> None:  # fmt: skip
     """Save an agent type plus parameters under NAME, usable wherever an agent is expected."""
-    registry = ctx.registry()
-    if len(name) > 200:
-        raise ArenaError(f"an agent name is at most 200 characters, got {len(name)}")
-    if not name or any(ch in name for ch in ",:= ") or name.isdigit():
-        raise ArenaError(f"bad agent name {name!r}: use letters, digits, '-', '_' or '.' (no ',', ':', '=' or spaces)")
-    if name in registry.agents:
-        raise ArenaError(f"'{name}' is an agent type; choose another name")
-    raw = parse_assignments(params)
-    agent_cls = registry.agent_class(type_id)
-    if game_spec is not None:
-        game = tournament.make_game(registry, game_spec)
-        agent_specs.build_entry(registry, name, type_id, raw, game, None, os.path.abspath(checkpoint) if checkpoint else None)
-        game_id: str | None = game.info.id
-    else:
-        from arena.params import validate_params
-
-        declared = agent_specs.declared_params(agent_cls)
-        if checkpoint and not any(p.name == "checkpoint" for p in declared):
-            raise ArenaError(f"agent type '{type_id}' takes no checkpoint file")
-        values = validate_params(declared, {**raw, **({"checkpoint": os.path.abspath(checkpoint)} if checkpoint else {})},
-                                 f"agent '{type_id}'")  # fmt: skip
-        agent_cls.check_params({k: v for k, v in values.items() if k != "seed"})
-        game_id = None
-    with ctx.database().session() as session, session.begin():
-        if queries.get_named_agent(session, name) is not None:
-            raise ArenaError(f"an agent named '{name}' exists already (remove it first)")
-        queries.add_named_agent(session, name, type_id, raw, game_id, os.path.abspath(checkpoint) if checkpoint else None)
+    catalog.register_agent(ctx.registry(), ctx.database(), name, type_id, parse_assignments(params), game_spec, checkpoint)
     click.echo(f"registered agent '{name}' ({type_id})")
 
 
@@ -270,11 +222,7 @@ def agents_register(ctx: Context, name: str, type_id: str, params: tuple[str, ..
 @_output_options(csv=False)
 def agents_show(ctx: Context, name: str, as_json: bool) -> None:
     """Show a named agent."""
-    with ctx.database(create=False).session() as session:
-        row = queries.get_named_agent(session, name)
-        if row is None:
-            raise ArenaError(f"no agent named '{name}'")
-        data = _named_to_dict(row)
+    data = catalog.named_agent(ctx.database(create=False), name)
     if as_json:
         print_json(data)
         return
@@ -287,9 +235,7 @@ def agents_show(ctx: Context, name: str, as_json: bool) -> None:
 @_common
 def agents_remove(ctx: Context, name: str) -> None:
     """Remove a named agent (its past results stay)."""
-    with ctx.database(create=False).session() as session, session.begin():
-        if not queries.remove_named_agent(session, name):
-            raise ArenaError(f"no agent named '{name}'")
+    catalog.remove_agent(ctx.database(create=False), name)
     click.echo(f"removed agent '{name}'")
 
 
@@ -316,7 +262,13 @@ class _Progress:
         self.task: Any = None
         self.updated = 0.0
         if enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
             # No refresh thread (redrawn from __call__): worker processes may then be forked (tournament.start_method).
             self.bar = Progress(
@@ -329,7 +281,7 @@ class _Progress:
             self.bar.__enter__()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.__exit__(*exc)
 
@@ -381,7 +333,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         if game_spec or agents_text:
             raise ArenaError("--resume takes the tournament's own settings; do not give --game or --agents")
         database = ctx.database(create=False)
-        tournament_id = results.get_tournament(database, resume).id
+        tournament_id = tournaments_library.one(database, resume)["id"]
     else:
         if not game_spec or not agents_text:
             raise ArenaError("run-tournament needs --game and --agents (or --resume ID|NAME)")
@@ -402,8 +354,8 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     if notice:
         click.echo(notice, err=True)
     if not quiet:
-        selection = results.select(database, registry, tournament=str(tournament_id))
-        rows, warning = results.leaderboard_of(database, selection, "bt")
+        selection = analysis.select(database, registry, tournament=str(tournament_id))
+        rows, warning = analysis.leaderboard_and_warning(database, selection, "bt")
         _print_leaderboard(selection.title, rows, "bt", warning)
 
 
@@ -415,7 +367,7 @@ TOURNAMENT_COLUMNS = ["id", "name", "game", "agents", "format", "rounds", "statu
 @_output_options()
 def tournaments_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
     """List tournaments: game with its parameters, agents, format, rounds, status, progress, start time."""
-    rows = results.tournament_rows(ctx.database(create=False))
+    rows = tournaments_library.listing(ctx.database(create=False))
     if as_json:
         print_json(rows)
         return
@@ -488,8 +440,8 @@ def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str
                         as_csv: bool) -> None:  # fmt: skip
     """Ratings and results per agent."""
     database = ctx.database(create=False)
-    selection = results.select(database, ctx.registry(), tournament_key, game_spec)
-    rows, warning = results.leaderboard_of(database, selection, system)
+    selection = analysis.select(database, ctx.registry(), tournament_key, game_spec)
+    rows, warning = analysis.leaderboard_and_warning(database, selection, system)
     if as_json:
         print_json(rows)
         if warning:
@@ -509,17 +461,17 @@ def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str
 @_output_options()
 def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool, as_csv: bool) -> None:
     """Elo of every agent after each match, in schedule order (JSON: only the agents of each match)."""
-    selection = results.select(ctx.database(create=False), ctx.registry(), tournament_key, game_spec)
-    _, history = elo(selection.records)
+    selection = analysis.select(ctx.database(create=False), ctx.registry(), tournament_key, game_spec)
+    history = analysis.elo_history_of(selection)
     if as_json:
-        print_json([{"n": p.n, "match_id": p.match_id, "ratings": p.ratings} for p in history])
+        print_json(history)
         return
-    agents = sorted({agent for p in history for agent in p.ratings})
+    agents = sorted({agent for p in history for agent in p["ratings"]})
     current: dict[str, float | None] = {agent: None for agent in agents}
     rows = []
     for point in history:
-        current.update(point.ratings)
-        rows.append([point.n, point.match_id] + [current[a] for a in agents])
+        current.update(point["ratings"])
+        rows.append([point["n"], point["match_id"]] + [current[a] for a in agents])
     if as_csv:
         print_csv(["n", "match_id"] + agents, rows)
         return
@@ -536,8 +488,8 @@ def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str
 @_output_options()
 def seats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool, as_csv: bool) -> None:
     """Score rate by seat, overall and per agent (first-mover advantage)."""
-    selection = results.select(ctx.database(create=False), ctx.registry(), tournament_key, game_spec)
-    data = seat_results(selection.records)
+    selection = analysis.select(ctx.database(create=False), ctx.registry(), tournament_key, game_spec)
+    data = analysis.seats_of(selection)
     if as_json:
         print_json(data)
         return
@@ -567,11 +519,11 @@ def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spe
                    as_csv: bool) -> None:  # fmt: skip
     """Pairwise matrix, row agent against column agent, agents in leaderboard order."""
     database = ctx.database(create=False)
-    selection = results.select(database, ctx.registry(), tournament_key, game_spec)
-    agents = [row["agent"] for row in sort_rows(results.cached(database, "leaderboard", selection, leaderboard_rows), "bt")]
-    values = matrix(selection.records, kind, agents)
+    selection = analysis.select(database, ctx.registry(), tournament_key, game_spec)
+    data = analysis.matrix_of(database, selection, kind)
+    agents, values = data["agents"], data["values"]
     if as_json:
-        print_json({"kind": kind, "agents": agents, "values": values})
+        print_json(data)
         return
     columns = ["agent"] + agents
     rows = [[agent] + row for agent, row in zip(agents, values)]
@@ -594,9 +546,8 @@ def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spe
 def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool) -> None:
     """Match length, end reasons, legal moves per turn and think time."""
     database = ctx.database(create=False)
-    selection = results.select(database, ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
-    data = turn_stats(selection.records)
-    data["distinct_games"] = results.distinct_games_of(database, selection)
+    selection = analysis.select(database, ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
+    data = analysis.stats_of(database, selection)
     if as_json:
         print_json(data)
         return
@@ -617,16 +568,6 @@ def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | Non
         click.echo(warning, err=True)
 
 
-def _match_to_dict(record: Any) -> dict[str, Any]:
-    return {
-        "id": record.id, "tournament": record.tournament_id, "index": record.index, "seed": record.seed,
-        "game": record.game_id, "game_version": record.game_version, "turns": record.turns, "reason": record.reason,
-        "detail": record.detail,
-        "seats": [{"seat": s.seat, "agent": s.agent, "score": s.score, "outcome": s.outcome, "rank": s.rank,
-                   "think_time": s.think_time} for s in record.seats],
-    }  # fmt: skip
-
-
 @cli.command("matches")
 @_selection_options
 @click.option("--agent", default=None, help="Only matches of this agent.")
@@ -636,11 +577,8 @@ def _match_to_dict(record: Any) -> dict[str, Any]:
 def matches_command(ctx: Context, tournament_key: str | None, game_spec: str | None, agent: str | None,
                     limit: int | None, as_json: bool, as_csv: bool) -> None:  # fmt: skip
     """List played matches."""
-    selection = results.select(ctx.database(create=False), ctx.registry(), tournament_key, game_spec)
-    records = [r for r in selection.records if agent is None or agent in r.agents()]
-    if limit is not None:
-        records = records[:limit]
-    data = [_match_to_dict(r) for r in records]
+    selection = analysis.select(ctx.database(create=False), ctx.registry(), tournament_key, game_spec)
+    data = matches_library.matches(ctx.database(create=False), selection, agent, limit)
     if as_json:
         print_json(data)
         return
@@ -660,35 +598,20 @@ def matches_command(ctx: Context, tournament_key: str | None, game_spec: str | N
 @_output_options(csv=False)
 def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> None:
     """Show a stored match move by move."""
-    registry = ctx.registry()
-    with ctx.database(create=False).session() as session:
-        match = queries.get_match(session, match_id)
-        if match is None:
-            raise ArenaError(f"no match {match_id}")
-        if match.status != "done":
-            raise ArenaError(f"match {match_id} has not been played yet")
-        seats = [(s.seat, s.agent, s.outcome, s.score) for s in match.seats]
-        seat_params = [s.agent_params for s in match.seats]
-        game_id, version, params, seed, moves = match.game_id, match.game_version, match.game_params, match.seed, decode_ints(match.moves)
-        reason, detail, opening_plies, secret = match.reason, match.detail, match.opening_plies, match.tournament.secret
-    # The game with the seats' own parameters (decks) as they were played, and the seed of its own chance.
-    game = verify.stored_game(registry, game_id, version, params, seat_params, f"match {match_id}")
-    deal = game_seed(game, seed, secret)
-    steps = verify.replay_or_explain(game, deal, moves, f"match {match_id}")
+    loaded = matches_library.load_replay(ctx.database(create=False), ctx.registry(), match_id)
+    data = loaded.to_json()
     if as_json:
-        print_json({"id": match_id, "game": game.label(), "seed": seed, "reason": reason, "detail": detail,
-                    "opening_plies": opening_plies,
-                    "seats": [{"seat": s, "agent": a, "outcome": o, "score": sc} for s, a, o, sc in seats],
-                    "moves": [{"turn": t - opening_plies if t > opening_plies else None, "seat": seat, "action": moves[t - 1],
-                               "text": text, "opening": t <= opening_plies} for t, seat, text, _ in steps]})  # fmt: skip
+        print_json(data)
         return
-    names = {seat: agent for seat, agent, _, _ in seats}
-    click.echo(f"match {match_id}: {game.label()} seed {seed}")
-    click.echo("  " + "  ".join(f"seat {s}: {a} ({o})" for s, a, o, _ in seats))
-    initial = game.new_initial_state(deal)
+    seats = data["seats"]
+    names = {s["seat"]: s["agent"] for s in seats}
+    click.echo(f"match {match_id}: {data['game']} seed {data['seed']}")
+    click.echo("  " + "  ".join(f"seat {s['seat']}: {s['agent']} ({s['outcome']})" for s in seats))
+    reason, detail = data["reason"], data["detail"]
     if boards:
-        click.echo(initial.render())
-    for ply, seat, text, state in steps:
+        click.echo(loaded.initial.render())
+    opening_plies = data["opening_plies"]
+    for ply, seat, text, state in loaded.steps:
         if ply <= opening_plies:
             click.echo(f"   o{ply}. opening (seat {seat}): {text}")
         else:
@@ -703,14 +626,6 @@ def db_group() -> None:
     """Database maintenance."""
 
 
-@db_group.command("upgrade")
-@_common
-def db_upgrade(ctx: Context) -> None:
-    """Create or upgrade the schema (also done automatically on first use)."""
-    database = ctx.database()
-    click.echo(f"database {database.url} is at the newest schema")
-
-
 @db_group.command("verify")
 @click.option("--tournament", "tournament_key", default=None, metavar="ID|NAME", help="One tournament (default: every match).")
 @_common
@@ -718,7 +633,7 @@ def db_upgrade(ctx: Context) -> None:
 def db_verify(ctx: Context, tournament_key: str | None, as_json: bool) -> None:
     """Replay stored matches; report those whose moves do not lead to the stored result (exit code 1 if any)."""
     database = ctx.database(create=False)
-    tournament_id = results.get_tournament(database, tournament_key).id if tournament_key is not None else None
+    tournament_id = tournaments_library.one(database, tournament_key)["id"] if tournament_key is not None else None
     report = verify.verify(database, ctx.registry(), tournament_id)
     if as_json:
         print_json(report)
@@ -730,8 +645,18 @@ def db_verify(ctx: Context, tournament_key: str | None, as_json: bool) -> None:
         sys.exit(1)
 
 
+@db_group.command("upgrade")
+@_common
+def db_upgrade(ctx: Context) -> None:
+    """Create or upgrade the schema (also done automatically on first use)."""
+    database = ctx.database()
+    click.echo(f"database {database.url} is at the newest schema")
+
+
 from arena.cli_report import plot_command, report_command  # noqa: E402  (at the end: it needs the group defined)
 cli.add_command(report_command); cli.add_command(plot_command)  # noqa: E702
+from arena.cli_server import serve_command, tokens_group  # noqa: E402
+cli.add_command(serve_command); cli.add_command(tokens_group)  # noqa: E702
 
 
 def main() -> None:

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import click
 
-from arena import results
 from arena.errors import ArenaError
-from arena.report import PLOT_KINDS, Aggregates, TournamentSettings
+from arena.library import figures
+from arena.report import PLOT_KINDS, Aggregates
 
 if TYPE_CHECKING:
+    from arena.library.storage import Database
     from arena.plugins import Registry
-    from db.session import Database
 
 
 class _Context(Protocol):
@@ -38,9 +38,14 @@ class _Context(Protocol):
 
 def _options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--tournament/--game to choose the matches, --db/--plugins-dir as on every arena command."""
+    command = db_options(command)
+    command = click.option("--game", "game_spec", default=None, help="Every match of this game (same version and parameters).")(command)
+    return click.option("--tournament", "tournament_key", default=None, metavar="ID|NAME", help="One tournament (default: the latest).")(command)
 
-    @click.option("--tournament", "tournament_key", default=None, metavar="ID|NAME", help="One tournament (default: the latest).")
-    @click.option("--game", "game_spec", default=None, help="Every match of this game (same version and parameters).")
+
+def db_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--db and --plugins-dir, as on every arena command, for commands defined outside arena.cli."""
+
     @click.option("--db", "db_url", metavar="URL", help="Database URL or SQLite file (default $ARENA_DB, else ./arena.db).")
     @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
     @click.pass_obj
@@ -56,22 +61,10 @@ def _options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def load(ctx: _Context, tournament_key: str | None, game_spec: str | None) -> Aggregates:
     """The selected matches (with legal-move counts, for the histogram) and their tournaments' settings."""
-    database = ctx.database()
-    selection = results.select(database, ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
-    if selection.tournament is not None:
-        rows = [selection.tournament]
-    else:  # --game: every tournament that contributed matches
-        ids = sorted({record.tournament_id for record in selection.records})
-        rows = [results.get_tournament(database, str(i)) for i in ids]
-    return Aggregates(selection.records, selection.title, [TournamentSettings.from_row(row) for row in rows])
+    return figures.aggregates(ctx.database(), ctx.registry(), tournament_key, game_spec)
 
 
-def _need_matplotlib() -> None:
-    try:
-        import matplotlib
-    except ImportError:
-        raise ArenaError("figures need matplotlib: pip install 'arena[report]'") from None
-    matplotlib.use("Agg")  # headless: figures are only ever written to files
+_need_matplotlib = figures.need_matplotlib
 
 
 @click.command("report")

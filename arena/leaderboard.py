@@ -1,12 +1,31 @@
-"""Leaderboard rows: counts plus Bradley-Terry (with intervals), Elo and TrueSkill, from match records."""
+"""Leaderboard rows: counts plus Bradley-Terry (with intervals), Elo and TrueSkill, from match records.
+
+Everything a leaderboard needs of the matches is a fold in schedule order (`Standings`): per-agent
+counts, pairwise result counts (Bradley-Terry's sufficient statistics), and the running Elo and
+TrueSkill states. A fold can be stored and continued with later matches, which gives exactly the
+numbers of one pass over all of them; arena.results keeps such a fold per selection, so a leaderboard
+over a million stored matches reads only the matches stored since.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
 
 from arena.errors import ArenaError
-from arena.ratings import bradley_terry, elo, rated, separated_ranks, trueskill_ratings
-from arena.stats import agent_counts
+from arena.ratings import (
+    PairCells,
+    TrueSkillRating,
+    bradley_terry_counts,
+    count_pairs,
+    elo,
+    pair_results_from_counts,
+    rated,
+    separated_ranks,
+    trueskill_ratings,
+)
+from arena.stats import AgentCounts, DistinctGames, agent_counts
 from db.records import MatchRecord
 
 SYSTEMS = ("bt", "elo", "trueskill")
@@ -30,41 +49,89 @@ def sort_rows(rows: list[dict[str, Any]], system: str) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda row: (-row[key], row["agent"]))
 
 
-def leaderboard_rows(records: Sequence[MatchRecord], bootstrap: int = 100) -> list[dict[str, Any]]:
-    """One row per agent, in no particular order (matches the game broke, `game_error`, are no one's result)."""
-    records = rated(records)
-    counts = agent_counts(records)
-    elo_ratings, _ = elo(records)
-    ts = trueskill_ratings(records)
-    bt = bradley_terry(records, bootstrap=bootstrap)
-    ranks = separated_ranks({agent: (r.low, r.high) for agent, r in bt.items()})
-    rows: list[dict[str, Any]] = []
-    for agent, c in counts.items():
-        rating = ts[agent]
-        rows.append(
-            {
-                "agent": agent,
-                "games": c.games,
-                "wins": c.wins,
-                "draws": c.draws,
-                "losses": c.losses,
-                "forfeits": c.forfeits,
-                "score": c.score,
-                "win_rate": c.win_rate,
-                "bt": bt[agent].rating,
-                "bt_low": bt[agent].low,
-                "bt_high": bt[agent].high,
-                "bt_low_by_prior": bt[agent].low_by_prior,  # the data set no limit below: the prior sets bt_low
-                "bt_high_by_prior": bt[agent].high_by_prior,
-                "elo": elo_ratings[agent],
-                "trueskill_mu": rating.mu,
-                "trueskill_sigma": rating.sigma,
-                "trueskill_conservative": rating.conservative,
-            }
+@dataclass
+class Standings:
+    """What the leaderboard needs of the matches so far, replayed in schedule order; `add` continues it."""
+
+    counts: dict[str, AgentCounts] = field(default_factory=dict)
+    pairs: PairCells = field(default_factory=dict)
+    elo: dict[str, float] = field(default_factory=dict)
+    trueskill: dict[str, tuple[float, float]] = field(default_factory=dict)  # agent -> (mu, sigma^2)
+    distinct: DistinctGames = field(default_factory=DistinctGames)
+
+    def add(self, records: Sequence[MatchRecord], moves: Mapping[int, bytes] | None = None) -> Standings:
+        """Continue with `records` (in schedule order); `moves` (match id -> move list) for the distinct games.
+        Matches the game broke (`game_error`) are no one's result: they are skipped."""
+        records = rated(records)
+        agent_counts(records, self.counts)
+        count_pairs(records, self.pairs)
+        elo(records, ratings=self.elo)
+        trueskill_ratings(records, state=self.trueskill)
+        self.distinct.add(records, moves or {})
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "counts": [asdict(c) for c in self.counts.values()],
+            "pairs": [[a, b, score, n] for (a, b, score), n in self.pairs.items()],
+            "elo": self.elo,
+            "trueskill": {agent: list(state) for agent, state in self.trueskill.items()},
+            "distinct": self.distinct.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Standings:
+        counts = {}
+        for c in data["counts"]:
+            c["by_seat"] = {int(seat): value for seat, value in c["by_seat"].items()}
+            counts[c["agent"]] = AgentCounts(**c)
+        return cls(
+            counts,
+            {(a, b, score): n for a, b, score, n in data["pairs"]},
+            dict(data["elo"]),
+            {agent: (mu, var) for agent, (mu, var) in data["trueskill"].items()},
+            DistinctGames.from_json(data["distinct"]),
         )
-    for row in rows:
-        row["rank"] = ranks[row["agent"]]
-    return rows
+
+    def copy(self) -> Standings:
+        return Standings.from_json(self.to_json())
+
+    def rows(self, bootstrap: int = 100) -> list[dict[str, Any]]:
+        """One row per agent, in no particular order."""
+        bt = bradley_terry_counts(pair_results_from_counts(self.pairs), intervals=bootstrap > 0)
+        ranks = separated_ranks({agent: (r.low, r.high) for agent, r in bt.items()})
+        rows: list[dict[str, Any]] = []
+        for agent, c in self.counts.items():
+            mu, var = self.trueskill[agent]
+            rating = TrueSkillRating(mu, math.sqrt(var))
+            rows.append(
+                {
+                    "agent": agent,
+                    "games": c.games,
+                    "wins": c.wins,
+                    "draws": c.draws,
+                    "losses": c.losses,
+                    "forfeits": c.forfeits,
+                    "score": c.score,
+                    "win_rate": c.win_rate,
+                    "bt": bt[agent].rating,
+                    "bt_low": bt[agent].low,
+                    "bt_high": bt[agent].high,
+                    "bt_low_by_prior": bt[agent].low_by_prior,  # the data set no limit below: the prior sets bt_low
+                    "bt_high_by_prior": bt[agent].high_by_prior,
+                    "elo": self.elo[agent],
+                    "trueskill_mu": rating.mu,
+                    "trueskill_sigma": rating.sigma,
+                    "trueskill_conservative": rating.conservative,
+                    "rank": ranks[agent],
+                }
+            )
+        return rows
+
+
+def leaderboard_rows(records: Iterable[MatchRecord], bootstrap: int = 100) -> list[dict[str, Any]]:
+    """One row per agent, in no particular order."""
+    return Standings().add(list(records)).rows(bootstrap)
 
 
 def add_distinct_games(rows: list[dict[str, Any]], pairs: Sequence[dict[str, Any]]) -> str | None:

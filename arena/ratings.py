@@ -50,9 +50,15 @@ class EloPoint:
     ratings: dict[str, float]
 
 
-def elo(records: Iterable[MatchRecord], k: float = ELO_K, start: float = ELO_START) -> tuple[dict[str, float], list[EloPoint]]:
-    """Elo replayed in the order given (schedule order): final ratings and the history after each match."""
-    ratings: dict[str, float] = {}
+def elo(
+    records: Iterable[MatchRecord], k: float = ELO_K, start: float = ELO_START, ratings: dict[str, float] | None = None,
+) -> tuple[dict[str, float], list[EloPoint]]:  # fmt: skip
+    """Elo replayed in the order given (schedule order): final ratings and the history after each match.
+
+    `ratings`, when given, holds the ratings after earlier matches and is updated in place: replaying
+    a prefix and then the rest gives exactly the numbers of one replay of everything.
+    """
+    ratings = {} if ratings is None else ratings
     history: list[EloPoint] = []
     for n, record in enumerate(rated(records), start=1):
         if len(record.seats) == 2:  # the common case, without the general pairwise bookkeeping
@@ -88,8 +94,13 @@ class TrueSkillRating:
         return self.mu - 3.0 * self.sigma
 
 
-def trueskill_ratings(records: Iterable[MatchRecord], draw_probability: float = 0.10) -> dict[str, TrueSkillRating]:
+def trueskill_ratings(
+    records: Iterable[MatchRecord], draw_probability: float = 0.10, state: dict[str, tuple[float, float]] | None = None,
+) -> dict[str, TrueSkillRating]:  # fmt: skip
     """TrueSkill (mu 25, sigma 25/3, beta sigma/2, tau sigma/100) replayed in order.
+
+    `state`, when given, holds each agent's (mu, sigma^2) after earlier matches and is updated in
+    place (as `elo`'s `ratings`), so a replay can continue where a stored one stopped.
 
     A two-player match is rated with the closed-form two-player update, which equals the
     `trueskill` package's factor-graph result (to its own numerical precision: ~1e-6) and is about
@@ -99,7 +110,7 @@ def trueskill_ratings(records: Iterable[MatchRecord], draw_probability: float = 
     env = trueskill.TrueSkill(draw_probability=draw_probability)
     beta2, tau2 = env.beta**2, env.tau**2
     margin = _NORMAL.inv_cdf((draw_probability + 1.0) / 2.0) * math.sqrt(2.0) * env.beta
-    ratings: dict[str, tuple[float, float]] = {}  # agent -> (mu, sigma^2)
+    ratings = {} if state is None else state  # agent -> (mu, sigma^2)
     start = (env.mu, env.sigma**2)
     for record in records:
         seats = record.seats
@@ -194,15 +205,24 @@ class PairResults:
     count: np.ndarray  # how many results the cell holds (a float: inverse-probability weights are allowed)
 
 
-def pair_results(records: Iterable[MatchRecord]) -> PairResults:
-    cells: dict[tuple[str, str, float], int] = {}
+#: Pairwise results counted by (a, b, a's score) with a < b: what Bradley-Terry needs of the matches.
+PairCells = dict[tuple[str, str, float], int]
+
+
+def count_pairs(records: Iterable[MatchRecord], cells: PairCells | None = None) -> PairCells:
+    """Add the pairwise results of `records` to `cells` (a new dict when None) and return it."""
+    cells = {} if cells is None else cells
     for record in records:
         for a, b, score in pairwise_scores(record):
             if a > b:
                 a, b, score = b, a, 1.0 - score
             key = (a, b, score)
             cells[key] = cells.get(key, 0) + 1
-    return pair_results_from_counts(cells)
+    return cells
+
+
+def pair_results(records: Iterable[MatchRecord]) -> PairResults:
+    return pair_results_from_counts(count_pairs(records))
 
 
 def pair_results_from_counts(cells: Mapping[tuple[str, str, float], float]) -> PairResults:

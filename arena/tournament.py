@@ -154,19 +154,22 @@ def prepare(registry: Registry, database: Database | None, request: TournamentRe
     return game, entries, tables, settings
 
 
-def create(registry: Registry, database: Database, request: TournamentRequest) -> int:
-    """Validate the request and write the tournament with its full schedule; returns its id."""
+def create(registry: Registry, database: Database, request: TournamentRequest, status: str = "running") -> int:
+    """Validate the request and write the tournament with its full schedule; returns its id.
+
+    `status` "queued" leaves it to `arena serve`'s queue; "running" is for the caller to play now.
+    """
     with frozen_heap():
-        return _create(registry, database, request)
+        return _create(registry, database, request, status)
 
 
-def _create(registry: Registry, database: Database, request: TournamentRequest) -> int:
+def _create(registry: Registry, database: Database, request: TournamentRequest, status: str) -> int:
     game, _entries, tables, settings = prepare(registry, database, request)
     return queries.create_tournament(
         database, name=request.name, game_id=game.info.id, game_version=game.info.version,
         game_params=canonical(game.params), format=request.format, rounds=request.rounds, seed=request.seed,
         max_turns=request.max_turns, time_per_move=request.time_per_move, players=game.num_players,
-        settings=settings, schedule=encode_schedule(tables), scheduled=len(tables),
+        settings=settings, schedule=encode_schedule(tables), scheduled=len(tables), status=status,
         secret=None if game.info.perfect_information else secrets.token_hex(16),
     )  # fmt: skip
 
@@ -351,9 +354,8 @@ def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask]
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(player_setup, os.getpid())) as pool:
         try:
             yield from pool.map(_play_in_worker, tasks, chunksize=chunk)
-        except (KeyboardInterrupt, GeneratorExit):
-            # Ctrl-C (workers ignore it: see arena.lifeline) or play stopped early: end the workers now
-            # instead of waiting for their current chunks.
+        except KeyboardInterrupt:
+            # Ctrl-C (workers ignore it: see arena.lifeline): end the workers now instead of waiting for their chunks.
             _end_pool(pool)
             raise
         except BrokenProcessPool:
@@ -361,6 +363,8 @@ def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask]
                 "a worker process died while playing (an agent in it exited or crashed); what was played is stored: "
                 "--resume the tournament with --isolate (each agent in its own process)"
             ) from None
+        finally:  # stopped early (the caller closed us): drop the matches not started yet instead of playing them
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def play(
@@ -430,8 +434,9 @@ def _play(
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
     last_flush = time.monotonic()
+    outcomes = _results(setup, registry, tasks, workers)
     try:
-        for outcome in _results(setup, registry, tasks, workers):
+        for outcome in outcomes:
             buffer.append(outcome)
             done += 1
             if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
@@ -441,6 +446,7 @@ def _play(
             if progress:
                 progress(done, total)
     finally:
+        outcomes.close()  # play stopped early (progress raised): no further matches start
         # Whatever was played is kept, even when play stops early: --resume plays only the rest.
         queries.save_results(database, keys, buffer)
     queries.finish_tournament(database, tournament_id)

@@ -50,13 +50,18 @@ class Tournament(Base):
     # row is written when the match has been played; the pending matches are the scheduled ones without a row.
     schedule: Mapped[bytes] = mapped_column(LargeBinary)
     scheduled: Mapped[int] = mapped_column(default=0, server_default="0")  # matches in the schedule
-    status: Mapped[str] = mapped_column(String(20), default="running")
+    status: Mapped[str] = mapped_column(String(20), default="running", index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
     # Mixed into the seeds of a hidden-information game's chance (arena.seeding.game_seed); never shown or exported.
     secret: Mapped[str | None] = mapped_column(String(64))
     # Bumped by every batch of stored results: cached analyses compare it to know they are current.
     revision: Mapped[int] = mapped_column(default=0, server_default="0")
+    # The tournament queue of `arena serve`: status queued -> running -> done | cancelled | failed;
+    # a server playing it holds a lease (its worker id, until when), renewed while it plays.
+    claimed_by: Mapped[str | None] = mapped_column(String(200))
+    lease_until: Mapped[datetime | None]
+    error: Mapped[str | None] = mapped_column(Text)  # why it failed
 
     matches: Mapped[list[Match]] = relationship(back_populates="tournament", cascade="all, delete-orphan")
 
@@ -117,3 +122,17 @@ class CacheEntry(Base):
     fingerprint: Mapped[str] = mapped_column(Text)
     payload: Mapped[str] = mapped_column(Text)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Token(Base):
+    """An API token of `arena serve`: only a digest is kept, and an indexed prefix to find it."""
+
+    __tablename__ = "tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    kind: Mapped[str] = mapped_column(String(10), default="user", server_default="user")  # user | bot
+    prefix: Mapped[str] = mapped_column(String(20), index=True)
+    digest: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_used_at: Mapped[datetime | None]

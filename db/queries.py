@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, delete, func, select, update
+from sqlalchemy import Connection, and_, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from db.models import CacheEntry, Match, MatchSeat, NamedAgent, Tournament, utcnow
@@ -71,7 +71,7 @@ def remove_named_agent(session: Session, name: str) -> bool:
 def create_tournament(
     database: Database, *, name: str | None, game_id: str, game_version: str, game_params: str, format: str,
     rounds: int, seed: int, max_turns: int, time_per_move: float | None, players: int, settings: dict[str, Any],
-    schedule: bytes, scheduled: int, secret: str | None = None,
+    schedule: bytes, scheduled: int, status: str = "running", secret: str | None = None,
 ) -> int:  # fmt: skip
     """Write the tournament with its whole schedule (packed seatings, see Tournament.schedule); returns its id."""
 
@@ -80,7 +80,8 @@ def create_tournament(
             tournament = Tournament(
                 name=name, game_id=game_id, game_version=game_version, game_params=game_params, format=format,
                 rounds=rounds, seed=seed, max_turns=max_turns, time_per_move=time_per_move, players=players,
-                settings=json.dumps(settings, sort_keys=True), schedule=schedule, scheduled=scheduled, secret=secret,
+                settings=json.dumps(settings, sort_keys=True), schedule=schedule, scheduled=scheduled, status=status,
+                secret=secret,
             )  # fmt: skip
             session.add(tournament)
             session.flush()
@@ -204,8 +205,10 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
 def finish_tournament(database: Database, tournament_id: int) -> None:
     def write() -> None:
         with database.engine.begin() as connection:
-            connection.execute(
-                update(Tournament).where(Tournament.id == tournament_id).values(status="done", finished_at=utcnow())
+            connection.execute(  # a tournament cancelled meanwhile stays cancelled
+                update(Tournament)
+                .where(Tournament.id == tournament_id, Tournament.status != "cancelled")
+                .values(status="done", finished_at=utcnow())
             )
 
     retrying(write)
@@ -214,9 +217,12 @@ def finish_tournament(database: Database, tournament_id: int) -> None:
 # ---------------------------------------------------------------- reading results
 
 
-def _match_conditions(tournament_id: int | None, game_id: str | None, game_version: str | None, game_params: str | None) -> list[Any]:
-    """Played matches of one tournament and/or one game (version, parameters)."""
+def _match_conditions(tournament_id: int | None, game_id: str | None, game_version: str | None, game_params: str | None,
+                      start: tuple[int, int] | None = None) -> list[Any]:  # fmt: skip
+    """Played matches of one tournament and/or one game (version, parameters), from position `start` (tournament id, index) on."""
     conditions: list[Any] = [Match.status == "done"]
+    if start is not None:
+        conditions.append(or_(Match.tournament_id > start[0], and_(Match.tournament_id == start[0], Match.index >= start[1])))
     if tournament_id is not None:
         conditions.append(Match.tournament_id == tournament_id)
     # The game is a tournament's: selecting its tournaments lets the (tournament_id, index) index find the matches.
@@ -234,20 +240,20 @@ def _match_conditions(tournament_id: int | None, game_id: str | None, game_versi
 
 def load_move_lists(
     session: Session, *, tournament_id: int | None = None, game_id: str | None = None,
-    game_version: str | None = None, game_params: str | None = None,
+    game_version: str | None = None, game_params: str | None = None, start: tuple[int, int] | None = None,
 ) -> dict[int, bytes]:  # fmt: skip
     """Match id -> stored move list (arena.match.encode_ints) of the played matches selected as load_matches does."""
-    query = select(Match.id, Match.moves).where(*_match_conditions(tournament_id, game_id, game_version, game_params))
+    query = select(Match.id, Match.moves).where(*_match_conditions(tournament_id, game_id, game_version, game_params, start))
     return {match_id: moves or b"" for match_id, moves in session.connection().execute(query)}
 
 
 def load_matches(
     session: Session, *, tournament_id: int | None = None, game_id: str | None = None,
     game_version: str | None = None, game_params: str | None = None, with_legal_counts: bool = False,
-    agent: str | None = None, limit: int | None = None,
+    agent: str | None = None, limit: int | None = None, offset: int = 0, start: tuple[int, int] | None = None,
 ) -> list[MatchRecord]:  # fmt: skip
-    """Played matches as records, in schedule order (tournament, then schedule index)."""
-    conditions = _match_conditions(tournament_id, game_id, game_version, game_params)
+    """Played matches as records, in schedule order (tournament, then schedule index); from position `start` on when given."""
+    conditions = _match_conditions(tournament_id, game_id, game_version, game_params, start)
     if agent is not None:
         conditions.append(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.agent == agent)))
     columns = [Match.id, Match.tournament_id, Match.index, Match.seed, Match.game_id, Match.game_version,
@@ -257,6 +263,8 @@ def load_matches(
     query = select(*columns).where(*conditions).order_by(Match.tournament_id, Match.index)
     if limit is not None:
         query = query.limit(limit)
+    if offset:
+        query = query.offset(offset)
     match_rows: Sequence[Any] = session.connection().execute(query).all()
     if not match_rows:
         return []
@@ -267,7 +275,7 @@ def load_matches(
         .where(*conditions)
         .order_by(MatchSeat.match_id, MatchSeat.seat)
     )  # fmt: skip
-    if limit is not None:
+    if limit is not None or offset:
         seat_query = seat_query.where(MatchSeat.match_id.in_([row[0] for row in match_rows]))
     # Seats arrive grouped by match id: one pass builds each match's tuple (a million matches load in seconds).
     seats: dict[int, tuple[SeatRecord, ...]] = {}
@@ -290,6 +298,15 @@ def load_matches(
     ]  # fmt: skip
 
 
+def count_matches(session: Session, *, tournament_id: int | None = None, game_id: str | None = None,
+                  game_version: str | None = None, game_params: str | None = None, agent: str | None = None) -> int:
+    """How many played matches load_matches would return with the same filters (for paging)."""
+    conditions = _match_conditions(tournament_id, game_id, game_version, game_params)
+    if agent is not None:
+        conditions.append(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.agent == agent)))
+    return session.scalar(select(func.count()).select_from(Match).where(*conditions)) or 0
+
+
 def get_match(session: Session, match_id: int) -> Match | None:
     return session.get(Match, match_id)
 
@@ -309,6 +326,32 @@ def game_fingerprint(session: Session, game_id: str, game_version: str, game_par
         .order_by(Tournament.id)
     ).all()
     return ",".join(f"{tid}@{revision}" for tid, revision in rows)
+
+
+def scope_tournaments(
+    session: Session, *, tournament_id: int | None = None, game_id: str | None = None, game_version: str | None = None,
+    game_params: str | None = None,
+) -> list[tuple[int, int, int]]:  # fmt: skip
+    """(id, revision, scheduled matches) of the tournaments a selection covers, by id."""
+    conditions = []
+    if tournament_id is not None:
+        conditions.append(Tournament.id == tournament_id)
+    if game_id is not None:
+        conditions.append(Tournament.game_id == game_id)
+    if game_version is not None:
+        conditions.append(Tournament.game_version == game_version)
+    if game_params is not None:
+        conditions.append(Tournament.game_params == game_params)
+    rows = session.execute(
+        select(Tournament.id, Tournament.revision, Tournament.scheduled).where(*conditions).order_by(Tournament.id)
+    ).all()
+    return [(tid, revision, scheduled) for tid, revision, scheduled in rows]
+
+
+def get_cache_entry(session: Session, key: str) -> tuple[str, str] | None:
+    """(fingerprint, payload) stored under `key`, whatever its fingerprint."""
+    entry = session.get(CacheEntry, key)
+    return (entry.fingerprint, entry.payload) if entry is not None else None
 
 
 def get_cached(session: Session, key: str, fingerprint: str) -> str | None:

@@ -1,7 +1,7 @@
 """a per-tournament secret mixed into the seeds of a hidden-information game's chance
 
-Revision ID: 0007
-Revises: 0006
+Revision ID: 0008
+Revises: 0007
 Create Date: 2026-11-23 22:30:00
 
 Agents' seeds derive from the public tournament seed and the match index, and so did the game's
@@ -13,8 +13,8 @@ play (and resume) exactly as before.
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
-down_revision = "0006"
+revision = "0008"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,91 @@
+"""`arena serve` and `arena tokens`: the HTTP server and the tokens that let people and bots write to it.
+
+Attached to the group at the end of arena.cli, like arena.cli_report; fastapi and uvicorn are
+imported only when the server starts, so other commands do not pay for them.
+"""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import click
+
+from arena.cli_report import _Context, db_options
+from arena.library import tokens
+from arena.output import print_json, print_table
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(0, 64),
+              help="Tournaments played at once, each in its own process (0: serve, play nothing).")
+@click.option("--match-workers", default=1, show_default=True, type=click.IntRange(1, 256),
+              help="Worker processes per tournament for its matches (as run-tournament --workers).")
+@click.option("--private", is_flag=True, help="Reads need a token too (writes always do).")
+@click.option("--lease", "lease_seconds", default=30.0, show_default=True, type=click.FloatRange(1, 3600),
+              help="Seconds a tournament's claim lasts without renewal; a dead server's tournaments are taken over after this.")
+@click.option("--server-id", default=None, help="This server's name in the queue (default HOST:PORT of this machine); "
+              "restarted with the same name, it takes its tournaments back at once.")
+@db_options
+def serve_command(ctx: _Context, host: str, port: int, workers: int, match_workers: int, private: bool,
+                  lease_seconds: float, server_id: str | None) -> None:  # fmt: skip
+    """Serve the JSON API (/api/v1, docs at /docs) and the web pages, and play queued tournaments."""
+    import logging
+
+    try:
+        import uvicorn
+
+        from arena.server import Settings, create_app
+    except ImportError as exc:
+        raise click.ClickException(f"the server needs its extra: pip install 'arena[server]' ({exc.name} is missing)") from None
+    database, registry = ctx.database(), ctx.registry()
+    settings = Settings(
+        private=private, workers=workers, match_workers=match_workers,
+        worker_id=server_id or f"{socket.gethostname()}:{port}", lease_seconds=lease_seconds,
+        plugins_dirs=tuple(str(Path(d).resolve()) for d in ctx.plugins_dirs),
+    )  # fmt: skip
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("arena.server").info("database %s; %s queue workers; reads %s", database.url, workers,
+                                           "need a token" if private else "public")  # fmt: skip
+    uvicorn.run(create_app(database, registry, settings), host=host, port=port, access_log=False,
+                timeout_graceful_shutdown=3, log_level="info")  # fmt: skip
+
+
+@click.group("tokens")
+def tokens_group() -> None:
+    """API tokens for `arena serve`: writes need one (`Authorization: Bearer TOKEN`)."""
+
+
+@tokens_group.command("create")
+@click.argument("name")
+@click.option("--bot", is_flag=True, help="A bot token (for pull bots connecting to the server), not a user token.")
+@db_options
+def tokens_create(ctx: _Context, name: str, bot: bool) -> None:
+    """Make a token for NAME and print it once (only its digest is stored)."""
+    token = tokens.create(ctx.database(), name, "bot" if bot else "user")
+    click.echo(token)
+    click.echo(f"token '{name}' ({'bot' if bot else 'user'}) created: keep it now, it is not shown again", err=True)
+
+
+@tokens_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@db_options
+def tokens_list(ctx: _Context, as_json: bool) -> None:
+    """List tokens (name, kind, prefix, dates; never the token)."""
+    rows = tokens.listing(ctx.database())
+    if as_json:
+        print_json(rows)
+        return
+    columns = ["name", "kind", "prefix", "created_at", "last_used_at"]
+    print_table("Tokens", columns, [[r[c] for c in columns] for r in rows])
+
+
+@tokens_group.command("revoke")
+@click.argument("name")
+@db_options
+def tokens_revoke(ctx: _Context, name: str) -> None:
+    """Revoke NAME's token: it stops working at once."""
+    tokens.revoke(ctx.database(), name)
+    click.echo(f"revoked token '{name}'")

@@ -1,0 +1,132 @@
+"""Games, agent types and named agents: what can play, as JSON-ready data."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from arena import agents as agent_specs
+from arena.api import Game
+from arena.errors import ArenaError
+from arena.params import parse_spec, validate_params
+from arena.plugins import Registry
+from db import queries
+from db.session import Database
+
+
+def _shape(game: Game) -> tuple[int | None, list[int] | None]:
+    """(number of actions, observation shape) of a game at its default parameters, where it offers them."""
+    try:
+        actions: int | None = int(game.num_distinct_actions)
+    except Exception:  # a third-party game may need parameters to know
+        actions = None
+    try:
+        observation = game.new_initial_state(0).observation(0)
+        shape: list[int] | None = [int(n) for n in getattr(observation, "shape", ())]
+    except Exception:  # NotImplementedError: the game offers no observation tensor
+        shape = None
+    return actions, shape
+
+
+def games(registry: Registry, shapes: bool = False) -> list[dict[str, Any]]:
+    """Every game: id, version, players, parameters (the `arena games --json` shape); `shapes` adds
+    `actions` (number of distinct actions) and `observation_shape` at default parameters."""
+    data = []
+    for game_id in sorted(registry.games):
+        game_cls = registry.games[game_id]
+        info = game_cls.info
+        entry: dict[str, Any] = {
+            "id": info.id, "version": info.version, "name": info.name, "plugin": registry.owner("game", info.id),
+            "players": [info.min_players, info.max_players], "perfect_information": info.perfect_information,
+            "stochastic": info.stochastic,
+            "params": [{"name": p.name, "default": p.default, "help": p.help} for p in info.params],
+            "description": info.description,
+        }  # fmt: skip
+        if shapes:
+            entry["actions"], entry["observation_shape"] = _shape(game_cls())
+        data.append(entry)
+    return data
+
+
+def game(registry: Registry, game_id: str) -> dict[str, Any]:
+    """One game with its shapes (`actions`, `observation_shape`)."""
+    spec = parse_spec(game_id)
+    game_cls = registry.game_class(spec.id)
+    entry = next(g for g in games(registry) if g["id"] == game_cls.info.id)
+    entry["actions"], entry["observation_shape"] = _shape(game_cls(**spec.params))
+    return entry
+
+
+def agent_types(registry: Registry) -> list[dict[str, Any]]:
+    return [
+        {"type": a.info.id, "version": a.info.version, "plugin": registry.owner("agent", a.info.id),
+         "params": [p.describe() for p in agent_specs.declared_params(a)], "description": a.info.description}
+        for _, a in sorted(registry.agents.items())
+    ]  # fmt: skip
+
+
+def _named_to_dict(row: Any) -> dict[str, Any]:
+    return {"name": row.name, "type": row.type, "params": json.loads(row.params), "game": row.game,
+            "checkpoint": row.checkpoint, "created_at": row.created_at.isoformat(timespec="seconds")}  # fmt: skip
+
+
+def named_agents(database: Database) -> list[dict[str, Any]]:
+    with database.session() as session:
+        return [_named_to_dict(row) for row in queries.list_named_agents(session)]
+
+
+def named_agent(database: Database, name: str) -> dict[str, Any]:
+    with database.session() as session:
+        row = queries.get_named_agent(session, name)
+        if row is None:
+            raise ArenaError(f"no agent named '{name}'")
+        return _named_to_dict(row)
+
+
+def agents(registry: Registry, database: Database) -> dict[str, Any]:
+    """`arena agents list --json`: agent types (from plugins) and named agents (from the database)."""
+    return {"types": agent_types(registry), "named": named_agents(database)}
+
+
+def register_agent(
+    registry: Registry, database: Database, name: str, type_id: str, params: dict[str, str],
+    game_spec: str | None = None, checkpoint: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Check and save a named agent (type plus parameters, optional game and checkpoint); returns it."""
+    from arena import tournament
+
+    if len(name) > 200:
+        raise ArenaError(f"an agent name is at most 200 characters, got {len(name)}")
+    if not name or any(ch in name for ch in ",:= /") or name.isdigit():
+        raise ArenaError(f"bad agent name {name!r}: use letters, digits, '-', '_' or '.' (no ',', ':', '=' or spaces)")
+    if name in registry.agents:
+        raise ArenaError(f"'{name}' is an agent type; choose another name")
+    raw = {str(k): str(v) for k, v in params.items()}
+    agent_cls = registry.agent_class(type_id)
+    checkpoint = os.path.abspath(checkpoint) if checkpoint else None
+    if checkpoint is not None and not os.path.isfile(checkpoint):
+        raise ArenaError(f"checkpoint file {checkpoint} does not exist")
+    if game_spec is not None:
+        game_obj = tournament.make_game(registry, game_spec)
+        agent_specs.build_entry(registry, name, type_id, raw, game_obj, None, checkpoint)
+        game_id: str | None = game_obj.info.id
+    else:
+        declared = agent_specs.declared_params(agent_cls)
+        if checkpoint and not any(p.name == "checkpoint" for p in declared):
+            raise ArenaError(f"agent type '{type_id}' takes no checkpoint file")
+        values = validate_params(declared, {**raw, **({"checkpoint": checkpoint} if checkpoint else {})}, f"agent '{type_id}'")
+        agent_cls.check_params({k: v for k, v in values.items() if k != "seed"})  # a checkpoint is read now, not at play
+        game_id = None
+    with database.session() as session, session.begin():
+        if queries.get_named_agent(session, name) is not None:
+            raise ArenaError(f"an agent named '{name}' exists already (remove it first)")
+        queries.add_named_agent(session, name, type_id, raw, game_id, checkpoint)
+    return named_agent(database, name)
+
+
+def remove_agent(database: Database, name: str) -> None:
+    """Remove a named agent (its past results stay)."""
+    with database.session() as session, session.begin():
+        if not queries.remove_named_agent(session, name):
+            raise ArenaError(f"no agent named '{name}'")

@@ -1,0 +1,5 @@
+"""The tournament queue's claims, for arena.server (the SQL is in db.queue)."""
+
+from db.queue import cancel, claim, release, release_all, renew, status
+
+__all__ = ["cancel", "claim", "release", "release_all", "renew", "status"]

@@ -1,0 +1,63 @@
+"""API tokens for `arena serve`: made once, stored as a digest, looked up by an indexed prefix."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from arena.errors import ArenaError
+from db import tokens as store
+from db.session import Database
+
+KINDS = ("user", "bot")
+PREFIX_LENGTH = 12  # "arena_" and six random characters: indexed, so a check reads one row
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who a valid token belongs to."""
+
+    name: str
+    kind: str
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create(database: Database, name: str, kind: str = "user") -> str:
+    """A new token for `name`: returned once, only its digest is stored."""
+    if kind not in KINDS:
+        raise ArenaError(f"unknown token kind '{kind}' (choose: {', '.join(KINDS)})")
+    if not name or len(name) > 200 or any(ch.isspace() for ch in name):
+        raise ArenaError(f"bad token name {name!r}: 1 to 200 characters, no spaces")
+    token = "arena_" + secrets.token_urlsafe(32)
+    if not store.add(database, name, kind, token[:PREFIX_LENGTH], _digest(token)):
+        raise ArenaError(f"a token named '{name}' exists already (revoke it first)")
+    return token
+
+
+def check(database: Database, token: str, kind: str | None = None) -> Holder | None:
+    """The holder of `token` (of `kind`, if given), or None when it is unknown, revoked or of another kind."""
+    if not token.startswith("arena_") or len(token) < PREFIX_LENGTH + 8:
+        return None
+    digest = _digest(token)
+    for token_id, name, token_kind, stored in store.by_prefix(database, token[:PREFIX_LENGTH]):
+        if hmac.compare_digest(stored, digest):
+            if kind is not None and token_kind != kind:
+                return None
+            return Holder(name, token_kind)
+    return None
+
+
+def listing(database: Database) -> list[dict[str, Any]]:
+    """Every token's name, kind, prefix and dates (never the token)."""
+    return store.listing(database)
+
+
+def revoke(database: Database, name: str) -> None:
+    if not store.remove(database, name):
+        raise ArenaError(f"no token named '{name}'")

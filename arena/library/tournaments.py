@@ -1,0 +1,63 @@
+"""Tournaments: the listing, one tournament, submitting one to the queue, cancelling it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from arena import results
+from arena import tournament as tournaments
+from arena.errors import ArenaError
+from arena.match import DEFAULT_MAX_TURNS
+from arena.plugins import Registry
+from db import queries, queue
+from db.session import Database
+
+STATUSES = ("queued", "running", "done", "cancelled", "failed")
+
+
+def listing(database: Database) -> list[dict[str, Any]]:
+    """Every tournament, oldest first (`arena tournaments --json`)."""
+    return results.tournament_rows(database)
+
+
+def one(database: Database, key: str | int) -> dict[str, Any]:
+    """One tournament by id or name, as the listing shows it."""
+    with database.session() as session:
+        found = queries.find_tournament(session, key)
+        if found is None:
+            raise ArenaError(f"no tournament with id or name '{key}'")
+        return results.tournament_row(found, queries.played_count(session, found.id))
+
+
+def progress(database: Database, tournament_id: int) -> tuple[str, int, int]:
+    """(status, matches stored, matches scheduled): cheap enough to poll for live progress."""
+    with database.session() as session:
+        found = queries.find_tournament(session, tournament_id)
+        if found is None:
+            raise ArenaError(f"no tournament {tournament_id}")
+        return found.status, queries.played_count(session, found.id), found.scheduled
+
+
+def submit(
+    registry: Registry, database: Database, *, game: str, agents: Sequence[str] | str, rounds: int = 1, seed: int = 0,
+    max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None, name: str | None = None,
+    format: str = "round-robin", challenger: str | None = None, players: int | None = None, openings: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Validate a tournament exactly as `arena run-tournament` does and queue it for `arena serve`."""
+    text = agents if isinstance(agents, str) else ",".join(agents)
+    if not text.strip():
+        raise ArenaError("agents: give at least two agents")
+    request = tournaments.TournamentRequest(
+        game=game, agents=text, rounds=rounds, seed=seed, max_turns=max_turns, time_per_move=time_per_move,
+        name=name, format=format, challenger=challenger, players=players, openings=openings,
+    )  # fmt: skip
+    tournament_id = tournaments.create(registry, database, request, status="queued")
+    return one(database, tournament_id)
+
+
+def cancel(database: Database, key: str | int) -> dict[str, Any]:
+    """Cancel a queued or running tournament (a server playing it stops at its next match); finished ones stay."""
+    found = one(database, key)
+    queue.cancel(database, found["id"])
+    return one(database, found["id"])

@@ -1,0 +1,84 @@
+"""The ASGI application: `create_app(database, registry, settings)` builds one (tests make one per test)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Depends, FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from arena.library.storage import Database
+from arena.plugins import Registry
+from arena.server import errors
+from arena.server.deps import read_access
+from arena.server.routes import agents, games, matches, pages, results, tournaments
+from arena.server.runner import QueueRunner
+from arena.server.settings import Settings
+
+log = logging.getLogger("arena.server")
+HERE = Path(__file__).parent
+
+#: Every router of the app, in order; the pages come last (their paths are the least specific).
+#: Another capability adds its router here (one line), e.g. the remote bots' WebSocket.
+ROUTERS: list[APIRouter] = [games.router, agents.router, tournaments.router, results.router, matches.router, pages.router]
+
+
+class RequestLog:
+    """One log line per request: method, path, status, milliseconds (pure ASGI: no per-request task)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = [500]
+
+        async def capture(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, capture)
+        finally:
+            query = scope.get("query_string", b"").decode("latin-1")
+            path = scope["path"] + (f"?{query}" if query else "")
+            client = scope.get("client") or ("-", 0)
+            log.info('%s "%s %s" %s %.1fms', client[0], scope["method"], path, status[0], (time.perf_counter() - start) * 1000)
+
+
+def create_app(database: Database, registry: Registry, settings: Settings | None = None,
+               routers: Sequence[APIRouter] | None = None) -> FastAPI:  # fmt: skip
+    """The app over one database and plugin registry; with `settings.workers` > 0 it plays the queue while it runs."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runner = QueueRunner(database.url, settings) if settings.workers > 0 else None
+        if runner is not None:
+            runner.start(database)
+        try:
+            yield
+        finally:
+            if runner is not None:
+                runner.close()
+
+    app = FastAPI(title="Arena", version="1", lifespan=lifespan, docs_url="/docs", redoc_url=None,
+                  description="Tournaments between game-playing agents: submit, watch, and read leaderboards, "
+                              "matrices, statistics and replays. The shapes are those of `arena ... --json`. "
+                              "Writes need `Authorization: Bearer TOKEN` (`arena tokens create NAME`).")  # fmt: skip
+    app.state.database, app.state.registry, app.state.settings = database, registry, settings
+    errors.install(app)
+    for router in ROUTERS if routers is None else routers:
+        app.include_router(router, dependencies=[Depends(read_access)])
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    app.add_middleware(RequestLog)
+    return app

@@ -1,0 +1,74 @@
+"""What routes depend on, as `Annotated` aliases: a route reads as its signature.
+
+`require_token(kind)` makes a dependency that accepts only a valid bearer token of that kind
+(`user` for writes; `bot` for pull bots, see arena/remote); it answers 401 with a JSON error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+
+from arena.library import tokens
+from arena.library.storage import Database
+from arena.plugins import Registry
+from arena.server.settings import Settings
+
+BEARER = "bearer "
+
+
+def get_database(request: Request) -> Database:
+    return request.app.state.database
+
+
+def get_registry(request: Request) -> Registry:
+    return request.app.state.registry
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+DatabaseDep = Annotated[Database, Depends(get_database)]
+RegistryDep = Annotated[Registry, Depends(get_registry)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+
+def presented_token(request: Request) -> str | None:
+    """The token of `Authorization: Bearer ...` (or, for pages in a browser, the `arena_token` cookie)."""
+    header = request.headers.get("authorization")
+    if header is not None:
+        return header[len(BEARER):].strip() if header.lower().startswith(BEARER) else ""
+    return request.cookies.get("arena_token")
+
+
+def check_token(database: Database, token: str | None, kind: str | None) -> tokens.Holder:
+    """The token's holder, or 401 (missing, unknown, revoked, or of another kind)."""
+    challenge = {"WWW-Authenticate": "Bearer"}
+    if token is None:
+        raise HTTPException(401, "a token is needed: send 'Authorization: Bearer TOKEN' (see `arena tokens create`)", challenge)
+    holder = tokens.check(database, token, kind)
+    if holder is None:
+        raise HTTPException(401, "bad token: unknown, revoked" + (f", or not a {kind} token" if kind else ""), challenge)
+    return holder
+
+
+def require_token(kind: str | None = "user") -> Callable[[Request], tokens.Holder]:
+    """A dependency that lets through only requests with a valid token of `kind` (None: any kind)."""
+
+    def dependency(request: Request) -> tokens.Holder:
+        return check_token(request.app.state.database, presented_token(request), kind)
+
+    return dependency
+
+
+def read_access(request: Request) -> None:
+    """Reads are public unless the server is private; then any valid token may read."""
+    if request.app.state.settings.private:
+        check_token(request.app.state.database, presented_token(request), None)
+
+
+Writer = Annotated[tokens.Holder, Depends(require_token("user"))]
+Bot = Annotated[tokens.Holder, Depends(require_token("bot"))]

@@ -1,0 +1,87 @@
+"""Every error leaves as JSON `{"error": message, "field": name-or-null}` with a 4xx status; never a traceback."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import JSONResponse, Response
+
+from arena.errors import ArenaError
+from arena.library.storage import StorageError
+
+log = logging.getLogger("arena.server")
+
+#: Fields of the API's bodies and queries, looked for in a library message to say which one is wrong.
+FIELDS = ("openings", "players", "rounds", "seed", "max_turns", "time_per_move", "challenger", "format", "name", "game", "agents",
+          "tournament", "system", "kind", "agent", "limit", "offset", "type", "params", "checkpoint")  # fmt: skip
+
+
+def guess_field(message: str) -> str | None:
+    """The field a library message is about: `--max-turns ...` -> max_turns, `unknown game 'x'` -> game."""
+    needs = re.search(r"needs --([a-z-]+)", message)
+    option = needs or re.search(r"--([a-z-]+)", message)
+    if option and option.group(1).replace("-", "_") in FIELDS:
+        return option.group(1).replace("-", "_")
+    if re.search(r"\b(agent|agents)\b", message) and not re.search(r"\bplayers\b", message):
+        return "agents"
+    for name in FIELDS:
+        if re.search(rf"\b{name.replace('_', '[ _-]')}\b", message):
+            return name
+    return None
+
+
+def error(request: Request, status: int, message: str, field: str | None = None,
+          headers: dict[str, str] | None = None) -> Response:  # fmt: skip
+    """JSON for the API; a page for the pages (a person reads those)."""
+    if not request.url.path.startswith("/api/") and request.url.path != "/openapi.json":
+        from arena.server.routes.pages import render
+
+        return render(request, "error.html", status, status=status, message=message)
+    return JSONResponse({"error": message, "field": field}, status_code=status, headers=headers)
+
+
+def arena_status(message: str) -> int:
+    return 404 if message.startswith("no ") else 400
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ArenaError)
+    async def arena_error(request: Request, exc: ArenaError) -> Response:
+        message = str(exc)
+        status = arena_status(message)
+        return error(request, status, message, guess_field(message) if status == 400 else None)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> Response:
+        problems: list[Any] = list(exc.errors())
+        first = problems[0] if problems else {}
+        location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path", "header")]
+        field = location[0] if location else None
+        text = first.get("msg", "invalid request")
+        message = f"{'.'.join(location)}: {text}" if location else text
+        details = [{"field": ".".join(str(p) for p in e.get("loc", ())[1:]), "message": e.get("msg")} for e in problems]
+        return JSONResponse({"error": message, "field": field, "details": details}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        return error(request, exc.status_code, str(exc.detail), None, getattr(exc, "headers", None))
+
+    @app.exception_handler(StorageError)
+    async def storage_error(request: Request, exc: StorageError) -> Response:
+        return error(request, 503, str(exc))
+
+    @app.exception_handler(SQLAlchemyError)
+    async def database_error(request: Request, exc: SQLAlchemyError) -> Response:
+        orig = getattr(exc, "orig", None)
+        return error(request, 503, f"database: {str(orig if orig is not None else exc).splitlines()[0]}")
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unexpected error")
+        return error(request, 500, f"internal error: {type(exc).__name__}")

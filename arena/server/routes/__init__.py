@@ -1,0 +1,1 @@
+"""One module per resource; arena.server.app includes every module's `router` listed in ROUTERS."""

@@ -1,0 +1,44 @@
+"""Leaderboard, matrix, statistics, seats and Elo history of a tournament (default: the latest) or a game."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query
+from starlette.responses import Response
+
+from arena.library import analysis
+from arena.server.deps import DatabaseDep, RegistryDep
+from arena.server.reply import reply
+
+router = APIRouter(prefix="/api/v1", tags=["results"])
+
+TournamentQ = Annotated[str | None, Query(description="Tournament id or name (default: the latest).", max_length=200)]
+GameQ = Annotated[str | None, Query(description="Every tournament's matches of this game spec.", max_length=500)]
+
+
+@router.get("/leaderboard", summary="`arena leaderboard --json`")
+def leaderboard(database: DatabaseDep, registry: RegistryDep, tournament: TournamentQ = None, game: GameQ = None,
+                system: Literal["bt", "elo", "trueskill"] = "bt") -> Response:  # fmt: skip
+    return reply(analysis.leaderboard(database, registry, tournament, game, system))
+
+
+@router.get("/matrix", summary="`arena matrix --kind K --json`")
+def matrix(database: DatabaseDep, registry: RegistryDep, tournament: TournamentQ = None, game: GameQ = None,
+           kind: Literal["net-wins", "win-rate", "games", "avg-turns"] = "net-wins") -> Response:  # fmt: skip
+    return reply(analysis.matrix_data(database, registry, kind, tournament, game))
+
+
+@router.get("/stats", summary="`arena stats --json`")
+def stats(database: DatabaseDep, registry: RegistryDep, tournament: TournamentQ = None, game: GameQ = None) -> Response:
+    return reply(analysis.stats(database, registry, tournament, game))
+
+
+@router.get("/seats", summary="`arena seats --json`")
+def seats(database: DatabaseDep, registry: RegistryDep, tournament: TournamentQ = None, game: GameQ = None) -> Response:
+    return reply(analysis.seats(database, registry, tournament, game))
+
+
+@router.get("/elo-history", summary="`arena elo-history --json`")
+def elo_history(database: DatabaseDep, registry: RegistryDep, tournament: TournamentQ = None, game: GameQ = None) -> Response:
+    return reply(analysis.elo_history(database, registry, tournament, game))

@@ -1,0 +1,91 @@
+"""Tournaments: list, one, submit to the queue, cancel, and live progress as Server-Sent Events."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Header, Path, Request
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
+
+from arena.library import tournaments as library
+from arena.match import DEFAULT_MAX_TURNS
+from arena.server.deps import DatabaseDep, RegistryDep, SettingsDep, Writer
+from arena.server.reply import reply
+
+router = APIRouter(prefix="/api/v1", tags=["tournaments"])
+
+Key = Annotated[str, Path(max_length=200, description="Tournament id or name.")]
+FINAL = ("done", "cancelled", "failed")
+
+
+class TournamentCreate(BaseModel):
+    """The settings of `arena run-tournament`, checked by the same code."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: str = Field(min_length=1, max_length=500, examples=["connect_four"])
+    agents: list[Annotated[str, Field(min_length=1, max_length=2000)]] = Field(
+        min_length=1, max_length=200, examples=[["random", "greedy", "minimax:depth=2"]])
+    rounds: int = Field(default=1, ge=1, le=1_000_000)
+    seed: int = Field(default=0, ge=-(2**63), le=2**63 - 1)
+    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=1_000_000)
+    time_per_move: float | None = Field(default=None, gt=0, le=3600)
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    format: Literal["round-robin", "gauntlet"] = "round-robin"
+    challenger: str | None = Field(default=None, min_length=1, max_length=2000)
+    players: int | None = Field(default=None, ge=1, le=64)
+    openings: str | None = Field(default=None, min_length=1, max_length=1000,
+                                 description="random:N, or a file of openings on the server's machine (as --openings).")
+
+
+@router.get("/tournaments", summary="Every tournament with its game spec, agents, status and progress")
+def list_tournaments(database: DatabaseDep) -> Response:
+    return reply(library.listing(database))
+
+
+@router.get("/tournaments/{key}", summary="One tournament; status is queued, running, done, cancelled or failed")
+def one_tournament(key: Key, database: DatabaseDep) -> Response:
+    return reply(library.one(database, key))
+
+
+@router.post("/tournaments", status_code=201, summary="Queue a tournament (needs a token); the server plays it")
+def create_tournament(body: TournamentCreate, registry: RegistryDep, database: DatabaseDep, _holder: Writer) -> Response:
+    created = library.submit(registry, database, **body.model_dump())
+    return reply(created, 201, {"Location": f"/api/v1/tournaments/{created['id']}"})
+
+
+@router.post("/tournaments/{key}/cancel", summary="Cancel a queued or running tournament (needs a token)")
+def cancel_tournament(key: Key, database: DatabaseDep, _holder: Writer) -> Response:
+    return reply(library.cancel(database, key))
+
+
+def _existing(key: Key, database: DatabaseDep) -> int:
+    """The tournament's id, or 404 before any event is sent."""
+    return int(library.one(database, key)["id"])
+
+
+def _event(status: str, done: int, total: int) -> ServerSentEvent:
+    data = {"status": status, "done": done, "matches": total, "progress": done / total if total else 1.0}
+    return ServerSentEvent(data=data, event="end" if status in FINAL else "progress", id=str(done))
+
+
+@router.get("/tournaments/{key}/events", response_class=EventSourceResponse,
+            summary="Live progress: an event (id = matches stored) whenever matches are stored or the status changes")
+async def tournament_events(
+    tournament_id: Annotated[int, Depends(_existing)], request: Request, database: DatabaseDep, settings: SettingsDep,
+    last_event_id: Annotated[str | None, Header()] = None,
+) -> AsyncIterator[ServerSentEvent]:  # fmt: skip
+    seen = int(last_event_id) if last_event_id and last_event_id.isdigit() else None
+    status_seen: str | None = "running" if seen is not None else None  # a reconnect already had the running events
+    while True:
+        status, done, total = await run_in_threadpool(library.progress, database, tournament_id)
+        if done != seen or status != status_seen:
+            yield _event(status, done, total)
+            seen, status_seen = done, status
+        if status in FINAL or await request.is_disconnected():
+            return
+        await asyncio.sleep(settings.poll_seconds)

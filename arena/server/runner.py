@@ -1,0 +1,158 @@
+"""Playing the queue: claim a tournament, play it with the CLI's `tournament.play`, give it back.
+
+`arena serve` runs `Settings.workers` of these loops, each in its own process (so the web server
+keeps its interpreter to itself). A claim is a lease renewed by a heartbeat thread while matches
+are played; losing it (cancelled, or taken over after a stall) or being asked to stop ends play
+after the current match: what was played is stored, the rest is resumable, as with the CLI.
+`drain` plays until the queue is empty, in this process: tests use it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from arena import tournament
+from arena.errors import ArenaError
+from arena.library import queue
+from arena.library.storage import Database, open_database
+from arena.plugins import Registry, get_registry
+from arena.server.settings import Settings
+
+log = logging.getLogger("arena.server")
+
+
+class Stopped(Exception):
+    """Play stops after the current match: the server is stopping, or the tournament is no longer ours."""
+
+
+@dataclass
+class Claimed:
+    """A tournament this worker holds, with its heartbeat."""
+
+    database: Database
+    tournament_id: int
+    worker: str
+    lease_seconds: float
+    stop: Any  # threading.Event or multiprocessing.Event: the whole worker stops
+
+    def __post_init__(self) -> None:
+        self.lost = threading.Event()
+        self.finished = threading.Event()
+        self.thread = threading.Thread(target=self._beat, name=f"lease-{self.tournament_id}", daemon=True)
+
+    def _beat(self) -> None:
+        while not self.finished.wait(self.lease_seconds / 3):
+            try:
+                if not queue.renew(self.database, self.tournament_id, self.worker, self.lease_seconds):
+                    self.lost.set()  # cancelled, or another server took it over
+                    return
+            except Exception:  # a database hiccup: try again at the next beat (the lease has slack)
+                log.exception("renewing the claim on tournament %s", self.tournament_id)
+
+    def progress(self, done: int, total: int) -> None:
+        if self.stop.is_set() or self.lost.is_set():
+            raise Stopped()
+
+
+def play_claimed(database: Database, registry: Registry, tournament_id: int, settings: Settings, worker: str, stop: Any) -> str:
+    """Play a claimed tournament to its end (or until stopped); its outcome: done, stopped, lost or failed."""
+    claimed = Claimed(database, tournament_id, worker, settings.lease_seconds, stop)
+    claimed.thread.start()
+    try:
+        played = tournament.play(database, registry, tournament_id, settings.match_workers, claimed.progress,
+                                 settings.plugins_dirs)  # fmt: skip
+        log.info("tournament %s: played %s matches, done", tournament_id, played)
+        return "done"
+    except Stopped:
+        outcome = "lost" if claimed.lost.is_set() else "stopped"
+        log.info("tournament %s: %s; what was played is stored", tournament_id, outcome)
+        queue.release(database, tournament_id, worker)
+        return outcome
+    except (ArenaError, Exception) as exc:  # noqa: BLE001  (a tournament that cannot be played fails; the server goes on)
+        message = str(exc) if isinstance(exc, ArenaError) else f"{type(exc).__name__}: {exc}"
+        log.error("tournament %s failed: %s", tournament_id, message)
+        queue.release(database, tournament_id, worker, status="failed", error=message)
+        return "failed"
+    finally:
+        claimed.finished.set()
+        claimed.thread.join()
+
+
+def drain(database: Database, registry: Registry, settings: Settings, worker: str | None = None,
+          stop: Any = None) -> list[tuple[int, str]]:  # fmt: skip
+    """Claim and play tournaments until none is left (or `stop` is set); (id, outcome) of each."""
+    stop = stop if stop is not None else threading.Event()
+    worker = worker or f"{settings.worker_id}/drain"
+    outcomes = []
+    while not stop.is_set():
+        tournament_id = queue.claim(database, worker, settings.lease_seconds)
+        if tournament_id is None:
+            break
+        outcomes.append((tournament_id, play_claimed(database, registry, tournament_id, settings, worker, stop)))
+    return outcomes
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this process when the server dies (kill -9 included), so no orphan plays on."""
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _worker_main(url: str, settings: Settings, worker: str, stop: Any, parent: int) -> None:
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when to stop (Ctrl-C reaches the whole group)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    database = open_database(url)
+    registry = get_registry(settings.plugins_dirs)
+    while not stop.is_set() and os.getppid() == parent:
+        try:
+            tournament_id = queue.claim(database, worker, settings.lease_seconds)
+        except Exception:  # the database is away for a moment: look again later
+            log.exception("claiming from the queue")
+            tournament_id = None
+        if tournament_id is None:
+            stop.wait(settings.poll_seconds)
+            continue
+        log.info("tournament %s: claimed by %s", tournament_id, worker)
+        play_claimed(database, registry, tournament_id, settings, worker, stop)
+
+
+class QueueRunner:
+    """The server's playing processes: started with the app, stopped (cleanly, resumably) with it."""
+
+    def __init__(self, url: str, settings: Settings) -> None:
+        self.url, self.settings = url, settings
+        self.context = multiprocessing.get_context("spawn")  # the web server runs threads: never fork it
+        self.stop = self.context.Event()
+        self.processes: list[Any] = []
+
+    def start(self, database: Database) -> None:
+        taken_back = queue.release_all(database, f"{self.settings.worker_id}/")
+        if taken_back:
+            log.info("took back %s tournaments this server was playing when it stopped", taken_back)
+        for n in range(self.settings.workers):
+            worker = f"{self.settings.worker_id}/{n}"
+            process = self.context.Process(target=_worker_main, name=f"arena-queue-{n}", daemon=True,
+                                           args=(self.url, self.settings, worker, self.stop, os.getpid()))  # fmt: skip
+            process.start()
+            self.processes.append(process)
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Ask every worker to stop after its current match, wait, then make sure."""
+        self.stop.set()
+        for process in self.processes:
+            process.join(timeout)
+            if process.is_alive():
+                log.warning("queue worker %s did not stop in %.0f s: killed (its tournament stays resumable)", process.pid, timeout)
+                process.kill()
+                process.join()
+        self.processes.clear()

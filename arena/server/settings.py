@@ -1,0 +1,24 @@
+"""What an `arena serve` instance is told: who may read, how it plays its queue."""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Settings:
+    #: Reads need a token too (writes always do).
+    private: bool = False
+    #: Tournaments played at once, each in its own process; 0 plays nothing (tests drain the queue themselves).
+    workers: int = 1
+    #: Worker processes per tournament for its matches (`arena run-tournament --workers`).
+    match_workers: int = 1
+    #: This server's name in the queue's claims; a restarted server with the same name takes its tournaments back at once.
+    worker_id: str = field(default_factory=socket.gethostname)
+    #: Seconds a claim lasts without renewal: a server that died loses its tournaments after this long.
+    lease_seconds: float = 30.0
+    #: Seconds between looks at the queue when it is empty, and between progress events.
+    poll_seconds: float = 0.5
+    #: Loose-file plugin folders, passed on to the processes that play.
+    plugins_dirs: tuple[str, ...] = ()

@@ -1,0 +1,122 @@
+"""The tournament queue of `arena serve`, in the tournaments table: short, exclusive claims with leases.
+
+A claim is one short transaction. On PostgreSQL the candidate row is read with
+SELECT ... FOR UPDATE SKIP LOCKED, so servers claiming at once take different rows without
+waiting; on SQLite the transaction starts with BEGIN IMMEDIATE (writers are serialised). In both,
+the UPDATE repeats the claimable condition and its row count says whether the claim was won, so a
+tournament is never held by two servers at once.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, or_, select, update
+
+from db.models import Tournament, utcnow
+from db.session import Database, retrying
+
+
+def _claimable(now: datetime):  # type: ignore[no-untyped-def]
+    """Queued, or running under a lease that ran out (its server died or stopped)."""
+    return or_(
+        and_(Tournament.status == "queued", or_(Tournament.lease_until.is_(None), Tournament.lease_until < now)),
+        and_(Tournament.status == "running", Tournament.claimed_by.is_not(None), Tournament.lease_until < now),
+    )
+
+
+def claim(database: Database, worker: str, lease_seconds: float) -> int | None:
+    """Claim the oldest claimable tournament for `worker`, mark it running; its id, or None."""
+
+    def attempt() -> int | None:
+        now = utcnow()
+        with database.engine.connect() as connection:
+            sqlite = connection.dialect.name == "sqlite"
+            if sqlite:
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
+            try:
+                query = select(Tournament.id).where(_claimable(now)).order_by(Tournament.id).limit(1)
+                if not sqlite:
+                    query = query.with_for_update(skip_locked=True)
+                tournament_id = connection.execute(query).scalar()
+                if tournament_id is None:
+                    connection.rollback()
+                    return None
+                won = connection.execute(
+                    update(Tournament)
+                    .where(Tournament.id == tournament_id, _claimable(now))
+                    .values(status="running", claimed_by=worker, lease_until=now + timedelta(seconds=lease_seconds))
+                ).rowcount
+                connection.commit()
+            except BaseException:
+                connection.rollback()
+                raise
+        return tournament_id if won == 1 else None
+
+    return retrying(attempt)
+
+
+def renew(database: Database, tournament_id: int, worker: str, lease_seconds: float) -> bool:
+    """Extend `worker`'s lease; False when it holds the tournament no more (cancelled, or taken over)."""
+
+    def write() -> bool:
+        with database.engine.begin() as connection:
+            return connection.execute(
+                update(Tournament)
+                .where(Tournament.id == tournament_id, Tournament.claimed_by == worker, Tournament.status == "running")
+                .values(lease_until=utcnow() + timedelta(seconds=lease_seconds))
+            ).rowcount == 1
+
+    return retrying(write)
+
+
+def release(database: Database, tournament_id: int, worker: str, status: str | None = None, error: str | None = None) -> None:
+    """Give the tournament up: its lease ends now (anyone may resume it); `status` (failed) with `error` if given."""
+    values: dict[str, object] = {"lease_until": utcnow() - timedelta(seconds=1)}
+    if status is not None:
+        values.update(status=status, error=error, finished_at=utcnow())
+
+    def write() -> None:
+        with database.engine.begin() as connection:
+            connection.execute(
+                update(Tournament)
+                .where(Tournament.id == tournament_id, Tournament.claimed_by == worker, Tournament.status == "running")
+                .values(**values)
+            )
+
+    retrying(write)
+
+
+def release_all(database: Database, worker_prefix: str) -> int:
+    """End the leases of every tournament held by workers named `worker_prefix`...: a restarted server
+    takes its own tournaments back at once instead of waiting for the leases to run out."""
+
+    def write() -> int:
+        with database.engine.begin() as connection:
+            return connection.execute(
+                update(Tournament)
+                .where(Tournament.claimed_by.startswith(worker_prefix, autoescape=True), Tournament.status == "running")
+                .values(lease_until=utcnow() - timedelta(seconds=1))
+            ).rowcount
+
+    return retrying(write)
+
+
+def cancel(database: Database, tournament_id: int) -> str | None:
+    """Cancel a queued or running tournament; its status afterwards (None: no such tournament)."""
+
+    def write() -> str | None:
+        with database.engine.begin() as connection:
+            connection.execute(
+                update(Tournament)
+                .where(Tournament.id == tournament_id, Tournament.status.in_(("queued", "running")))
+                .values(status="cancelled", finished_at=utcnow())
+            )
+            return connection.execute(select(Tournament.status).where(Tournament.id == tournament_id)).scalar()
+
+    return retrying(write)
+
+
+def status(database: Database, tournament_id: int) -> str | None:
+    with database.engine.connect() as connection:
+        return connection.execute(select(Tournament.status).where(Tournament.id == tournament_id)).scalar()

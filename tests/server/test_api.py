@@ -1,0 +1,245 @@
+"""The JSON API with FastAPI's test client: the same shapes and numbers as the CLI's --json, on the same database."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from arena.library import queue
+from arena.server import Settings
+from tests.server.conftest import SETTINGS, Server
+
+
+def test_games_with_shapes_and_agent_types(server: Server) -> None:
+    games = {g["id"]: g for g in server.get("/api/v1/games")}
+    assert games["connect_four"]["actions"] == 7 and games["connect_four"]["players"] == [2, 2]
+    assert games["connect_four"]["observation_shape"]  # the game offers a tensor
+    assert {p["name"] for p in games["connect_four"]["params"]} == {"rows", "columns", "x_in_row"}
+    assert server.get("/api/v1/games/connect_four:rows=5,columns=6")["actions"] == 6
+    cli_games = server.cli.json("games")
+    assert [{k: g[k] for k in cli_games[0]} for g in server.get("/api/v1/games")] == cli_games
+    types = {t["type"] for t in server.get("/api/v1/agent-types")}
+    assert {"random", "greedy", "minimax", "mcts", "center"} <= types
+
+
+def test_results_equal_the_cli_on_the_same_database(played: Server) -> None:
+    cli = played.cli
+    for system in ("bt", "elo", "trueskill"):
+        assert played.get("/api/v1/leaderboard", tournament="played", system=system) == cli.json("leaderboard", "--system", system)
+    assert played.get("/api/v1/leaderboard", game="connect_four") == cli.json("leaderboard", "--game", "connect_four")
+    for kind in ("net-wins", "win-rate", "games", "avg-turns"):
+        assert played.get("/api/v1/matrix", kind=kind) == cli.json("matrix", "--kind", kind)
+    assert played.get("/api/v1/stats") == cli.json("stats")
+    assert played.get("/api/v1/seats", tournament="1") == cli.json("seats")
+    assert played.get("/api/v1/elo-history") == cli.json("elo-history")
+    assert played.get("/api/v1/matches", limit=1000) == cli.json("matches")
+    assert played.get("/api/v1/tournaments")[0] | {} == played.get("/api/v1/tournaments/played")
+    listed = cli.json("tournaments")[0]
+    assert {k: v for k, v in played.get("/api/v1/tournaments/1").items() if k in listed} == listed
+    cli_replay, api_replay = cli.json("replay", "3"), played.get("/api/v1/matches/3/replay")
+    assert cli_replay["moves"] == [{k: m[k] for k in cli_replay["moves"][0]} for m in api_replay["moves"]]
+    assert {k: v for k, v in api_replay.items() if k in cli_replay and k != "moves"} == {k: v for k, v in cli_replay.items() if k != "moves"}
+
+
+def test_matches_filter_and_page(played: Server) -> None:
+    everything = played.get("/api/v1/matches", limit=1000)
+    assert len(everything) == 12
+    response = played.client.get("/api/v1/matches", params={"limit": 5, "offset": 5, "agent": "greedy"})
+    greedy = [m for m in everything if "greedy" in [s["agent"] for s in m["seats"]]]
+    assert response.json() == greedy[5:10] and response.headers["x-total-count"] == str(len(greedy))
+    one = played.get("/api/v1/matches/4")
+    assert one["id"] == 4 and len(one["moves"]) == one["turns"] == len(one["legal_counts"])
+
+
+def test_replay_renders_every_position(played: Server) -> None:
+    replay = played.get("/api/v1/matches/2/replay")
+    assert len(replay["positions"]) == len(replay["moves"]) + 1
+    assert all(p["text"] for p in replay["positions"]) and replay["positions"][-1]["to_move"] is None
+    assert all(m["legal_moves"] >= 1 and m["agent"] and m["think_time"] is not None for m in replay["moves"])
+
+
+def test_named_agents_register_show_remove(server: Server) -> None:
+    body = {"name": "careful", "type": "greedy", "params": {"eval": "heuristic"}, "game": "connect_four"}
+    created = server.client.post("/api/v1/agents", json=body, headers=server.auth)
+    assert created.status_code == 201 and created.json()["params"] == {"eval": "heuristic"}
+    assert server.get("/api/v1/agents/careful") == server.cli.json("agents", "show", "careful")
+    assert server.get("/api/v1/agents") == server.cli.json("agents", "list")
+    again = server.client.post("/api/v1/agents", json=body, headers=server.auth)
+    assert again.status_code == 400 and "exists already" in again.json()["error"]
+    assert server.client.delete("/api/v1/agents/careful", headers=server.auth).status_code == 200
+    assert server.client.get("/api/v1/agents/careful").status_code == 404
+    assert server.client.delete("/api/v1/agents/careful", headers=server.auth).status_code == 404
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer nope"}, {"Authorization": "Basic abc"},
+                                     {"Authorization": "Bearer arena_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"}])
+def test_writes_need_a_valid_token(server: Server, headers: dict[str, str]) -> None:
+    for method, path, body in (("post", "/api/v1/tournaments", {"game": "tic_tac_toe", "agents": ["random", "greedy"]}),
+                               ("post", "/api/v1/agents", {"name": "x", "type": "random"}),
+                               ("delete", "/api/v1/agents/x", None), ("post", "/api/v1/tournaments/1/cancel", None)):
+        response = server.client.request(method, path, json=body, headers=headers)
+        assert response.status_code == 401, (path, response.text)
+        assert "token" in response.json()["error"] and response.headers["www-authenticate"] == "Bearer"
+    assert server.cli.rows("select count(*) from tournaments") == [(0,)]
+
+
+def test_tokens_from_the_cli_bot_tokens_and_revoking(server: Server) -> None:
+    token = server.cli("tokens", "create", "carol").stdout.strip()
+    bot = server.cli("tokens", "create", "--bot", "robot").stdout.strip()
+    listed = {t["name"]: t for t in server.cli.json("tokens", "list")}
+    assert listed["robot"]["kind"] == "bot" and listed["carol"]["kind"] == "user"
+    assert token not in json.dumps(listed) and server.cli.rows("select count(*) from tokens where digest = ?".replace("?", f"'{token}'")) == [(0,)]
+    body = {"name": "mine", "type": "random"}
+    assert server.client.post("/api/v1/agents", json=body, headers={"Authorization": f"Bearer {bot}"}).status_code == 401
+    assert server.client.post("/api/v1/agents", json=body, headers={"Authorization": f"Bearer {token}"}).status_code == 201
+    server.cli("tokens", "revoke", "carol")
+    assert server.client.delete("/api/v1/agents/mine", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+    assert server.cli("tokens", "create", "robot", ok=False).exit_code == 2
+
+
+BAD_BODIES = [
+    ({"agents": ["random", "greedy"]}, 422, "game"),
+    ({"game": "connect_four"}, 422, "agents"),
+    ({"game": "connect_four", "agents": "random,greedy"}, 422, "agents"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "rounds": 0}, 422, "rounds"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "rounds": "many"}, 422, "rounds"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "seed": 2**70}, 422, "seed"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "max_turns": -1}, 422, "max_turns"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "time_per_move": 0}, 422, "time_per_move"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "format": "swiss"}, 422, "format"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "colour": "red"}, 422, "colour"),
+    ({"game": "chess", "agents": ["random", "greedy"]}, 400, "game"),
+    ({"game": "connect_four:rows=99", "agents": ["random", "greedy"]}, 400, "game"),
+    ({"game": "connect_four:depth=2", "agents": ["random", "greedy"]}, 400, "game"),
+    ({"game": "connect_four", "agents": ["random", "nobody"]}, 400, "agents"),
+    ({"game": "connect_four", "agents": ["random", "minimax:depth=banana"]}, 400, "agents"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "format": "gauntlet"}, 400, "challenger"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "challenger": "random"}, 400, "challenger"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "players": 3}, 400, "players"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "name": "42"}, 400, "name"),
+]
+
+
+@pytest.mark.parametrize(("body", "status", "field"), BAD_BODIES)
+def test_bad_fields_are_named_never_a_500_and_nothing_is_written(server: Server, body: dict, status: int, field: str) -> None:
+    response = server.client.post("/api/v1/tournaments", json=body, headers=server.auth)
+    assert response.status_code == status, response.text
+    error = response.json()
+    assert error["field"] == field and field.rstrip("s").split("_")[0] in error["error"], error
+    assert "Traceback" not in response.text
+    assert server.cli.rows("select count(*) from tournaments") == [(0,)]
+
+
+@pytest.mark.parametrize(("path", "status"), [
+    ("/api/v1/leaderboard?system=best", 422), ("/api/v1/matrix?kind=colour", 422), ("/api/v1/matches?limit=0", 422),
+    ("/api/v1/matches?offset=-1", 422), ("/api/v1/matches/0", 422), ("/api/v1/matches/99999999999999999999999", 422),
+    ("/api/v1/matches/999", 404), ("/api/v1/matches/999/replay", 404), ("/api/v1/tournaments/nope", 404),
+    ("/api/v1/leaderboard?tournament=nope", 404), ("/api/v1/leaderboard?game=chess", 400),
+    ("/api/v1/leaderboard?game=connect_four&tournament=1", 400), ("/api/v1/games/chess", 400),
+    ("/api/v1/tournaments/nope/events", 404), ("/api/v1/agents/nobody", 404),
+])  # fmt: skip
+def test_bad_queries_are_4xx_json(played: Server, path: str, status: int) -> None:
+    response = played.client.get(path)
+    assert response.status_code == status, response.text
+    assert response.json()["error"]
+
+
+def test_empty_database_answers_cleanly(server: Server) -> None:
+    response = server.client.get("/api/v1/leaderboard")
+    assert response.status_code == 404 and "no tournaments yet" in response.json()["error"]
+    assert server.get("/api/v1/tournaments") == []
+
+
+def test_private_server_needs_a_token_to_read(tmp_path) -> None:
+    private = Server(tmp_path / "p.db", Settings(**{**SETTINGS.__dict__, "private": True}))
+    assert private.client.get("/api/v1/games").status_code == 401
+    assert private.client.get("/").status_code == 401
+    assert private.client.get("/api/v1/games", headers=private.auth).status_code == 200
+
+
+def test_queue_cancel_and_failure(server: Server) -> None:
+    queued = server.submit(game="tic_tac_toe", agents=["random", "greedy"], rounds=2)
+    assert queued["status"] == "queued" and queued["done"] == 0 and queued["matches"] == 2
+    cancelled = server.client.post(f"/api/v1/tournaments/{queued['id']}/cancel", headers=server.auth).json()
+    assert cancelled["status"] == "cancelled"
+    assert server.play() == []  # nothing left to play
+    assert server.cli.rows("select count(*) from matches") == [(0,)]
+    # An agent that cannot play a game is refused at submission; a game changed since is refused at play: failed.
+    second = server.submit(game="tic_tac_toe", agents=["random", "greedy"], rounds=1)
+    server.cli.rows("select 1")
+    import sqlite3
+
+    with sqlite3.connect(server.db_path) as c:
+        c.execute("update tournaments set game_version = '0' where id = ?", (second["id"],))
+    assert server.play() == [(second["id"], "failed")]
+    failed = server.get(f"/api/v1/tournaments/{second['id']}")
+    assert failed["status"] == "failed" and "version" in failed["error"]
+
+
+def test_claims_are_exclusive_and_leases_run_out(server: Server) -> None:
+    ids = [server.submit(game="tic_tac_toe", agents=["random", "greedy"])["id"] for _ in range(3)]
+    won: list[int | None] = []
+    barrier = threading.Barrier(6)
+
+    def claim(n: int) -> None:
+        barrier.wait()
+        won.append(queue.claim(server.database, f"w{n}", 60))
+
+    threads = [threading.Thread(target=claim, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(w for w in won if w is not None) == ids and won.count(None) == 3
+    assert queue.claim(server.database, "late", 60) is None
+    assert queue.renew(server.database, ids[0], "w-nobody", 60) is False
+    queue.release_all(server.database, "w")  # every lease of workers w... ends now: anyone may take them over
+    assert sorted(queue.claim(server.database, "next", 60) for _ in ids) == ids
+
+
+def test_stopped_play_resumes_to_the_uninterrupted_results(server: Server) -> None:
+    body = {"game": "connect_four", "agents": ["random", "greedy", "random:seed=3"], "rounds": 6, "seed": 11}
+    first = server.submit(**body)["id"]
+    stop = threading.Event()
+    from arena.server import runner
+
+    calls = []
+
+    def progress_then_stop(self, done: int, total: int) -> None:  # noqa: ANN001
+        calls.append(done)
+        if len(calls) > 5:
+            stop.set()
+        original(self, done, total)
+
+    original = runner.Claimed.progress
+    runner.Claimed.progress = progress_then_stop  # type: ignore[method-assign]
+    try:
+        assert runner.drain(server.database, server.registry, SETTINGS, "w/0", stop) == [(first, "stopped")]
+    finally:
+        runner.Claimed.progress = original  # type: ignore[method-assign]
+    assert server.status(first) == "running" and 0 < server.get(f"/api/v1/tournaments/{first}")["done"] < 18
+    assert server.play() == [(first, "done")]  # the lease ended when play stopped: taken over at once
+    server.cli("run-tournament", "--game", "connect_four", "--agents", "random,greedy,random:seed=3", "--rounds", "6",
+               "--seed", "11", "--name", "whole", "--quiet")  # fmt: skip
+    query = ('select m."index", m.seed, m.moves, s.seat, s.agent, s.outcome from matches m join match_seats s on '
+             's.match_id = m.id where m.tournament_id = {} order by m."index", s.seat')  # fmt: skip
+    assert server.cli.rows(query.format(first)) == server.cli.rows(query.format(2)) and len(server.cli.rows(query.format(first))) == 36
+
+
+def test_events_end_with_the_matches_stored(played: Server) -> None:
+    with played.client.stream("GET", "/api/v1/tournaments/1/events") as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        text = "".join(response.iter_text())
+    assert "event: end" in text and "id: 12" in text and '"done": 12' in text.replace('"done":12', '"done": 12')
+
+
+def test_openapi_documents_every_route(server: Server) -> None:
+    paths = server.get("/openapi.json")["paths"]
+    for path in ("/api/v1/games", "/api/v1/tournaments", "/api/v1/tournaments/{key}", "/api/v1/tournaments/{key}/cancel",
+                 "/api/v1/tournaments/{key}/events", "/api/v1/leaderboard", "/api/v1/matrix", "/api/v1/stats",
+                 "/api/v1/seats", "/api/v1/elo-history", "/api/v1/matches", "/api/v1/matches/{match_id}",
+                 "/api/v1/matches/{match_id}/replay", "/api/v1/agents", "/api/v1/agents/{name}", "/api/v1/agent-types"):
+        assert path in paths, path
+    assert server.client.get("/docs").status_code == 200

@@ -1,0 +1,33 @@
+"""The pages as HTML without JavaScript (the browser tests drive them live): every page renders what it promises."""
+
+from __future__ import annotations
+
+from tests.server.conftest import Server
+
+
+def test_pages_render_without_javascript(played: Server) -> None:
+    client = played.client
+    home = client.get("/").text
+    assert "Recent tournaments" in home and 'href="/tournaments/1"' in home and "connect_four" in home
+    page = client.get("/tournaments/played").text
+    assert "Leaderboard" in page and "<svg" in page and "Net wins" in page and "greedy" in page
+    for kind in ("elo-history", "ratings", "outcomes", "net-wins", "avg-turns", "match-length", "legal-moves", "seats"):
+        assert f"/tournaments/1/figures/{kind}.png" in page
+    figure = client.get("/tournaments/1/figures/net-wins.png")
+    assert figure.status_code == 200 and figure.content.startswith(b"\x89PNG")
+    board = client.get("/leaderboard", params={"game": "connect_four", "system": "elo"}).text
+    rows = played.cli.json("leaderboard", "--system", "elo")
+    assert [board.index(f">{r['agent']}</a>") for r in rows] == sorted(board.index(f">{r['agent']}</a>") for r in rows)
+    match = client.get("/matches/1").text
+    replay = played.get("/api/v1/matches/1/replay")
+    assert match.count('class="position"') == len(replay["moves"]) + 1 and 'id="next"' in match
+    agent = client.get("/agents/greedy", params={"tournament": "1"}).text
+    assert "Against each opponent" in agent and ">random</a>" in agent and ">center</a>" in agent
+    assert client.get("/agents/greedy").status_code == 200  # its latest tournament by default
+
+
+def test_page_errors_are_pages(played: Server) -> None:
+    for path in ("/tournaments/99", "/matches/999", "/agents/nobody", "/tournaments/1/figures/pie.png"):
+        response = played.client.get(path)
+        assert 400 <= response.status_code < 500 and response.headers["content-type"].startswith("text/html"), path
+        assert "Traceback" not in response.text
