@@ -340,8 +340,9 @@ def _end_pool(pool: ProcessPoolExecutor) -> None:
 def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask], workers: int) -> Iterator[queries.MatchOutcome]:
     # Agents other than Arena's own play in a worker process even with one worker, unless isolated already:
     # one that calls os._exit or segfaults then ends a worker (one line, --resume finishes), not the run.
+    # (Only where a child process may be started: not in a daemonic process, as a server's tournament runner is.)
     own = player_setup.isolate or all(registry.is_builtin("agent", data["type"]) for data in player_setup.agents)
-    if workers <= 1 and own:
+    if workers <= 1 and (own or multiprocessing.current_process().daemon):
         player = Player(player_setup, registry)
         try:
             for task in tasks:
