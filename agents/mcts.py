@@ -71,14 +71,29 @@ class MCTSAgent(arena.Agent):
             arena.Param("rollout", "random", "play-out policy", choices=("random", "heuristic")),
             arena.Param("epsilon", 0.1, "random-action probability of rollout=heuristic", min=0.0, max=1.0),
             arena.Param("eval", "", "evaluation for rollout=heuristic (default: the game's heuristic)"),
+            arena.Param("model", "", "network file: PUCT with its priors and values instead of UCB1 and play-outs"),
+            arena.Param("c_puct", 1.5, "PUCT exploration constant (with model)", min=0.0),
+            arena.Param("leaf_batch", 8, "leaves valued per forward pass (with model)", min=1, max=1024),
         ),
     )
 
     @classmethod
     def check_game(cls, game: arena.Game, params: dict[str, Any]) -> None:
         values = _validated(params)
+        if values["model"]:
+            from agents.models.evaluator import require_model_game
+
+            if not game.info.perfect_information:
+                raise arena.ArenaError(f"agent '{cls.info.id}' with a model searches perfect-information games only, not '{game.info.id}'")
+            require_model_game(cls.info.id, game, values["model"])
         if values["rollout"] == "heuristic":
             resolve_evaluation(cls.info.id, game, values["eval"], None)
+
+    @classmethod
+    def fingerprint(cls, params: dict[str, Any]) -> str:
+        from agents.models.evaluator import model_fingerprint
+
+        return model_fingerprint(params) if params.get("model") else ""
 
     def __init__(self, game: arena.Game, player: int, seed: int, **params: Any) -> None:
         super().__init__(game, player, seed, **params)
@@ -91,6 +106,11 @@ class MCTSAgent(arena.Agent):
         if values["rollout"] == "heuristic":
             self.evaluate = resolve_evaluation(self.info.id, game, values["eval"], None)
         self.determinise = not game.info.perfect_information
+        self.puct = None
+        if values["model"]:
+            from agents.puct import PUCTSearch
+
+            self.puct = PUCTSearch(game, values["model"], values["c_puct"], values["leaf_batch"])
         bound = game.max_game_length()
         self.rollout_limit = ROLLOUT_LIMIT if bound is None else min(bound, ROLLOUT_LIMIT)
         #: Statistics of the last `act`, for benchmarks: simulations run and seconds.
@@ -108,7 +128,9 @@ class MCTSAgent(arena.Agent):
             return actions[0]
         deadline = deadline_from(time_budget(self.time, self.time_per_move), start)
         limit = 1 << 62 if self.time > 0 else self.simulations
-        if self.determinise:
+        if self.puct is not None:
+            visits, done = self.puct.search(state, limit, deadline)
+        elif self.determinise:
             visits, done = self._search_determinised(state, limit, deadline)
         else:
             visits, done = self._search(state, limit, deadline)

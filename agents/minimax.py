@@ -87,7 +87,8 @@ class MinimaxAgent(arena.Agent):
         params=(
             arena.Param("depth", 3, "search depth in plies (ignored when time > 0)", min=1, max=MAX_DEPTH),
             arena.Param("time", 0.0, "seconds per move: deepen until it runs out (0 = fixed depth)", min=0.0),
-            arena.Param("eval", "", "evaluation: one of the game's evaluations, or 'linear' (default: heuristic)"),
+            arena.Param("eval", "", "evaluation: one of the game's evaluations, 'linear', or 'model' (default: heuristic)"),
+            arena.Param("model", "", "network file for eval=model: its value output (or best Q) at the leaves"),
             arena.Param("weights", (), "weights for eval=linear, one per game feature", type=tuple),
             arena.Param("tt", "auto", "transposition-table key", choices=("auto", "render", "off")),
             arena.Param("order", "history", "after the table's move: killers+history, or static evaluation",
@@ -99,7 +100,20 @@ class MinimaxAgent(arena.Agent):
     def check_game(cls, game: arena.Game, params: dict[str, Any]) -> None:
         values = _validated(params)
         require_perfect_information(cls.info.id, game)
-        resolve_evaluation(cls.info.id, game, values["eval"], values["weights"] or None)
+        if values["eval"] == "model":
+            from agents.models.evaluator import require_model_game
+
+            require_model_game(cls.info.id, game, values["model"])
+        else:
+            if values["model"]:
+                raise arena.ArenaError(f"agent '{cls.info.id}': model=FILE is for eval=model")
+            resolve_evaluation(cls.info.id, game, values["eval"], values["weights"] or None)
+
+    @classmethod
+    def fingerprint(cls, params: dict[str, Any]) -> str:
+        from agents.models.evaluator import model_fingerprint
+
+        return model_fingerprint(params) if params.get("model") else ""
 
     def __init__(self, game: arena.Game, player: int, seed: int, **params: Any) -> None:
         super().__init__(game, player, seed, **params)
@@ -109,7 +123,14 @@ class MinimaxAgent(arena.Agent):
         self.time: float = values["time"]
         self.tt_mode: str = values["tt"]
         self.eval_order: bool = values["order"] == "eval"
-        self.evaluate: Evaluation = resolve_evaluation(self.info.id, game, values["eval"], values["weights"] or None)
+        self.network = None
+        if values["eval"] == "model":
+            from agents.models.evaluator import NetworkEvaluator
+
+            self.network = NetworkEvaluator(game, values["model"])
+            self.evaluate: Evaluation = self.network.value
+        else:
+            self.evaluate = resolve_evaluation(self.info.id, game, values["eval"], values["weights"] or None)
         self.reset()
 
     def reset(self) -> None:
@@ -303,15 +324,26 @@ class MinimaxAgent(arena.Agent):
         root = self.root_player
         evaluate = self.evaluate
         leaves = 0
-        for action in actions:
-            child = state.clone()
-            child.apply(action)
+        children: list[arena.State] | None = None
+        if self.network is not None:  # a network values the whole frontier in one forward pass
+            children = []
+            for action in actions:
+                child = state.clone()
+                child.apply(action)
+                children.append(child)
+            values = iter(self.network.values([c for c in children if c.current_player >= 0], root))
+        for index, action in enumerate(actions):
+            if children is None:
+                child = state.clone()
+                child.apply(action)
+            else:
+                child = children[index]
             leaves += 1
             if child.current_player < 0:
                 value = terminal_value(child.returns(), root)
             else:
                 self.cut_by_depth = True
-                value = evaluate(child, root)
+                value = evaluate(child, root) if children is None else next(values)
             if maximise:
                 if value > best_value:
                     best_value, best_move = value, action

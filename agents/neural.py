@@ -36,12 +36,14 @@ import random
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import click
 import numpy as np
 
 import arena
+from agents.models import DEVICES, model_for
+from arena.observations import require_observation_shape
 from arena.params import canonical, validate_params
 
 FORMAT_NAME = "arena-mlp"
@@ -120,19 +122,9 @@ def game_description(game: arena.Game) -> dict[str, Any]:
     }
 
 
-_observation_shapes: dict[tuple[str, str, str], tuple[int, ...]] = {}
-
-
 def observation_shape(game: arena.Game) -> tuple[int, ...]:
-    """The shape of the game's observation tensor (cached per game id, version and parameters)."""
-    key = (game.info.id, game.info.version, canonical(game.params))
-    if key not in _observation_shapes:
-        try:
-            tensor = game.new_initial_state(0).observation(0)
-        except NotImplementedError:
-            raise arena.ArenaError(f"game '{game.info.id}' offers no observation tensor, which agent 'neural' plays from") from None
-        _observation_shapes[key] = tuple(int(n) for n in np.shape(tensor))
-    return _observation_shapes[key]
+    """The shape of the game's observation tensor (ArenaError for a game that offers none)."""
+    return require_observation_shape(game, "neural")
 
 
 # ---------------------------------------------------------------- writing checkpoints
@@ -379,26 +371,6 @@ def check_compatible(network: Network, game: arena.Game, with_params: bool = Tru
         )
 
 
-# Checkpoint-and-game pairs already checked: agents are made for every seat of every match.
-_compatible: set[tuple[FileKey, str, str, str, bool]] = set()
-
-
-def network_for(checkpoint: str, game: arena.Game, with_params: bool = False) -> Network:
-    """The checkpoint's network, checked (once per file and game) to fit `game` (see `check_compatible`)."""
-    if not checkpoint:
-        raise arena.ArenaError(
-            "agent 'neural' needs a checkpoint: neural:checkpoint=FILE.npz, or "
-            "arena agents register NAME --type neural --checkpoint FILE.npz"
-        )
-    key = file_key(checkpoint)
-    network = _load_cached(key)
-    pair = (key, game.info.id, game.info.version, canonical(game.params), with_params)
-    if pair not in _compatible:
-        check_compatible(network, game, with_params)
-        _compatible.add(pair)
-    return network
-
-
 # ---------------------------------------------------------------- the agent
 
 
@@ -406,10 +378,12 @@ class NeuralAgent(arena.Agent):
     info = arena.AgentInfo(
         id="neural",
         version="1",
-        description="A trained MLP from a numpy checkpoint (arena train): masked argmax or softmax sample of its outputs.",
+        description="A trained network (TorchScript, torch.export, ONNX or Arena's .npz MLP): masked argmax or "
+        "softmax sample of its per-action outputs.",
         params=(
-            arena.Param("checkpoint", "", "the .npz checkpoint file (required)"),
+            arena.Param("checkpoint", "", "the network file (required): TorchScript, torch.export .pt2, ONNX or .npz"),
             arena.Param("sample", False, "sample from the softmax of the legal outputs instead of taking the best"),
+            arena.Param("device", "cpu", "where a PyTorch or ONNX network runs", choices=DEVICES),
         ),
     )
 
@@ -417,7 +391,7 @@ class NeuralAgent(arena.Agent):
     def check_game(cls, game: arena.Game, params: dict[str, Any]) -> None:
         own = {k: v for k, v in params.items() if k != "seed"}
         values = validate_params(cls.info.params, own, f"agent '{cls.info.id}'")
-        network_for(values["checkpoint"], game, with_params=True)
+        model_for(_required_key(values["checkpoint"]), game, values["device"], with_params=True)
 
     @classmethod
     def check_params(cls, params: dict[str, Any]) -> None:
@@ -432,12 +406,33 @@ class NeuralAgent(arena.Agent):
 
     def __init__(self, game: arena.Game, player: int, seed: int, **params: Any) -> None:
         super().__init__(game, player, seed, **params)
-        self.network = network_for(self.params["checkpoint"], game)
+        self.model = model_for(_required_key(self.params["checkpoint"]), game, self.params["device"])
         self.sampler = self.rng if self.params["sample"] else None
 
     def act(self, state: arena.State) -> int:
-        outputs = self.network.outputs(state.observation(self.player))
-        return choose_action(outputs, state.legal_actions(), self.sampler)
+        observation = np.asarray(state.observation(self.player), dtype=np.float32)
+        outputs, _value = self.model.run(observation[None])
+        return choose_action(outputs[0], state.legal_actions(), self.sampler)
+
+    def batch_key(self) -> Hashable:
+        """Agents playing the same loaded network answer together, in one forward pass (`act_batch`)."""
+        return id(self.model)
+
+    @classmethod
+    def act_batch(cls, agents: Sequence[arena.Agent], views: Sequence[arena.State]) -> list[int]:
+        batch = np.stack([np.asarray(view.observation(agent.player), dtype=np.float32) for agent, view in zip(agents, views)])
+        outputs, _values = agents[0].model.run(batch)  # type: ignore[attr-defined]
+        return [choose_action(row, view.legal_actions(), agent.sampler)  # type: ignore[attr-defined]
+                for row, agent, view in zip(outputs, agents, views)]  # fmt: skip
+
+
+def _required_key(checkpoint: str) -> FileKey:
+    if not checkpoint:
+        raise arena.ArenaError(
+            "agent 'neural' needs a checkpoint: neural:checkpoint=FILE, or "
+            "arena agents register NAME --type neural --checkpoint FILE"
+        )
+    return file_key(checkpoint)
 
 
 @arena.hookimpl

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Hashable, Sequence
 
 from arena.errors import ArenaError
 from arena.params import Param, format_value, validate_params
@@ -102,6 +102,10 @@ class State(ABC):
     @abstractmethod
     def render(self) -> str:
         """The position as text for people."""
+
+    def render_svg(self) -> str | None:
+        """The position as one self-contained inline SVG (viewBox, no external resources), or None: then `render()` text is shown."""
+        return None
 
     def observation(self, player: int) -> Any:
         """A numpy tensor of the position from `player`'s point of view, for learning agents."""
@@ -235,6 +239,23 @@ class Agent(ABC):
     def fingerprint(cls, params: dict[str, Any]) -> str:
         """What decides this agent's play beyond its version and parameters (e.g. a checkpoint file's digest), or ""."""
         return ""
+
+    def batch_key(self) -> Hashable | None:
+        """None, or a key: agents with equal keys may be asked together through `act_batch`.
+
+        The runner, when it plays several matches at once (`--concurrent-matches`), collects the
+        pending decisions of such agents (each of its own match and seat) into one call.
+        """
+        return None
+
+    @classmethod
+    def act_batch(cls, agents: Sequence[Agent], views: Sequence[State]) -> list[int]:
+        """The answers of `agents[i].act(views[i])` for every i, in one go (a network's single forward pass).
+
+        The agents share one `batch_key`; each keeps its own seat, RNG and match. The answers
+        must be those that `act` would give one by one.
+        """
+        return [agent.act(view) for agent, view in zip(agents, views)]
 
     def reset(self) -> None:
         """Forget anything kept from a previous match."""

@@ -161,12 +161,14 @@ def games_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
     if as_json:
         print_json(data)
         return
-    columns = ["id", "version", "players", "parameters", "plugin"]
+    columns = ["id", "version", "players", "parameters", "observation", "actions", "plugin"]
     rows = []
-    for game_id in sorted(registry.games):
-        info = registry.games[game_id].info
+    for item in data:
+        info = registry.games[item["id"]].info
         players = str(info.min_players) if info.min_players == info.max_players else f"{info.min_players}-{info.max_players}"
-        rows.append([info.id, info.version, players, " ".join(p.describe() for p in info.params) or "-", registry.owner("game", info.id)])
+        shape = "x".join(str(n) for n in item["observation_shape"]) if item["observation_shape"] is not None else "-"
+        rows.append([info.id, info.version, players, " ".join(p.describe() for p in info.params) or "-", shape,
+                     item["num_actions"], item["plugin"]])  # fmt: skip
     if as_csv:
         print_csv(columns, rows)
     else:
@@ -318,17 +320,21 @@ class _Progress:
 @click.option("--memory-limit", type=int, default=None, metavar="MB", help="Memory limit per agent process (implies --isolate).")
 @click.option("--trust-agents", is_flag=True,
               help="Play agents of a hidden-information game in-process even when they are not Arena's own.")
+@click.option("--concurrent-matches", "concurrent", type=int, default=1, show_default=True, metavar="N",
+              help="Matches played at once in each worker, networks' decisions batched into one forward pass.")
 @click.option("--quiet", is_flag=True, help="No progress bar and no leaderboard at the end.")
 @_common
 def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int, seed: int, max_turns: int,
                    time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
                    players: int | None, openings: str | None, workers: str, resume: str | None, isolate: bool,
-                   memory_limit: int | None, trust_agents: bool, quiet: bool) -> None:  # fmt: skip
+                   memory_limit: int | None, trust_agents: bool, concurrent: int, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
     n_workers = _workers(workers)
     if memory_limit is not None and memory_limit < 50:
         raise ArenaError(f"--memory-limit must be at least 50 (megabytes), got {memory_limit}")
+    if concurrent < 1:
+        raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
     if resume is not None:
         if game_spec or agents_text:
             raise ArenaError("--resume takes the tournament's own settings; do not give --game or --agents")
@@ -348,6 +354,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
         played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit,
+                                 concurrent, notify=lambda text: click.echo(f"note: {text}", err=True),
                                  trust_agents=trust_agents)  # fmt: skip
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
     notice = results.game_error_notice(database, tournament_id)

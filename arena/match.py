@@ -6,7 +6,7 @@ import numbers
 import time
 from array import array
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Generator, Sequence
 
 from arena.api import Agent, Game, State
 
@@ -110,15 +110,49 @@ def play_match(
     given, or agents in their own processes, which only ever see a pickled copy) get the live state
     with no copy and no check: a copy per move measured a third of the arena's own time per move.
     """
+    steps = match_steps(game, agents, seed, max_turns, time_per_move, opening, remake=remake, trusted=trusted,
+                        game_seed=game_seed)  # fmt: skip
+    try:
+        next(steps)  # with no batched seat the match runs to its end here
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+    raise AssertionError("a match without batched seats asked for an answer")
+
+
+#: What a match waiting for a batched seat yields: the seat and the state (or view) it decides on.
+Decision = tuple[int, State]
+#: What the runner sends back: the action (or the exception the agent raised), and a start time such
+#: that `time.perf_counter() - start` is this decision's share of the batch's time.
+Answer = tuple[Any, float]
+
+
+def match_steps(
+    game: Game,
+    agents: Sequence[Agent],
+    seed: int,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    time_per_move: float | None = None,
+    opening: Sequence[int] = (),
+    batched: Sequence[bool] = (),
+    remake: Callable[[], Sequence[Agent]] | None = None,
+    trusted: bool = False,
+    game_seed: int | None = None,
+) -> Generator[Decision, Answer, MatchResult]:
+    """`play_match` as a generator, so a runner can interleave many matches (arena.interleave).
+
+    Seats whose `batched` flag is set are not asked by `act`: the generator yields their decision
+    and waits for the answer (sent in), which the runner computes for many matches at once. Every
+    other seat is asked inline. The result (the generator's return value) is the same either way.
+    """
     deal = seed if game_seed is None else game_seed
     try:
-        result, state = _play(game, agents, deal, max_turns, time_per_move, opening, guarded=False, trusted=trusted)
+        result, state = yield from _steps(game, agents, deal, max_turns, time_per_move, opening, batched, False, trusted)
         if result.reason != GAME_ERROR and (trusted or _replays_to(game, deal, list(opening) + result.moves, state)):
             return result
     except Exception:  # a state an agent broke can fail anywhere: the guarded match says who broke it
         pass
-    result, _ = _play(game, remake() if remake is not None else agents, deal, max_turns, time_per_move, opening, guarded=True,
-                      trusted=False)  # fmt: skip
+    again = remake() if remake is not None else agents
+    result, _ = yield from _steps(game, again, deal, max_turns, time_per_move, opening, batched, True, False)
     return result
 
 
@@ -147,10 +181,10 @@ def _replays_to(game: Game, seed: int, moves: Sequence[int], state: State) -> bo
         return False
 
 
-def _play(
+def _steps(
     game: Game, agents: Sequence[Agent], seed: int, max_turns: int, time_per_move: float | None,
-    opening: Sequence[int], guarded: bool, trusted: bool,
-) -> tuple[MatchResult, State]:  # fmt: skip
+    opening: Sequence[int], batched: Sequence[bool], guarded: bool, trusted: bool,
+) -> Generator[Decision, Answer, tuple[MatchResult, State]]:  # fmt: skip
     for agent in agents:
         agent.time_per_move = time_per_move
     state: State = game.new_initial_state(seed)
@@ -197,7 +231,12 @@ def _play(
         start = clock()
         action: Any
         try:
-            action = acts[seat](state if live else clone() if perfect else view(seat))
+            if batched and batched[seat]:
+                action, start = yield seat, (state if live else clone() if perfect else view(seat))
+                if isinstance(action, Exception):
+                    raise action
+            else:
+                action = acts[seat](state if live else clone() if perfect else view(seat))
         except Forfeit as exc:
             think[seat] += clock() - start
             return end(exc.reason, exc.detail, seat)

@@ -79,11 +79,13 @@ class DistinctGames:
     (openings included) was played: deterministic agents repeat one game, and counting each repeat
     as new evidence makes every interval look far surer than it is. A game is kept as a 64-bit
     digest of its seating and moves (BLAKE2b; two different games share one with odds of about
-    n^2 / 2^65: 3e-8 at a million matches), so the counts can be stored and continued.
+    n^2 / 2^65: 3e-8 at a million matches), in a sorted array per group, so the counts can be
+    stored and continued cheaply.
     """
 
     matches: Counter[tuple[str, ...]] = field(default_factory=Counter)
-    games: dict[tuple[str, ...], set[int]] = field(default_factory=dict)
+    games: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)  # sorted unique uint64 digests
+    _new: dict[tuple[str, ...], list[int]] = field(default_factory=dict)
 
     def add(self, records: Iterable[MatchRecord], moves: Mapping[int, bytes]) -> DistinctGames:
         """Count `records`; `moves` maps match id to its stored move list."""
@@ -92,11 +94,21 @@ class DistinctGames:
             group = tuple(sorted(seating))
             self.matches[group] += 1
             digest = hashlib.blake2b("\x1f".join(seating).encode() + b"\x00" + moves.get(record.id, b""), digest_size=8)
-            self.games.setdefault(group, set()).add(int.from_bytes(digest.digest(), "little"))
+            self._new.setdefault(group, []).append(int.from_bytes(digest.digest(), "little"))
         return self
+
+    def _merge(self) -> None:
+        for group, digests in self._new.items():
+            new = np.unique(np.array(digests, dtype=np.uint64))
+            known = self.games.get(group, np.empty(0, dtype=np.uint64))
+            at = np.searchsorted(known, new)
+            present = known[np.minimum(at, len(known) - 1)] == new if len(known) else np.zeros(len(new), dtype=bool)
+            self.games[group] = np.insert(known, at[~present], new[~present])
+        self._new.clear()
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per group: `repeated` marks fewer distinct games than half its matches."""
+        self._merge()
         rows = []
         for group in sorted(self.matches):
             count, distinct = self.matches[group], len(self.games[group])
@@ -105,7 +117,8 @@ class DistinctGames:
         return rows
 
     def to_json(self) -> list[list[Any]]:
-        return [[list(group), count, base64.b64encode(np.array(sorted(self.games[group]), dtype="<u8").tobytes()).decode()]
+        self._merge()
+        return [[list(group), count, base64.b64encode(self.games[group].astype("<u8").tobytes()).decode()]
                 for group, count in self.matches.items()]  # fmt: skip
 
     @classmethod
@@ -114,7 +127,7 @@ class DistinctGames:
         for group, count, digests in data:
             key = tuple(group)
             found.matches[key] = count
-            found.games[key] = set(np.frombuffer(base64.b64decode(digests), dtype="<u8").tolist())
+            found.games[key] = np.frombuffer(base64.b64decode(digests), dtype="<u8").astype(np.uint64)
         return found
 
 

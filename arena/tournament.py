@@ -24,7 +24,8 @@ from arena.isolation import AgentProcess, IsolatedAgent, watch
 from arena.lifeline import bind_to_parent
 from arena.errors import ArenaError
 from arena.heap import frozen_heap
-from arena.match import DEFAULT_MAX_TURNS, MatchResult, encode_ints, play_match
+from arena.interleave import batch_flags, concurrent_chunks, play_interleaved
+from arena.match import DEFAULT_MAX_TURNS, MatchResult, encode_ints, match_steps, play_match
 from arena.params import canonical, parse_spec
 from arena.plugins import Registry, get_registry
 from arena.openings import check_file_openings, opening_for, parse_openings
@@ -197,6 +198,7 @@ class Setup:
     openings: dict[str, Any] | None = None  # the settings' openings (arena.openings), or None
     set_size: int = 1  # consecutive matches that share a seed and an opening (2 for a pair)
     secret: str | None = None  # the tournament's, mixed into a hidden-information game's chance (never shown)
+    concurrent: int = 1  # matches interleaved in one worker, their network decisions batched (arena.interleave)
 
 
 class Player:
@@ -243,14 +245,18 @@ class Player:
         used[:] = self._agents(task, seed, game)
         return used
 
-    def play(self, task: MatchTask) -> queries.MatchOutcome:
-        start = time.perf_counter()
+    def _prepare(self, task: MatchTask) -> tuple[int, int, Game, Sequence[int], list[Agent]]:
+        """The match's seed, the seed of the game's own chance, the game, the opening and the agents."""
         set_size = self.setup.set_size
         seed = derive_seed(self.setup.seed, task.schedule_index - task.schedule_index % set_size)  # a set shares its seed
         game = self._game_for(task.seating)
         deal = game_seed(game, seed, self.setup.secret)  # the game's own chance: agents cannot predict it
         opening = opening_for(game, self.setup.openings, task.schedule_index // set_size, deal)
-        agents = self._agents(task, seed, game)
+        return seed, deal, game, opening, self._agents(task, seed, game)
+
+    def play(self, task: MatchTask) -> queries.MatchOutcome:
+        start = time.perf_counter()
+        seed, deal, game, opening, agents = self._prepare(task)
         try:
             result = play_match(game, agents, seed, self.setup.max_turns, self.setup.time_per_move, opening,
                                 remake=lambda: self._fresh(agents, task, seed, game), trusted=self.trusted,
@@ -259,6 +265,33 @@ class Player:
             for agent in agents:
                 agent.close()
         return outcome_of(task, seed, result, time.perf_counter() - start)
+
+    def play_all(self, tasks: Sequence[MatchTask]) -> Iterator[queries.MatchOutcome]:
+        """Every task's outcome: one match after another, or `concurrent` at a time (in finishing order)."""
+        if self.setup.concurrent <= 1 or self.setup.isolate or len(tasks) <= 1:
+            for task in tasks:
+                yield self.play(task)
+            return
+        running: dict[int, tuple[int, float, list[Agent]]] = {}  # by schedule index: seed, start time, agents
+
+        def start(task: MatchTask) -> tuple[Any, list[Agent]]:
+            seed, deal, game, opening, agents = self._prepare(task)
+            running[task.schedule_index] = (seed, time.perf_counter(), agents)
+            setup = self.setup
+            steps = match_steps(game, agents, seed, setup.max_turns, setup.time_per_move, opening, batched=batch_flags(agents),
+                                remake=lambda: self._fresh(agents, task, seed, game), trusted=self.trusted, game_seed=deal)
+            return steps, agents
+
+        try:
+            for task, result in play_interleaved(tasks, start, self.setup.concurrent):
+                seed, began, agents = running.pop(task.schedule_index)
+                for agent in agents:
+                    agent.close()
+                yield outcome_of(task, seed, result, time.perf_counter() - began)
+        finally:
+            for _seed, _began, agents in running.values():
+                for agent in agents:
+                    agent.close()
 
     def close(self) -> None:
         for process in self.processes:
@@ -290,6 +323,11 @@ def _init_worker(setup: Setup, parent_pid: int) -> None:
 def _play_in_worker(task: MatchTask) -> queries.MatchOutcome:
     assert _worker is not None
     return _worker.play(task)
+
+
+def _play_chunk_in_worker(tasks: list[MatchTask]) -> list[queries.MatchOutcome]:
+    assert _worker is not None
+    return list(_worker.play_all(tasks))
 
 
 #: Libraries with native thread pools that a forked child may not be able to use.
@@ -342,11 +380,10 @@ def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask]
     # one that calls os._exit or segfaults then ends a worker (one line, --resume finishes), not the run.
     # (Only where a child process may be started: not in a daemonic process, as a server's tournament runner is.)
     own = player_setup.isolate or all(registry.is_builtin("agent", data["type"]) for data in player_setup.agents)
-    if workers <= 1 and (own or multiprocessing.current_process().daemon):
+    if (workers <= 1 or len(tasks) <= 1) and (own or multiprocessing.current_process().daemon):
         player = Player(player_setup, registry)
         try:
-            for task in tasks:
-                yield player.play(task)
+            yield from player.play_all(tasks)
         finally:
             player.close()
         return
@@ -354,7 +391,11 @@ def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask]
     chunk = max(1, min(64, len(tasks) // (workers * 8)))
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(player_setup, os.getpid())) as pool:
         try:
-            yield from pool.map(_play_in_worker, tasks, chunksize=chunk)
+            if player_setup.concurrent > 1 and not player_setup.isolate:
+                for outcomes in pool.map(_play_chunk_in_worker, concurrent_chunks(tasks, workers, player_setup.concurrent)):
+                    yield from outcomes
+            else:
+                yield from pool.map(_play_in_worker, tasks, chunksize=chunk)
         except KeyboardInterrupt:
             # Ctrl-C (workers ignore it: see arena.lifeline): end the workers now instead of waiting for their chunks.
             _end_pool(pool)
@@ -371,17 +412,21 @@ def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask]
 def play(
     database: Database, registry: Registry, tournament_id: int, workers: int = 1, progress: Progress | None = None,
     plugins_dirs: Sequence[str] = (), isolate: bool = False, memory_limit: int | None = None,
-    trust_agents: bool = False,
+    concurrent: int = 1, notify: Callable[[str], None] | None = None, trust_agents: bool = False,
 ) -> int:  # fmt: skip
     """Play every pending match of the tournament; returns how many were played.
 
     Agents run in their own processes with `isolate`, and always when there is a time per move and
     more than one worker (a worker must never hang on an agent), and on a game of hidden information
     when any agent is not one of Arena's own, unless `trust_agents` (an agent in the runner's process
-    can read what its seat may not see).
+    can read what its seat may not see). `concurrent` > 1 interleaves that many matches in each
+    worker and batches their networks' decisions (arena.interleave); isolated agents answer one by
+    one from their own processes, so then matches are played one at a time and `notify` is told why.
     """
+    if concurrent < 1:
+        raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
     with frozen_heap():
-        return _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit,
+        return _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, concurrent, notify,
                      trust_agents)  # fmt: skip
 
 
@@ -406,7 +451,8 @@ def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[
 
 def _play(
     database: Database, registry: Registry, tournament_id: int, workers: int, progress: Progress | None,
-    plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None, trust_agents: bool = False,
+    plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None, concurrent: int = 1,
+    notify: Callable[[str], None] | None = None, trust_agents: bool = False,
 ) -> int:  # fmt: skip
     with database.session() as session:
         tournament = queries.find_tournament(session, tournament_id)
@@ -420,7 +466,10 @@ def _play(
             isolate = not all(registry.is_builtin("agent", data["type"]) for data in settings["agents"])
         setup = Setup(settings["game"], settings["agents"], tournament.seed, tournament.max_turns, tournament.time_per_move,
                       tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit,
-                      settings.get("openings"), settings.get("set_size", 1), tournament.secret)  # fmt: skip
+                      settings.get("openings"), settings.get("set_size", 1), tournament.secret, concurrent)  # fmt: skip
+        if concurrent > 1 and isolate and notify is not None:
+            notify("isolated agents answer one by one from their own processes: --concurrent-matches is ignored, "
+                   "matches are played one at a time")  # fmt: skip
         game = make_game(registry, setup.game_spec)
         entries = [entry_from_json(registry, data, game) for data in setup.agents]
         _check_unchanged(tournament, game, setup.agents, entries)

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, and_, delete, func, or_, select, update
+from sqlalchemy import Connection, delete, func, literal, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from db.models import CacheEntry, Match, MatchSeat, NamedAgent, Tournament, utcnow
@@ -222,7 +222,8 @@ def _match_conditions(tournament_id: int | None, game_id: str | None, game_versi
     """Played matches of one tournament and/or one game (version, parameters), from position `start` (tournament id, index) on."""
     conditions: list[Any] = [Match.status == "done"]
     if start is not None:
-        conditions.append(or_(Match.tournament_id > start[0], and_(Match.tournament_id == start[0], Match.index >= start[1])))
+        # A row-value comparison: the (tournament_id, index) index finds the first match at once.
+        conditions.append(tuple_(Match.tournament_id, Match.index) >= tuple_(literal(start[0]), literal(start[1])))
     if tournament_id is not None:
         conditions.append(Match.tournament_id == tournament_id)
     # The game is a tournament's: selecting its tournaments lets the (tournament_id, index) index find the matches.
@@ -234,6 +235,8 @@ def _match_conditions(tournament_id: int | None, game_id: str | None, game_versi
     if game_params is not None:
         game_conditions.append(Tournament.game_params == game_params)
     if game_conditions:
+        if start is not None:  # only the tournaments from `start` on: the index search skips the others' matches
+            game_conditions.append(Tournament.id >= start[0])
         conditions.append(Match.tournament_id.in_(select(Tournament.id).where(*game_conditions)))
     return conditions
 

@@ -10,7 +10,7 @@ from functools import lru_cache
 import numpy as np
 
 import arena
-from arena import TERMINAL
+from arena import TERMINAL, svg
 from arena.api import win_loss_returns
 
 _MARKS = ".xo"
@@ -156,6 +156,28 @@ class ConnectFourState(arena.State):
             "".join(_MARKS[self.board[r * self.cols + c]] for c in range(self.cols)) for r in reversed(range(self.rows))
         ]
         return "\n".join(lines)
+
+    def render_svg(self) -> str:
+        """The upright board (top row first) with red (seat 0) and yellow (seat 1) discs."""
+        cell = min(56.0, 392.0 / max(self.cols, self.rows))
+        pad = 12.0
+        width, height = self.cols * cell + 2 * pad, self.rows * cell + 2 * pad
+        colors = ("#fff", svg.PLAYER_COLORS[0], "#f9c80e")
+        parts = [svg.rect(pad, pad, self.cols * cell, self.rows * cell, fill="#1565c0", rx=8)]
+        for row in range(self.rows):  # row 0 is the bottom
+            y = pad + (self.rows - 1 - row + 0.5) * cell
+            for col in range(self.cols):
+                disc = self.board[row * self.cols + col]
+                parts.append(svg.circle(pad + (col + 0.5) * cell, y, cell * 0.4, fill=colors[disc], stroke="#0d47a1", stroke_width=1.5))
+        names = ("red (seat 0)", "yellow (seat 1)")
+        if self.current_player != TERMINAL:
+            status = f"{names[self.current_player]} to move"
+        else:
+            status = "draw" if self.winner < 0 else f"{names[self.winner]} wins"
+        for col in range(self.cols):
+            parts.append(svg.text(pad + (col + 0.5) * cell, height + 10, col, size=12, fill="#555"))
+        parts.append(svg.text(width / 2, height + 34, status, size=16))
+        return svg.document(width, height + 48, parts, f"Connect four: {status}")
 
     def observation(self, player: int) -> np.ndarray:
         """Planes (own discs, opponent discs, empty), rows x columns with the top row first."""

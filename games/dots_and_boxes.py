@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 import arena
-from arena import TERMINAL
+from arena import TERMINAL, svg
 
 MAX_SIZE = 20
 _ACTION_TEXT = re.compile(r"([hv])\(\s*(\d+)\s*,\s*(\d+)\s*\)")
@@ -180,6 +180,36 @@ class DotsAndBoxesState(arena.State):
         status = "game over" if self.current_player == TERMINAL else f"player {self.current_player} to move"
         lines.append(f"boxes {a}-{b}, {status}")
         return "\n".join(lines)
+
+    def render_svg(self) -> str:
+        """Dots, drawn lines (undrawn ones faint), each taken box in its owner's colour with the seat number."""
+        lay, drawn = self.layout, self.drawn
+        gap = min(90.0, 360.0 / max(lay.rows, lay.cols))
+        pad = 24.0
+        parts = []
+        for r in range(lay.rows):
+            for c in range(lay.cols):
+                owner = self.owner[r * lay.cols + c]
+                if owner >= 0:
+                    x, y = pad + c * gap, pad + r * gap
+                    parts.append(svg.rect(x, y, gap, gap, fill=svg.PLAYER_COLORS[owner], fill_opacity=0.25))
+                    parts.append(svg.text(x + gap / 2, y + gap / 2, owner, size=gap * 0.35, fill=svg.PLAYER_COLORS[owner]))
+        for action in range(lay.num_lines):
+            kind, r, c = lay.describe(action)
+            x1, y1 = pad + c * gap, pad + r * gap
+            x2, y2 = (x1 + gap, y1) if kind == "h" else (x1, y1 + gap)
+            if drawn >> action & 1:
+                parts.append(svg.line(x1, y1, x2, y2, "#222", 5, stroke_linecap="round"))
+            else:
+                parts.append(svg.line(x1, y1, x2, y2, "#ccc", 1.5, stroke_dasharray="4 4"))
+        for r in range(lay.rows + 1):
+            for c in range(lay.cols + 1):
+                parts.append(svg.circle(pad + c * gap, pad + r * gap, 5, fill="#000"))
+        a, b = self.scores
+        status = "game over" if self.current_player == TERMINAL else f"seat {self.current_player} to move"
+        width, height = lay.cols * gap + 2 * pad, lay.rows * gap + 2 * pad
+        parts.append(svg.text(width / 2, height + 6, f"boxes: seat 0 {a} - seat 1 {b}, {status}", size=15))
+        return svg.document(width, height + 24, parts, f"Dots and boxes: {a}-{b}, {status}")
 
     def observation(self, player: int) -> np.ndarray:
         """Planes on a (rows+1) x (cols+1) grid, float32: horizontal lines drawn at [r, c],

@@ -37,7 +37,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import arena
-from arena import TERMINAL
+from arena import TERMINAL, svg
 from arena.api import Evaluation
 from arena.sampling import SampledViews
 from arena.seeding import derive_seed
@@ -312,6 +312,40 @@ class GwentLiteState(SampledViews, arena.State):
                 f"  hand [{hand.strip()}]  deck {len(self.decks[p])}"
             )
         return "\n".join(lines)
+
+    def render_svg(self) -> str:
+        """Public information only, for spectators: round and earlier results, each player's round wins, cards on
+        the table and total, in or out, and hand and deck sizes (hands face down, even in a finished replay)."""
+        pad, card_w, card_h = 16, 30, 42
+        head = f"round {self.round}" + ("  (game over)" if self.is_terminal() else "")
+        if self.round_results:
+            head += "   earlier rounds: " + ", ".join(f"{a}-{b}" for a, b in self.round_results)
+        parts = [svg.text(pad, pad + 8, head, size=15, anchor="start", font_weight="bold")]
+        y = pad + 30
+        per_row = 12
+        for p in (1, 0):  # seat 1 across the table, seat 0 nearest
+            color = svg.PLAYER_COLORS[p]
+            mark = "▶ " if p == self.current_player else ""
+            status = "in" if self.active[p] else "out (passed or no cards)"
+            parts.append(svg.text(pad, y + 8, f"{mark}P{p}  wins {self.wins[p]}  total {self.totals[p]}  {status}", size=14,
+                                  anchor="start", fill=color, font_weight="bold"))  # fmt: skip
+            y += 22
+            table = self.on_table[p]
+            for i, value in enumerate(table):
+                x, row_y = pad + (i % per_row) * (card_w + 4), y + (i // per_row) * (card_h + 4)
+                parts.append(svg.rect(x, row_y, card_w, card_h, fill="#fff", stroke=color, stroke_width=2, rx=3))
+                parts.append(svg.text(x + card_w / 2, row_y + card_h / 2, value, size=13, font_weight="bold"))
+            if not table:
+                parts.append(svg.text(pad, y + card_h / 2, "(no card played this round)", size=12, anchor="start", fill="#888"))
+            y += max(1, -(-len(table) // per_row)) * (card_h + 4) + 6
+            hand = len(self.hands[p])
+            for i in range(hand):
+                parts.append(svg.rect(pad + i * 14, y, 22, 30, fill="#5d4037", stroke="#fff", stroke_width=1, rx=3))
+            parts.append(svg.text(pad + hand * 14 + 16, y + 15, f"hand {hand} (face down), deck {len(self.decks[p])}",
+                                  size=12, anchor="start", fill="#444"))  # fmt: skip
+            y += 46
+        width = pad * 2 + per_row * (card_w + 4)
+        return svg.document(width, y + pad, parts, f"Gwent Lite: {head}")
 
     def observation(self, player: int) -> np.ndarray:
         """102 features from `player`'s point of view, after chiamp's 100.

@@ -51,7 +51,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import arena
-from arena import TERMINAL
+from arena import TERMINAL, svg
 from arena.api import Evaluation
 from arena.sampling import SampledViews
 from arena.seeding import derive_seed
@@ -383,6 +383,49 @@ class IncanGoldState(SampledViews, arena.State):
                 f"  round gems {self.round_gems[p]:2d}  {where}"
             )
         return "\n".join(lines)
+
+    def render_svg(self) -> str:
+        """Public information only: round, the path (treasures, hazards, artifacts), gems on it, the hazards seen,
+        and per player whether inside, this round's gems, score and artifacts. Never this turn's hidden choices
+        nor the deck order; scores are shown as the observation does (the arena treats them as public)."""
+        tile_w, tile_h, per_row, pad = 44, 54, 8, 16
+        path_rows = max(1, -(-len(self.path) // per_row))
+        head = f"round {min(self.round, ROUNDS)}/{ROUNDS}" + ("  (game over)" if self.is_terminal() else "")
+        parts = [svg.text(pad, pad + 8, head, size=16, anchor="start", font_weight="bold"),
+                 svg.text(pad, pad + 30, f"gems on the path: {self.path_gems}   deck: {len(self.deck)} cards", size=13,
+                          anchor="start", fill="#444")]  # fmt: skip
+        top = pad + 48
+        if not self.path:
+            parts.append(svg.text(pad, top + tile_h / 2, "(no card on the path)", size=13, anchor="start", fill="#888"))
+        for i, card in enumerate(self.path):
+            x, y = pad + (i % per_row) * (tile_w + 6), top + (i // per_row) * (tile_h + 6)
+            if is_treasure(card):
+                fill, label, sub = "#fff3c4", str(card), "gems"
+            elif is_hazard(card):
+                fill, label, sub = "#ffcdd2", HAZARD_NAMES[card - HAZARD][:6], "hazard"
+            else:
+                fill, label, sub = "#d1c4e9", f"A{card - ARTIFACT + 1}", "artifact"
+            parts.append(svg.rect(x, y, tile_w, tile_h, fill=fill, stroke="#8d6e63", rx=4))
+            parts.append(svg.text(x + tile_w / 2, y + tile_h / 2 - 6, label, size=13 if len(label) < 5 else 10, font_weight="bold"))
+            parts.append(svg.text(x + tile_w / 2, y + tile_h - 10, sub, size=8, fill="#555"))
+        y = top + path_rows * (tile_h + 6) + 14
+        for x, label, anchor in ((pad, "player", "start"), (pad + 74, "inside", "start"), (pad + 190, "this round", "end"),
+                                 (pad + 240, "score", "end"), (pad + 260, "artifacts", "start")):  # the columns below
+            parts.append(svg.text(x, y, label, size=11, anchor=anchor, fill="#666"))
+        scores = self.scores()
+        for p in range(self.num_players):
+            y += 24
+            color = svg.PLAYER_COLORS[p % len(svg.PLAYER_COLORS)]
+            marker = "▶ " if p == self.current_player else ""
+            parts.append(svg.circle(pad + 6, y, 6, fill=color))
+            parts.append(svg.text(pad + 18, y, f"{marker}P{p}", size=13, anchor="start"))
+            parts.append(svg.text(pad + 74, y, "inside" if self.inside[p] else "out", size=13, anchor="start",
+                                  fill="#2e7d32" if self.inside[p] else "#888"))  # fmt: skip
+            parts.append(svg.text(pad + 190, y, self.round_gems[p], size=13, anchor="end"))
+            parts.append(svg.text(pad + 240, y, scores[p], size=13, anchor="end", font_weight="bold"))
+            parts.append(svg.text(pad + 260, y, ", ".join(card_name(c) for c in self.artifacts_held[p]) or "-", size=12, anchor="start"))
+        width = pad * 2 + per_row * (tile_w + 6)
+        return svg.document(width, y + pad + 10, parts, f"Incan Gold: {head}")
 
     def observation(self, player: int) -> np.ndarray:
         """Public features plus `player`'s own choice, from `player`'s point of view.

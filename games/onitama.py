@@ -71,7 +71,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import arena
-from arena import TERMINAL
+from arena import TERMINAL, svg
 from arena.api import win_loss_returns
 
 BLUE, RED = 0, 1
@@ -396,6 +396,51 @@ class OnitamaState(arena.State):
             lines.append(f"To move: {COLOURS[self.current_player]} (seat {self.current_player})")
         return "\n".join(lines)
 
+    def render_svg(self) -> str:
+        """The board (rank 5, Blue's side, on top; temple arches shaded) with numbered pawns and masters (M),
+        each side's two cards beside it with their moves drawn from the holder's view, the side card, who moves."""
+        cell, pad, card_w = 60, 26, 132
+        size = 5 * cell
+        board_x, board_y = pad, pad + 86
+        parts = []
+        for sq in range(25):
+            row, col = divmod(sq, 5)
+            fill = "#fff"
+            if sq == TEMPLE[BLUE]:
+                fill = "#bbdefb"
+            elif sq == TEMPLE[RED]:
+                fill = "#ffcdd2"
+            parts.append(svg.rect(board_x + col * cell, board_y + row * cell, cell, cell, fill=fill, stroke="#555"))
+            code = self.board[sq]
+            if code:
+                owner = (code >> 3) - 1
+                cx, cy = board_x + (col + 0.5) * cell, board_y + (row + 0.5) * cell
+                master = code & 7 == MASTER
+                color = _SVG_COLORS[owner]
+                parts.append(svg.circle(cx, cy, cell * (0.38 if master else 0.3), fill=color,
+                                        stroke="#ffd54f" if master else "#fff", stroke_width=4 if master else 2))  # fmt: skip
+                parts.append(svg.text(cx, cy, "M" if master else (code & 7) + 1, size=18 if master else 15, fill="#fff", font_weight="bold"))
+        for i in range(5):
+            parts.append(svg.text(board_x - 12, board_y + (i + 0.5) * cell, 5 - i, size=12, fill="#555"))
+            parts.append(svg.text(board_x + (i + 0.5) * cell, board_y + size + 12, "abcde"[i], size=12, fill="#555"))
+        for player, y in ((BLUE, pad), (RED, board_y + size + 42)):
+            parts.append(svg.text(board_x, y - 12, f"{COLOURS[player]} (seat {player})", size=13, anchor="start",
+                                  fill=_SVG_COLORS[player], font_weight="bold"))  # fmt: skip
+            for slot, card in enumerate(self.hands[player]):
+                parts.append(_card_svg(card, board_x + slot * (card_w + 12), y, card_w, _SVG_COLORS[player]))
+        side_x = board_x + size + 14
+        parts.append(svg.text(side_x, board_y + size / 2 - 50, "side card", size=12, anchor="start", fill="#555"))
+        parts.append(_card_svg(self.side, side_x, board_y + size / 2 - 36, card_w, "#757575"))
+        if self.current_player == TERMINAL:
+            way = "Way of the Stone" if self.win_way == "stone" else "Way of the Stream"
+            status = f"{COLOURS[self.winner]} wins by the {way}"
+        else:
+            status = f"{COLOURS[self.current_player]} to move"
+        width = side_x + card_w + pad
+        height = board_y + size + 42 + 72 + 34
+        parts.append(svg.text(width / 2, height - 16, status, size=16))
+        return svg.document(width, height, parts, f"Onitama: {status}")
+
     # ---- observation ----
 
     def board_planes(self, player: int) -> np.ndarray:
@@ -441,6 +486,26 @@ class OnitamaState(arena.State):
     def observation(self, player: int) -> np.ndarray:
         """Flat float32: the 250 board-plane values (10x5x5, C order) then the card vector (10 or 48)."""
         return np.concatenate((self.board_planes(player).ravel(), self.card_vector(player)))
+
+
+_SVG_COLORS = ("#1565c0", "#c62828")  # Blue, Red
+
+
+def _card_svg(card: int, x: float, y: float, width: float, color: str) -> str:
+    """A card: its name and a 5x5 grid of its moves seen by its holder (forward = up), the pawn in the middle."""
+    name, moves, stamp = CARDS[card]
+    step = 10
+    grid_x, grid_y = x + width - 5 * step - 7, y + 11
+    parts = [svg.rect(x, y, width, 72, fill="#fffdf5", stroke=color, stroke_width=2, rx=6),
+             svg.text(x + 7, y + 18, name, size=12, anchor="start", font_weight="bold"),
+             svg.text(x + 7, y + 40, COLOURS[stamp], size=10, anchor="start", fill="#666"),
+             svg.text(x + 7, y + 54, "stamp", size=10, anchor="start", fill="#666")]  # fmt: skip
+    for row in range(5):
+        for col in range(5):
+            dx, dy = col - 2, 2 - row
+            fill = "#424242" if (dx, dy) == (0, 0) else color if (dx, dy) in moves else "#fff"
+            parts.append(svg.rect(grid_x + col * step, grid_y + row * step, step, step, fill=fill, stroke="#bbb", stroke_width=0.5))
+    return "".join(parts)
 
 
 def _new_state(setup: _Setup, board: list[int], hands: Sequence[Sequence[int]], side: int, to_move: int) -> OnitamaState:

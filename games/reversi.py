@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 import arena
-from arena import TERMINAL
+from arena import TERMINAL, svg
 
 SIZE = 8
 PASS = 64
@@ -339,6 +339,31 @@ class ReversiState(arena.State):
             status = f"{_NAMES[self.current_player]} ({_MARKS[self.current_player]}) to move"
         lines.append(f"x {b} - o {w}, {status}")
         return "\n".join(lines)
+
+    def render_svg(self) -> str:
+        """The board (row 1 at the top, as OpenSpiel prints it) with black and white discs and the count."""
+        cell, pad = 44, 24
+        size = SIZE * cell
+        parts = [svg.rect(pad, pad, size, size, fill="#2e7d32", stroke="#1b5e20", stroke_width=2)]
+        for i in range(1, SIZE):
+            parts.append(svg.line(pad + i * cell, pad, pad + i * cell, pad + size, "#1b5e20", 1.5))
+            parts.append(svg.line(pad, pad + i * cell, pad + size, pad + i * cell, "#1b5e20", 1.5))
+        black, white = self.black, self.white
+        for row in range(SIZE):
+            parts.append(svg.text(pad / 2, pad + (row + 0.5) * cell, row + 1, size=13, fill="#555"))
+            parts.append(svg.text(pad + (row + 0.5) * cell, pad / 2, _COLUMNS[row], size=13, fill="#555"))
+            for col in range(SIZE):
+                bit = 1 << (row * SIZE + col)
+                if (black | white) & bit:
+                    fill = "#111" if black & bit else "#fafafa"
+                    parts.append(svg.circle(pad + (col + 0.5) * cell, pad + (row + 0.5) * cell, cell * 0.4, fill=fill, stroke="#000", stroke_width=1))
+        b, w = self.disc_counts()
+        if self.current_player == TERMINAL:
+            status = "draw" if b == w else ("black" if b > w else "white") + " wins"
+        else:
+            status = ("black" if self.current_player == 0 else "white") + " to move"
+        parts.append(svg.text(pad + size / 2, pad + size + 22, f"black {b} - white {w}, {status}", size=16))
+        return svg.document(size + 2 * pad, size + pad + 40, parts, f"Reversi: black {b}, white {w}, {status}")
 
     def observation(self, player: int) -> np.ndarray:
         """Planes (player's discs, opponent's discs, empty squares), 3x8x8 float32, row 1 first."""

@@ -52,7 +52,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import arena
-from arena import TERMINAL
+from arena import TERMINAL, svg
 from arena.api import win_loss_returns
 
 NUM_ACTIONS = 153
@@ -274,6 +274,11 @@ class SantoriniState(arena.State):
                 who = self.occupant[sq]
                 cells.append(_LEVEL_MARKS[self.levels[sq]] + (_WORKER_MARKS[who] if who >= 0 else "."))
             lines.append(f"{5 - row}  " + " ".join(cells))
+        return "\n".join(lines + self._summary())
+
+    def _summary(self) -> list[str]:
+        """The lines under the board: what is left in the box (with piece limits), then who won or is to move."""
+        lines = []
         if self.pieces is not None:
             left = self.pieces
             lines.append(f"Box: {left[0]} level-1, {left[1]} level-2, {left[2]} level-3, {left[3]} domes")
@@ -283,7 +288,38 @@ class SantoriniState(arena.State):
         else:
             phase = "place a worker" if self.placed < 4 else "move and build"
             lines.append(f"To move: seat {self.current_player} ({phase})")
-        return "\n".join(lines)
+        return lines
+
+    def render_svg(self) -> str:
+        """Levels as stacked squares (dome = blue disc), workers A/B (seat 0) and X/Y (seat 1), the box, who moves."""
+        cell, pad = 68, 24
+        size = 5 * cell
+        parts = [svg.rect(pad, pad, size, size, fill="#a5d6a7", stroke="#555", stroke_width=2)]
+        shades = ("#f5f5f5", "#bdbdbd", "#8d8d8d")
+        for sq in range(25):
+            row, col = divmod(sq, 5)
+            x, y = pad + col * cell, pad + row * cell
+            parts.append(svg.rect(x, y, cell, cell, stroke="#555", stroke_width=1))
+            level = self.levels[sq]
+            for step in range(min(level, 3)):
+                inset = 5 + 8 * step
+                parts.append(svg.rect(x + inset, y + inset, cell - 2 * inset, cell - 2 * inset, fill=shades[step], stroke="#616161"))
+            if level == 4:
+                parts.append(svg.circle(x + cell / 2, y + cell / 2, cell * 0.2, fill="#1e88e5", stroke="#0d47a1", stroke_width=1.5))
+            who = self.occupant[sq]
+            if who >= 0:
+                color = svg.PLAYER_COLORS[who >> 1]
+                parts.append(svg.circle(x + cell / 2, y + cell / 2, cell * 0.24, fill=color, stroke="#fff", stroke_width=2))
+                parts.append(svg.text(x + cell / 2, y + cell / 2, _WORKER_MARKS[who], size=16, fill="#fff", font_weight="bold"))
+            if level:
+                parts.append(svg.text(x + cell - 8, y + 9, "D" if level == 4 else level, size=10, fill="#333"))
+        for i in range(5):
+            parts.append(svg.text(pad / 2, pad + (i + 0.5) * cell, 5 - i, size=13, fill="#555"))
+            parts.append(svg.text(pad + (i + 0.5) * cell, pad / 2, "abcde"[i], size=13, fill="#555"))
+        lines = self._summary()
+        for i, content in enumerate(lines):
+            parts.append(svg.text(pad + size / 2, pad + size + 20 + 22 * i, content, size=15))
+        return svg.document(size + 2 * pad, size + pad + 14 + 22 * len(lines), parts, f"Santorini: {lines[-1]}")
 
     # ---- observations ----
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import arena
-from arena import TERMINAL
+from arena import TERMINAL, svg
 from arena.api import win_loss_returns
 
 _LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
@@ -89,6 +89,30 @@ class TicTacToeState(arena.State):
     def render(self) -> str:
         rows = ["".join(_MARKS[self.board[r * 3 + c]] for c in range(3)) for r in range(3)]
         return "\n".join(rows)
+
+    def render_svg(self) -> str:
+        """The grid with X (seat 0, red) and O (seat 1, blue), and who is to move or won."""
+        cell, pad = 110, 25
+        size = 3 * cell
+        parts = []
+        for i in (1, 2):
+            parts.append(svg.line(pad + i * cell, pad, pad + i * cell, pad + size, "#333", 4, stroke_linecap="round"))
+            parts.append(svg.line(pad, pad + i * cell, pad + size, pad + i * cell, "#333", 4, stroke_linecap="round"))
+        for index, mark in enumerate(self.board):
+            x, y = pad + (index % 3 + 0.5) * cell, pad + (index // 3 + 0.5) * cell
+            if mark == 1:
+                d = cell * 0.3
+                for sign in (1, -1):
+                    parts.append(svg.line(x - d, y - sign * d, x + d, y + sign * d, svg.PLAYER_COLORS[0], 10, stroke_linecap="round"))
+            elif mark == 2:
+                parts.append(svg.circle(x, y, cell * 0.3, stroke=svg.PLAYER_COLORS[1], stroke_width=10))
+        names = ("X (seat 0)", "O (seat 1)")
+        if self.current_player != TERMINAL:
+            status = f"{names[self.current_player]} to move"
+        else:
+            status = "draw" if self.winner < 0 else f"{names[self.winner]} wins"
+        parts.append(svg.text(pad + size / 2, pad * 2 + size, status, size=18))
+        return svg.document(size + 2 * pad, size + 3 * pad + 10, parts, f"Tic-tac-toe: {status}")
 
     def observation(self, player: int) -> np.ndarray:
         """Planes: the player's marks, the opponent's marks, empty cells (3x3x3)."""

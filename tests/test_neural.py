@@ -197,8 +197,8 @@ def bad_checkpoints(base: Path) -> dict[str, tuple[Path, str]]:
     return {
         "missing": (folder / "nope.npz", "cannot read it"),
         "folder": (folder, "not a file"),
-        "truncated": (truncated, "not a readable .npz checkpoint"),
-        "text": (text, "not a zip archive"),
+        "truncated": (truncated, "a damaged or truncated zip archive"),
+        "text": (text, "not a model file"),
         "no metadata": (no_metadata, "no metadata"),
         "other game": (c4, "is for game 'connect_four', not 'tic_tac_toe'"),
         "other version": (rewrite_metadata(base, folder / "v0.npz", game_version="0"), "is for tic_tac_toe version 0; version 1"),

@@ -50,7 +50,7 @@ def test_readme_commands_parse(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for argv in commands:
         for word in argv:  # files the examples read (a checkpoint the example before wrote)
-            if word.endswith(".npz"):
+            if word.endswith((".npz", ".onnx", ".pt", ".pt2")):
                 (tmp_path / word).touch()
         command: click.Command = cli
         context = cli.make_context("arena", list(argv))

@@ -9,6 +9,7 @@ from typing import Any
 from arena import agents as agent_specs
 from arena.api import Game
 from arena.errors import ArenaError
+from arena.observations import observation_shape
 from arena.params import parse_spec, validate_params
 from arena.plugins import Registry
 from db import queries
@@ -16,22 +17,21 @@ from db.session import Database
 
 
 def _shape(game: Game) -> tuple[int | None, list[int] | None]:
-    """(number of actions, observation shape) of a game at its default parameters, where it offers them."""
+    """(number of actions, observation shape) of a game, where it offers them."""
     try:
         actions: int | None = int(game.num_distinct_actions)
     except Exception:  # a third-party game may need parameters to know
         actions = None
     try:
-        observation = game.new_initial_state(0).observation(0)
-        shape: list[int] | None = [int(n) for n in getattr(observation, "shape", ())]
-    except Exception:  # NotImplementedError: the game offers no observation tensor
+        shape = observation_shape(game)
+    except Exception:  # a game whose initial state fails at default parameters
         shape = None
-    return actions, shape
+    return actions, None if shape is None else list(shape)
 
 
-def games(registry: Registry, shapes: bool = False) -> list[dict[str, Any]]:
-    """Every game: id, version, players, parameters (the `arena games --json` shape); `shapes` adds
-    `actions` (number of distinct actions) and `observation_shape` at default parameters."""
+def games(registry: Registry) -> list[dict[str, Any]]:
+    """Every game: id, version, players, parameters (the `arena games --json` shape), and what a network
+    playing it takes and gives at default parameters: `observation_shape` (null without one) and `num_actions`."""
     data = []
     for game_id in sorted(registry.games):
         game_cls = registry.games[game_id]
@@ -43,18 +43,17 @@ def games(registry: Registry, shapes: bool = False) -> list[dict[str, Any]]:
             "params": [{"name": p.name, "default": p.default, "help": p.help} for p in info.params],
             "description": info.description,
         }  # fmt: skip
-        if shapes:
-            entry["actions"], entry["observation_shape"] = _shape(game_cls())
+        entry["num_actions"], entry["observation_shape"] = _shape(game_cls())
         data.append(entry)
     return data
 
 
 def game(registry: Registry, game_id: str) -> dict[str, Any]:
-    """One game with its shapes (`actions`, `observation_shape`)."""
+    """One game, with `num_actions` and `observation_shape` for the parameters in `game_id`."""
     spec = parse_spec(game_id)
     game_cls = registry.game_class(spec.id)
     entry = next(g for g in games(registry) if g["id"] == game_cls.info.id)
-    entry["actions"], entry["observation_shape"] = _shape(game_cls(**spec.params))
+    entry["num_actions"], entry["observation_shape"] = _shape(game_cls(**spec.params))
     return entry
 
 

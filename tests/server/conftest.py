@@ -60,3 +60,4 @@ def played(server: Server) -> Server:
     server.submit(game="connect_four", agents=["random", "greedy", "center"], rounds=4, seed=7, name="played")
     assert server.play() == [(1, "done")]
     return server
+from tests.server.serving import serve  # noqa: E402,F401  (the fixture that starts a real arena serve)

@@ -14,10 +14,10 @@ from tests.server.conftest import SETTINGS, Server
 
 def test_games_with_shapes_and_agent_types(server: Server) -> None:
     games = {g["id"]: g for g in server.get("/api/v1/games")}
-    assert games["connect_four"]["actions"] == 7 and games["connect_four"]["players"] == [2, 2]
+    assert games["connect_four"]["num_actions"] == 7 and games["connect_four"]["players"] == [2, 2]
     assert games["connect_four"]["observation_shape"]  # the game offers a tensor
     assert {p["name"] for p in games["connect_four"]["params"]} == {"rows", "columns", "x_in_row"}
-    assert server.get("/api/v1/games/connect_four:rows=5,columns=6")["actions"] == 6
+    assert server.get("/api/v1/games/connect_four:rows=5,columns=6")["num_actions"] == 6
     cli_games = server.cli.json("games")
     assert [{k: g[k] for k in cli_games[0]} for g in server.get("/api/v1/games")] == cli_games
     types = {t["type"] for t in server.get("/api/v1/agent-types")}

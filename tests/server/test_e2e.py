@@ -4,97 +4,17 @@ watch the events, read results equal to the CLI's, kill -9 and restart, two serv
 from __future__ import annotations
 
 import json
-import os
-import resource
 import signal
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import psutil
-import pytest
 
 from arena.library import tokens
 from arena.library.storage import open_database
-from tests.conftest import TEST_PLUGINS, Arena
-
-ARENA = str(Path(sys.executable).parent / "arena")
-DEADLINE = 120.0  # seconds any one wait may take on a loaded machine
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
-
-
-class ServeProcess:
-    """`arena serve` in a subprocess: started, waited for, killed only by its own pid."""
-
-    def __init__(self, db_path: Path, port: int, log: Path, *extra: str) -> None:
-        self.port, self.log = port, log
-        self.url = f"http://127.0.0.1:{port}"
-        env = {**os.environ, "ARENA_FLUSH_SECONDS": "0.2"}
-        self.started = time.monotonic()
-        self.process = subprocess.Popen(
-            [ARENA, "--db", f"sqlite:///{db_path}", "--plugins-dir", str(TEST_PLUGINS), "serve", "--port", str(port),
-             "--lease", "3", *extra],
-            stdout=log.open("ab"), stderr=subprocess.STDOUT, env=env, preexec_fn=_limit_memory,
-        )  # fmt: skip
-        self.ready_after = self._wait_ready()
-
-    def _wait_ready(self) -> float:
-        while time.monotonic() - self.started < DEADLINE:
-            if self.process.poll() is not None:
-                raise AssertionError(f"arena serve exited with {self.process.returncode}:\n{self.log.read_text()}")
-            try:
-                if httpx.get(self.url + "/api/v1/games", timeout=2).status_code == 200:
-                    return time.monotonic() - self.started
-            except httpx.HTTPError:
-                time.sleep(0.05)
-        raise AssertionError(f"arena serve did not answer in {DEADLINE} s:\n{self.log.read_text()}")
-
-    def children(self) -> list[psutil.Process]:
-        return psutil.Process(self.process.pid).children(recursive=True)
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-        return self.process.wait(timeout=60)
-
-
-@pytest.fixture
-def serve(tmp_path: Path) -> Iterator:
-    started: list[ServeProcess] = []
-
-    def start(db_path: Path, port: int | None = None, *extra: str) -> ServeProcess:
-        server = ServeProcess(db_path, port or free_port(), tmp_path / "serve.log", *extra)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        if server.process.poll() is None:
-            server.process.kill()
-            server.process.wait(timeout=30)
-
-
-def wait_for(predicate, what: str) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + DEADLINE
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
+from tests.conftest import Arena
+from tests.server.serving import DEADLINE, free_port, http, wait_for
 
 def events(url: str, last_event_id: str | None = None) -> list[tuple[str, str, dict]]:
     """(event, id, data) of every event until the stream ends."""
@@ -119,9 +39,9 @@ def test_submit_watch_and_read_like_the_cli(tmp_path: Path, serve) -> None:  # n
     server = serve(db_path)
     print(f"arena serve answered {server.ready_after:.2f} s after it was started")
     body = {"game": "connect_four", "agents": ["random", "greedy", "center", "minimax:depth=1"], "rounds": 4, "seed": 5}
-    assert httpx.post(server.url + "/api/v1/tournaments", json=body).status_code == 401
-    assert httpx.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": "Bearer bad"}).status_code == 401
-    created = httpx.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": f"Bearer {token}"})
+    assert http.post(server.url + "/api/v1/tournaments", json=body).status_code == 401
+    assert http.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": "Bearer bad"}).status_code == 401
+    created = http.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": f"Bearer {token}"})
     assert created.status_code == 201, created.text
     tournament = created.json()
     seen = events(f"{server.url}/api/v1/tournaments/{tournament['id']}/events")
@@ -132,9 +52,9 @@ def test_submit_watch_and_read_like_the_cli(tmp_path: Path, serve) -> None:  # n
     assert events(f"{server.url}/api/v1/tournaments/{tournament['id']}/events", "24") == [seen[-1]]
     cli = Arena(db_path)
     for system in ("bt", "elo", "trueskill"):
-        api = httpx.get(server.url + "/api/v1/leaderboard", params={"tournament": tournament["id"], "system": system}).json()
+        api = http.get(server.url + "/api/v1/leaderboard", params={"tournament": tournament["id"], "system": system}).json()
         assert api == cli.json("leaderboard", "--tournament", str(tournament["id"]), "--system", system)
-    assert httpx.get(server.url + "/api/v1/tournaments/1").json()["status"] == "done"
+    assert http.get(server.url + "/api/v1/tournaments/1").json()["status"] == "done"
     assert server.stop() in (0, -signal.SIGTERM)  # uvicorn re-raises the signal once it has shut down cleanly
     lines = server.log.read_text().splitlines()
     assert any('"POST /api/v1/tournaments" 201' in line for line in lines)
@@ -155,10 +75,11 @@ def test_kill_9_mid_tournament_then_restart_resumes_exactly(tmp_path: Path, serv
     token = tokens.create(open_database(f"sqlite:///{db_path}"), "e2e")
     port = free_port()
     server = serve(db_path, port)
-    body = {"game": "connect_four", "agents": ["mcts:simulations=40", "greedy", "random"], "rounds": 10, "seed": 9, "name": "killed"}
-    tournament = httpx.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": f"Bearer {token}"}).json()
+    # Slow enough (~8 s idle) that results stored every 2 s leave matches to play when the server is killed.
+    body = {"game": "connect_four", "agents": ["mcts:simulations=2000", "greedy", "random"], "rounds": 10, "seed": 9, "name": "killed"}
+    tournament = http.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": f"Bearer {token}"}).json()
     url = f"{server.url}/api/v1/tournaments/{tournament['id']}"
-    wait_for(lambda: httpx.get(url).json()["done"] > 0, "the first stored matches")
+    wait_for(lambda: http.get(url).json()["done"] > 0, "the first stored matches")
     children = server.children()
     assert children, "the queue worker process"
     server.stop(signal.SIGKILL)
@@ -166,12 +87,12 @@ def test_kill_9_mid_tournament_then_restart_resumes_exactly(tmp_path: Path, serv
     done_at_kill = len(stored(db_path, tournament["id"])) // 2
     assert 0 < done_at_kill < 30
     restarted = serve(db_path, port)  # same port: the same server name, so it takes its tournament back at once
-    wait_for(lambda: httpx.get(url).json()["status"] == "done", "the resumed tournament to finish")
+    wait_for(lambda: http.get(url).json()["status"] == "done", "the resumed tournament to finish")
     restarted.stop()
     rows = stored(db_path, tournament["id"])
     assert sorted({row[0] for row in rows}) == list(range(30)) and len(rows) == 60  # every scheduled match, once
     cli = Arena(db_path)
-    cli("run-tournament", "--game", "connect_four", "--agents", "mcts:simulations=40,greedy,random", "--rounds", "10",
+    cli("run-tournament", "--game", "connect_four", "--agents", "mcts:simulations=2000,greedy,random", "--rounds", "10",
         "--seed", "9", "--name", "uninterrupted", "--quiet")  # fmt: skip
     assert rows == stored(db_path, tournament["id"] + 1)
     assert cli.json("leaderboard", "--tournament", "killed") == cli.json("leaderboard", "--tournament", "uninterrupted")
@@ -183,17 +104,17 @@ def test_sigterm_stops_cleanly_and_two_servers_share_one_queue(tmp_path: Path, s
     first, second = serve(db_path), serve(db_path)
     auth = {"Authorization": f"Bearer {token}"}
     body = {"game": "connect_four", "agents": ["mcts:simulations=20", "greedy"], "rounds": 6}
-    ids = [httpx.post(first.url + "/api/v1/tournaments", json={**body, "seed": n}, headers=auth).json()["id"] for n in range(4)]
-    wait_for(lambda: all(httpx.get(f"{second.url}/api/v1/tournaments/{i}").json()["status"] == "done" for i in ids), "all four")
+    ids = [http.post(first.url + "/api/v1/tournaments", json={**body, "seed": n}, headers=auth).json()["id"] for n in range(4)]
+    wait_for(lambda: all(http.get(f"{second.url}/api/v1/tournaments/{i}").json()["status"] == "done" for i in ids), "all four")
     log = first.log.read_text()
     claims = [line.split("tournament ")[1].split(":")[0] for line in log.splitlines() if "claimed by" in line]
     assert sorted(claims, key=int) == [str(i) for i in ids]  # each tournament claimed once, by one of the two
     for i in ids:
         assert len({row[0] for row in stored(db_path, i)}) == len(stored(db_path, i)) // 2 == 6
     # SIGTERM while playing: exits 0 promptly, the tournament stays resumable (running, lease given back).
-    long = httpx.post(first.url + "/api/v1/tournaments", json={**body, "rounds": 400, "seed": 99}, headers=auth).json()
+    long = http.post(first.url + "/api/v1/tournaments", json={**body, "rounds": 400, "seed": 99}, headers=auth).json()
     second.stop()
-    wait_for(lambda: httpx.get(f"{first.url}/api/v1/tournaments/{long['id']}").json()["done"] > 0, "matches of the long one")
+    wait_for(lambda: http.get(f"{first.url}/api/v1/tournaments/{long['id']}").json()["done"] > 0, "matches of the long one")
     begun = time.monotonic()
     assert first.stop(signal.SIGTERM) in (0, -signal.SIGTERM) and time.monotonic() - begun < 30
     assert "Application shutdown complete" in first.log.read_text()

@@ -14,7 +14,7 @@ router = APIRouter(prefix="/api/v1", tags=["games"])
 
 @router.get("/games", summary="Every game: players, parameters, number of actions, observation shape")
 def list_games(registry: RegistryDep) -> Response:
-    return reply(catalog.games(registry, shapes=True))
+    return reply(catalog.games(registry))
 
 
 @router.get("/games/{game}", summary="One game (a spec with parameters is fine: connect_four:rows=5)")

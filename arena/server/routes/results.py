@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import threading
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from starlette.responses import Response
@@ -17,16 +19,45 @@ TournamentQ = Annotated[str | None, Query(description="Tournament id or name (de
 GameQ = Annotated[str | None, Query(description="Every tournament's matches of this game spec.", max_length=500)]
 
 
+#: Serialized answers by request, with the data fingerprint they were computed at: a repeated request for
+#: unchanged data costs one fingerprint query. Any stored batch changes the fingerprint. Bounded.
+_answers: dict[tuple, tuple[str, Response]] = {}
+_ANSWERS_MAX = 512
+
+
+_computing: dict[tuple, threading.Lock] = {}
+
+
+def _memo(key: tuple, selection: analysis.Selection, compute: Callable[[], Any]) -> Response:
+    """The answer for `key` at the selection's fingerprint; requests arriving while it is computed wait for that
+    one computation instead of each repeating it (after every stored batch, many clients ask at once)."""
+    hit = _answers.get(key)
+    if hit is not None and hit[0] == selection.fingerprint:
+        return hit[1]
+    with _computing.setdefault(key, threading.Lock()):
+        hit = _answers.get(key)
+        if hit is not None and hit[0] == selection.fingerprint:
+            return hit[1]
+        response = reply(compute())
+        if len(_answers) >= _ANSWERS_MAX:
+            _answers.clear()
+        _answers[key] = (selection.fingerprint, response)
+    return response
+
+
 @router.get("/leaderboard", summary="`arena leaderboard --json`")
 def leaderboard(database: DatabaseDep, registry: RegistryDep, tournament: TournamentQ = None, game: GameQ = None,
                 system: Literal["bt", "elo", "trueskill"] = "bt") -> Response:  # fmt: skip
-    return reply(analysis.leaderboard(database, registry, tournament, game, system))
+    selection = analysis.select(database, registry, tournament, game)
+    return _memo((database.url, "leaderboard", selection.key, system), selection,
+                 lambda: analysis.leaderboard_of(database, selection, system))  # fmt: skip
 
 
 @router.get("/matrix", summary="`arena matrix --kind K --json`")
 def matrix(database: DatabaseDep, registry: RegistryDep, tournament: TournamentQ = None, game: GameQ = None,
            kind: Literal["net-wins", "win-rate", "games", "avg-turns"] = "net-wins") -> Response:  # fmt: skip
-    return reply(analysis.matrix_data(database, registry, kind, tournament, game))
+    selection = analysis.select(database, registry, tournament, game)
+    return _memo((database.url, "matrix", selection.key, kind), selection, lambda: analysis.matrix_of(database, selection, kind))
 
 
 @router.get("/stats", summary="`arena stats --json`")

@@ -1,0 +1,79 @@
+"""One interface over every network format: a batch of observations in, per-action values (and a state value) out."""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+import arena
+
+#: The optional JSON a network file may carry about the game it is for (`{"game": "connect_four",
+#: "game_version": "1", ...}`): a TorchScript or .pt2 extra file, or an ONNX metadata property.
+METADATA_NAME = "arena.json"
+ONNX_METADATA_KEY = "arena"
+
+DEVICES = ("cpu", "cuda")
+
+
+class Model(ABC):
+    """A loaded network. `run` takes float32 observations `[batch, *observation_shape]` and returns
+    `(values [batch, num_actions], state values [batch] or None)`.
+
+    `max_batch` is 1 for networks exported with a fixed batch of one (they are run one row at a
+    time); `check_fits` finds it out.
+    """
+
+    format: ClassVar[str]
+
+    def __init__(self, path: str, device: str, metadata: dict[str, Any] | None) -> None:
+        self.path = path
+        self.device = device
+        self.metadata = metadata
+        self.max_batch: int | None = None
+
+    @abstractmethod
+    def forward(self, batch: np.ndarray) -> Sequence[np.ndarray]:
+        """The network's raw outputs (first: per-action values; optional second: state values)."""
+
+    def declared_input(self) -> tuple[int | str | None, ...] | None:
+        """The input shape the file declares, batch first (symbolic sizes as names), where it declares one."""
+        return None
+
+    def run(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        if self.max_batch is not None and len(batch) > self.max_batch:
+            parts = [self.run(batch[i : i + self.max_batch]) for i in range(0, len(batch), self.max_batch)]
+            values = [p[1] for p in parts]
+            return np.concatenate([p[0] for p in parts]), None if values[0] is None else np.concatenate(values)  # type: ignore[arg-type]
+        outputs = self.forward(batch)
+        policy = np.asarray(outputs[0], dtype=np.float32)
+        value = np.asarray(outputs[1], dtype=np.float32).reshape(len(batch)) if len(outputs) > 1 else None
+        return policy, value
+
+
+def parse_metadata(path: str, text: str | bytes | None) -> dict[str, Any] | None:
+    """The file's optional arena metadata (None when absent); ArenaError when it is not a JSON object."""
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise arena.ArenaError(f"checkpoint {path}: its {METADATA_NAME} is not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise arena.ArenaError(f"checkpoint {path}: its {METADATA_NAME} is not a JSON object")
+    return data
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception as one short line (PyTorch and onnxruntime errors run over many lines)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[0] if lines else ""
+    for line in lines:  # PyTorch puts the useful part last ("RuntimeError: mat1 and mat2 shapes ...")
+        if "shape" in line or "size" in line or "dimension" in line:
+            text = line
+            break
+    text = text if len(text) <= 300 else text[:297] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

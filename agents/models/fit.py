@@ -1,0 +1,88 @@
+"""Does a network fit a game? Checked when the tournament starts, so a bad file never fails mid-match.
+
+In: the game's observation tensor, batched (`[batch, *observation_shape]`, float32). Out: one value
+per action id (`[batch, num_actions]`), and optionally a state value (`[batch]` or `[batch, 1]`).
+The check reads the input shape the file declares (ONNX) and runs the network on a batch of two
+zero observations (and of one, for networks exported with a fixed batch of one); the message
+gives both shapes. A file's own metadata (`arena.json`) may name its game and version: they must
+match too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import arena
+from agents.models.base import Model, first_line
+from arena.observations import require_observation_shape
+from arena.params import canonical
+
+
+def _shape(dims: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(d) for d in dims) + "]"
+
+
+def check_fits(model: Model, game: arena.Game, with_params: bool = True) -> None:
+    """Raise ArenaError (one line, both shapes) unless `model` takes `game`'s observations and gives its actions."""
+    if model.format == "arena-mlp":
+        from agents.neural import check_compatible
+
+        check_compatible(model.network, game, with_params)  # type: ignore[attr-defined]
+    else:
+        _check_metadata(model, game, with_params)
+    shape = require_observation_shape(game, "neural")
+    wanted = f"[batch, {', '.join(str(d) for d in shape)}]" if shape else "[batch]"
+    declared = model.declared_input()
+    if declared is not None:
+        fixed = [d if isinstance(d, int) else None for d in declared[1:]]
+        if len(declared) != len(shape) + 1 or any(d is not None and d != s for d, s in zip(fixed, shape)):
+            shown = "[" + ", ".join(str(d) for d in declared) + "]"
+            raise arena.ArenaError(f"network {model.path} takes input of shape {shown}; {game.label()} gives observations of shape {wanted}")
+    policy, value = _probe(model, shape, wanted, game)
+    batch = len(policy)
+    actions = game.num_distinct_actions
+    if policy.shape != (batch, actions):
+        raise arena.ArenaError(
+            f"network {model.path} gives values of shape {_shape(policy.shape)} for a batch of {batch}; "
+            f"{game.label()} needs [batch, {actions}] (one value per action id)"
+        )
+    if value is not None and value.size != batch:
+        raise arena.ArenaError(f"network {model.path}: its second output (the state value) must be [batch] or [batch, 1]")
+
+
+def _probe(model: Model, shape: tuple[int, ...], wanted: str, game: arena.Game) -> tuple[np.ndarray, np.ndarray | None]:
+    """Run the network on zeros: a batch of two, else of one (then it is run one row at a time)."""
+    try:
+        return _outputs(model, 2, shape)
+    except Exception as two:
+        try:
+            outputs = _outputs(model, 1, shape)
+        except Exception:
+            raise arena.ArenaError(
+                f"network {model.path} does not take {game.label()}'s observations of shape {wanted} ({first_line(two)})"
+            ) from None
+        model.max_batch = 1
+        return outputs
+
+
+def _outputs(model: Model, batch: int, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray | None]:
+    outputs = model.forward(np.zeros((batch, *shape), dtype=np.float32))
+    policy = np.asarray(outputs[0])
+    if policy.ndim == 0 or policy.shape[0] != batch:
+        raise ValueError(f"output of shape {_shape(policy.shape)} for a batch of {batch}")
+    value = np.asarray(outputs[1]) if len(outputs) > 1 else None
+    return policy, value
+
+
+def _check_metadata(model: Model, game: arena.Game, with_params: bool) -> None:
+    meta = model.metadata
+    if not meta:
+        return
+    if "game" in meta and meta["game"] != game.info.id:
+        raise arena.ArenaError(f"network {model.path} is for game '{meta['game']}', not '{game.info.id}'")
+    if "game_version" in meta and str(meta["game_version"]) != game.info.version:
+        raise arena.ArenaError(
+            f"network {model.path} is for {game.info.id} version {meta['game_version']}; version {game.info.version} is installed"
+        )
+    if with_params and "game_params" in meta and meta["game_params"] != canonical(game.params):
+        raise arena.ArenaError(f"network {model.path} is for {game.info.id} with parameters {meta['game_params']}, not {game.label()}")

@@ -1,0 +1,266 @@
+"""Users' networks as `neural` agents: TorchScript, torch.export and ONNX files made here from tiny torch modules."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import pickle
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnxruntime")
+
+from agents.neural import NeuralAgent
+from arena.observations import observation_shape
+from arena.match import play_match
+from arena.plugins import get_registry
+from arena.seeding import derive_seed
+from arena.testing import check_agent
+from tests._models import FORMATS, network, save
+from tests.test_neural import one_error_line
+
+REGISTRY = get_registry()
+C4 = REGISTRY.games["connect_four"]()
+C4_SHAPE = observation_shape(C4)
+
+
+@pytest.fixture(scope="module")
+def c4_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One policy-and-value network for connect four in every format, under names that say nothing of it."""
+    folder = tmp_path_factory.mktemp("c4")
+    net = network(C4_SHAPE, 7, seed=1, value=True)
+    meta = {"game": "connect_four", "game_version": "1"}
+    return {kind: save(net, C4_SHAPE, folder / f"net{i}.bin", kind, meta) for i, kind in enumerate(FORMATS)}
+
+
+def moves_of(path: Path, game_id: str = "connect_four", matches: int = 4, **params: str) -> list[list[int]]:
+    game = REGISTRY.games[game_id]()
+    random_cls = REGISTRY.agents["random"]
+    out = []
+    for index in range(matches):
+        seat = index % 2
+        agents = [random_cls(game, p, derive_seed(index, p)) for p in range(game.num_players)]
+        agents[seat] = NeuralAgent(game, seat, derive_seed(index, seat), checkpoint=str(path), **params)
+        result = play_match(game, agents, index)
+        assert result.reason == "normal", result.detail
+        out.append(result.moves)
+    return out
+
+
+def test_every_format_plays_the_same_moves(c4_files):
+    """The same network in three formats chooses the same actions (argmax, ties to the lowest id)."""
+    moves = {kind: moves_of(path) for kind, path in c4_files.items()}
+    assert moves["torchscript"] == moves["pt2"] == moves["onnx"]
+    for kind, path in c4_files.items():
+        check_agent(NeuralAgent, C4, {"checkpoint": str(path), "sample": "true"}, seeds=range(1))
+
+
+def test_act_batch_answers_as_act(c4_files):
+    agents = [NeuralAgent(C4, seat % 2, seat, checkpoint=str(c4_files["onnx"]), sample="true") for seat in range(6)]
+    twins = [NeuralAgent(C4, seat % 2, seat, checkpoint=str(c4_files["onnx"]), sample="true") for seat in range(6)]
+    states = []
+    for n in range(6):
+        state = C4.new_initial_state(n)
+        for action in range(n):
+            state.apply(state.legal_actions()[action % len(state.legal_actions())])
+        states.append(state)
+    views = [state.view(state.current_player) for state in states]
+    for agent, state in zip(agents, states):
+        agent.player = state.current_player
+    for twin, state in zip(twins, states):
+        twin.player = state.current_player
+    assert NeuralAgent.act_batch(agents, views) == [twin.act(view) for twin, view in zip(twins, views)]
+
+
+def outcomes(arena_cli, tournament: int) -> list[tuple]:
+    matches = arena_cli.json("matches", "--tournament", str(tournament))
+    assert matches and all(m["reason"] == "normal" for m in matches)
+    return [(m["index"], m["turns"], [s["agent"] for s in m["seats"]], [s["score"] for s in m["seats"]]) for m in matches]
+
+
+#: (format, options): each format in process, one match at a time and interleaved; 1 and 2 workers,
+#: isolated and not (PyTorch imports cost seconds per process, so isolated runs use ONNX). Isolated
+#: agents cannot batch: that run says so and plays one match at a time.
+RUNS = [("torchscript", []), ("torchscript", ["--concurrent-matches", "8"]), ("pt2", ["--concurrent-matches", "3"]),
+        ("torchscript", ["--workers", "2", "--concurrent-matches", "4"]), ("onnx", []), ("onnx", ["--concurrent-matches", "5"]),
+        ("onnx", ["--workers", "2", "--isolate", "--concurrent-matches", "4"])]  # fmt: skip
+
+
+def test_tournaments_batched_or_not_isolated_or_not_one_and_two_workers(arena_cli, c4_files):
+    """The same network gives the same results whatever its format, batching, workers and isolation."""
+    results = []
+    for number, (kind, options) in enumerate(RUNS, start=1):
+        agents = f"neural:checkpoint={c4_files[kind]},sample=true,neural:checkpoint={c4_files[kind]},seed=1,greedy"
+        run = arena_cli("run-tournament", "--game", "connect_four", "--agents", agents, "--rounds", "2", "--seed", "3",
+                        "--quiet", *options)  # fmt: skip
+        assert ("--concurrent-matches is ignored" in run.stderr) == ("--isolate" in options and "--concurrent-matches" in options)
+        results.append([(index, turns, scores) for index, turns, _agents, scores in outcomes(arena_cli, number)])
+    assert len(results[0]) == 6
+    assert all(result == results[0] for result in results), RUNS
+    digests = {hashlib.sha256(path.read_bytes()).hexdigest()[:12] for path in c4_files.values()}
+    assert {row[0] for row in arena_cli.rows("select agent_version from match_seats where agent_type = 'neural'")} == {f"1+{d}" for d in digests}
+
+
+@pytest.fixture(scope="module")
+def gwent_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("gwent")
+    game = REGISTRY.games["gwent_lite"]()
+    shape = observation_shape(game)
+    net = network(shape, game.num_distinct_actions, seed=2)
+    return {kind: save(net, shape, folder / f"gwent.{kind}", kind) for kind in ("torchscript", "onnx")}
+
+
+def test_hidden_information_game_in_tournaments(arena_cli, gwent_files):
+    """Gwent Lite (hidden hands): the network sees its seat's observation only; same results in and
+    out of agent processes, batched or not."""
+    for kind, options in [("torchscript", []), ("torchscript", ["--concurrent-matches", "6"]), ("onnx", ["--concurrent-matches", "2"]),
+                          ("onnx", ["--workers", "2", "--isolate"])]:  # fmt: skip
+        agents = f"neural:checkpoint={gwent_files[kind]},neural:checkpoint={gwent_files[kind]},seed=1,sample=true,random"
+        arena_cli("run-tournament", "--game", "gwent_lite", "--agents", agents, "--rounds", "2", "--seed", "5", "--quiet", *options)
+    runs = [[(i, turns, scores) for i, turns, _agents, scores in outcomes(arena_cli, t)] for t in (1, 2, 3, 4)]
+    assert all(run == runs[0] for run in runs)
+
+
+# ---------------------------------------------------------------- refusals
+
+
+def test_shapes_that_do_not_fit_are_refused_with_both_shapes(arena_cli, tmp_path):
+    ttt = REGISTRY.games["tic_tac_toe"]()
+    flat = network(observation_shape(ttt), 9, seed=0)
+    cases = {
+        "onnx": (save(flat, observation_shape(ttt), tmp_path / "a", "onnx"), ["takes input of shape [batch, 3, 3, 3]", "[batch, 3, 6, 7]"]),
+        "torchscript": (save(flat, observation_shape(ttt), tmp_path / "b", "torchscript"), ["does not take connect_four's observations of shape [batch, 3, 6, 7]"]),
+        "actions": (save(network(C4_SHAPE, 9), C4_SHAPE, tmp_path / "c", "pt2"), ["gives values of shape [2, 9]", "needs [batch, 7]"]),
+        "metadata": (save(network(C4_SHAPE, 7), C4_SHAPE, tmp_path / "d", "torchscript", {"game": "reversi"}), ["is for game 'reversi', not 'connect_four'"]),
+    }  # fmt: skip
+    for path, fragments in cases.values():
+        result = arena_cli("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={path},random", ok=False)
+        one_error_line(result, str(path), *fragments)
+    assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
+
+
+def test_fixed_batch_of_one_plays(tmp_path):
+    path = save(network(C4_SHAPE, 7, seed=1, value=True), C4_SHAPE, tmp_path / "one.onnx", "onnx", fixed_batch=True)
+    agents = [NeuralAgent(C4, s, s, checkpoint=str(path)) for s in range(4)]
+    views = [C4.new_initial_state(0)] * 4
+    assert NeuralAgent.act_batch(agents, views) == [agent.act(view) for agent, view in zip(agents, views)]
+    assert agents[0].model.max_batch == 1
+
+
+class Marker:
+    """Unpickling this creates a file: the test asserts it never exists."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (Path.touch, (self.path,))
+
+
+def test_files_that_are_not_models_and_pickles_are_refused_without_running_anything(arena_cli, tmp_path, c4_files):
+    marker = tmp_path / "executed"
+    raw = tmp_path / "model.pt"
+    raw.write_bytes(pickle.dumps(Marker(marker)))
+    saved = tmp_path / "model.pth"
+    torch.save({"weights": Marker(marker)}, saved)
+    text = tmp_path / "model.onnx"
+    text.write_text("hello, not a network\n")
+    empty = tmp_path / "empty.pt2"
+    empty.write_bytes(b"")
+    archive = tmp_path / "other.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("readme.txt", "hi")
+    cases = {
+        raw: "a pickle", saved: "a pickled PyTorch file", text: "not a model file", empty: "an empty file",
+        archive: "a zip archive that is not a model",
+    }  # fmt: skip
+    for kind, path in c4_files.items():
+        truncated = tmp_path / f"truncated-{kind}"
+        truncated.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+        cases[truncated] = "truncated" if kind != "onnx" else "not a loadable ONNX network"
+    for path, fragment in cases.items():
+        result = arena_cli("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={path},random", ok=False)
+        one_error_line(result, str(path), fragment)
+        result = arena_cli("agents", "register", "x", "--type", "neural", "--checkpoint", str(path), "--game", "connect_four", ok=False)
+        one_error_line(result, fragment)
+    assert not marker.exists()
+
+
+def test_a_pt2_archive_never_unpickles_its_payloads(arena_cli, tmp_path, c4_files):
+    """torch.export.load unpickles sample inputs (falling back to weights_only=False): Arena drops them
+    before loading, and refuses archives whose weights are pickled."""
+    marker = tmp_path / "executed"
+    payload = io.BytesIO()
+    torch.save((Marker(marker),), payload)
+    bait, pickled = tmp_path / "bait.pt2", tmp_path / "pickled.pt2"
+    with zipfile.ZipFile(c4_files["pt2"]) as source, zipfile.ZipFile(bait, "w") as out, zipfile.ZipFile(pickled, "w") as bad:
+        for info in source.infolist():
+            data = source.read(info)
+            if "/data/sample_inputs/" in info.filename:
+                data = payload.getvalue()
+            out.writestr(info.filename, data)
+            if info.filename.endswith("model_weights_config.json"):
+                data = data.replace(b'"use_pickle": false', b'"use_pickle": true', 1)
+            bad.writestr(info.filename, data)
+    arena_cli("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={bait},random", "--quiet")
+    refused = arena_cli("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={pickled},random", ok=False)
+    one_error_line(refused, "is pickled")
+    assert not marker.exists()
+
+
+def test_device_cuda_without_cuda_is_refused(arena_cli, c4_files):
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    for kind in ("torchscript", "onnx"):
+        result = arena_cli("run-tournament", "--game", "connect_four", "--agents",
+                           f"neural:checkpoint={c4_files[kind]},device=cuda,random", ok=False)  # fmt: skip
+        one_error_line(result, "device=cuda")
+
+
+def test_resume_refuses_a_changed_network(arena_cli, tmp_path):
+    from arena import tournament
+    from db.session import open_database
+
+    path = save(network(C4_SHAPE, 7, seed=1), C4_SHAPE, tmp_path / "net.ts", "torchscript")
+    request = tournament.TournamentRequest(game="connect_four", agents=f"neural:checkpoint={path},random", rounds=1, name="t")
+    tournament.create(REGISTRY, open_database(f"sqlite:///{arena_cli.db_path}"), request)
+    save(network(C4_SHAPE, 7, seed=2), C4_SHAPE, path, "torchscript")  # retrained at the same path
+    one_error_line(arena_cli("run-tournament", "--resume", "t", ok=False), "changed since tournament 1 started")
+
+
+def test_onnx_plays_without_torch(c4_files):
+    script = (
+        "import builtins, sys\n"
+        "real = builtins.__import__\n"
+        "def guard(name, *args, **kwargs):\n"
+        "    if name == 'torch' or name.startswith('torch.'):\n"
+        "        raise ImportError('torch is blocked in this test')\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = guard\n"
+        "from arena.plugins import get_registry\n"
+        "from arena.match import play_match\n"
+        "from agents.neural import NeuralAgent\n"
+        "g = get_registry().games['connect_four']()\n"
+        f"agents = [NeuralAgent(g, 0, 1, checkpoint={str(c4_files['onnx'])!r}), get_registry().agents['random'](g, 1, 2)]\n"
+        "NeuralAgent.check_game(g, {'checkpoint': agents[0].params['checkpoint']})\n"
+        "assert play_match(g, agents, 0).reason == 'normal'\n"
+        "assert 'torch' not in sys.modules, 'playing imported torch'\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+
+
+def test_games_json_gives_observation_shape_and_actions(arena_cli):
+    games = {g["id"]: g for g in arena_cli.json("games")}
+    assert set(games) >= set(REGISTRY.games)  # and the test plugins' games
+    assert games["connect_four"]["observation_shape"] == [3, 6, 7] and games["connect_four"]["num_actions"] == 7
+    for game_id in REGISTRY.games:
+        item, game = games[game_id], REGISTRY.games[game_id]()
+        assert item["num_actions"] == game.num_distinct_actions
+        tensor = np.asarray(game.new_initial_state(0).observation(0))
+        assert item["observation_shape"] == list(tensor.shape), game_id
