@@ -228,15 +228,16 @@ def _steps(
             return end(GAME_ERROR, f"the game offers seat {seat} no legal action in a running game (turn {turns + 1})")
         if guarded:
             before = _position(state)
+        given = state if live else clone() if perfect else view(seat)  # made before the clock starts: not think time
         start = clock()
         action: Any
         try:
             if batched and batched[seat]:
-                action, start = yield seat, (state if live else clone() if perfect else view(seat))
+                action, start = yield seat, given
                 if isinstance(action, Exception):
                     raise action
             else:
-                action = acts[seat](state if live else clone() if perfect else view(seat))
+                action = acts[seat](given)
         except Forfeit as exc:
             think[seat] += clock() - start
             return end(exc.reason, exc.detail, seat)
