@@ -1,42 +1,62 @@
-"""Training `neural` checkpoints with reinforcement learning: REINFORCE or DQN, against any Arena agent.
+"""Training agents with reinforcement learning: REINFORCE, DQN (double or plain) or tabular Q-learning, against any Arena agent.
 
 The learner takes one seat (seat = episode number modulo the number of players, so seats
 alternate) and every other seat is the opponent: any agent spec, made through `arena.agents` as a
-tournament makes it, or `self` (a frozen copy of the learner, refreshed every `SELF_REFRESH`
-episodes). The learner acts from its own `state.observation(seat)` with illegal actions masked out;
-opponents get the live state (perfect information) or their seat's view, as in `arena.match`.
-Its reward is +1 for a win, 0 for a draw (or the turn limit) and -1 for a loss, at the end.
+tournament makes it, or `self` (self-play against past versions of the learner: a snapshot is
+taken every `snapshot_every` episodes, the last `self_pool` are kept, and each episode's opponent
+is drawn from them by the seeded RNG). The learner acts from its own `state.observation(seat)`
+with illegal actions masked out; opponents get the live state (perfect information) or their
+seat's view, as in `arena.match`. Its reward is +1 for a win, 0 for a draw (or the turn limit) and
+-1 for a loss, at the end, plus the game's shaped reward of each of its moves with `--shaping NAME`
+(`Game.reward_shapings()`, e.g. Reversi's positional rewards).
 
 - `reinforce`: Monte-Carlo policy gradient on the masked softmax of the network's logits, with a
   running-mean baseline and an entropy bonus, one update per `batch` episodes (as the Onitama
   report's policy-gradient agent).
 - `dqn`: Q-learning with a replay buffer, a target network (synced every `TARGET_SYNC` gradient
-  steps), double-DQN targets, epsilon-greedy exploration decaying linearly over the first half of
-  training, and masked maxima over the next position's legal actions.
+  steps), double-DQN targets (`--no-double`: plain DQN targets, the Dots and Boxes report's
+  comparison), epsilon-greedy exploration decaying linearly over the first half of training, and
+  masked maxima over the next position's legal actions.
+- `qlearning`: tabular Q-learning over the observation tensor's bytes (agents/tabular_q.py), for
+  small games (the Dots and Boxes report's 2x2 player).
 
-PyTorch is imported only when training starts (`import_torch`); the checkpoint is plain numpy
-(agents/neural.py). Same settings and seed give the same checkpoint bytes: torch is seeded, runs
-on one thread, and every episode's game and opponent seeds derive from the seed.
+Networks (`--net mlp|conv|fcn`, `--dueling`: agents/train_nets.py): the plain MLP is saved as the
+numpy `.npz` checkpoint agent `neural` plays; the others as TorchScript `.pt` files.
+
+Metrics go to `OUT.metrics.jsonl` as training goes (arena/training/metrics.py): the win rate over
+the last `window` episodes, the loss and epsilon every `log_every` episodes, and the greedy
+policy's results against `eval_opponent` on fixed seeds every `eval_every` episodes;
+`arena plot training OUT` draws them. On a terminal a progress bar shows the current win rate.
+
+PyTorch is imported only when training starts (`import_torch`). Same settings and seed give the
+same checkpoint bytes on one machine: torch is seeded, runs on one thread, and every episode's
+game and opponent seeds derive from the seed. Across machines (CPU kinds, BLAS builds, torch
+versions) floating-point sums may differ in the last bits, and training amplifies that.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import random
+import sys
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 import click
 import numpy as np
 
 import arena
+from agents import train_nets
 from agents.neural import (
     check_writable,
     choose_action,
     forward,
+    game_description,
     observation_shape,
     save_checkpoint,
 )
@@ -46,28 +66,27 @@ from arena.params import parse_specs
 from arena.plugins import Registry, get_registry
 from arena.seeding import derive_seed
 from arena.tournament import make_game
+from arena.training.metrics import MetricsWriter, metrics_path
 
-if TYPE_CHECKING:
-    import torch
-
-ALGORITHMS = ("reinforce", "dqn")
+ALGORITHMS = ("reinforce", "dqn", "qlearning")
 SELF = "self"
 TORCH_REQUIREMENT = "torch==2.13.0"
 
 #: Defaults that differ by algorithm: learning rate, and `batch` (episodes per update for
-#: reinforce, transitions per minibatch for dqn).
-DEFAULT_LR = {"reinforce": 0.003, "dqn": 0.001}
-DEFAULT_BATCH = {"reinforce": 16, "dqn": 64}
+#: reinforce, transitions per minibatch for dqn). Tabular Q-learning's step size is its lr.
+DEFAULT_LR = {"reinforce": 0.003, "dqn": 0.001, "qlearning": 0.1}
+DEFAULT_BATCH = {"reinforce": 16, "dqn": 64, "qlearning": 1}
 
 ENTROPY_BONUS = 0.01
 BASELINE_MOMENTUM = 0.05  # the running-mean baseline moves this far towards each batch's mean return
 REPLAY_CAPACITY = 20_000
 TARGET_SYNC = 200  # dqn gradient steps between target-network copies
 EPSILON_START, EPSILON_END, EPSILON_DECAY_SHARE = 1.0, 0.05, 0.5
-SELF_REFRESH = 250  # episodes between refreshes of the frozen copy the learner plays against
+SELF_REFRESH = 250  # default episodes between snapshots of the learner for self-play
 MASKED = -1e9  # the logit of an illegal action: exp() is exactly 0, and 0 * MASKED stays finite
 
 Layers = list[tuple[np.ndarray, np.ndarray]]
+Values = Callable[[np.ndarray], np.ndarray]  # a flattened observation -> one value per action id
 
 
 @dataclass(frozen=True)
@@ -84,6 +103,17 @@ class TrainConfig:
     seed: int = 0
     max_turns: int = DEFAULT_MAX_TURNS
     window: int = 500  # win rates are reported over the last `window` episodes
+    net: str = "mlp"
+    channels: tuple[int, ...] = (32, 32)
+    dueling: bool = False
+    double: bool = True
+    shaping: str | None = None
+    self_pool: int = 1  # past snapshots kept for self-play
+    snapshot_every: int = SELF_REFRESH
+    log_every: int | None = None  # None: episodes // 200
+    eval_every: int | None = None  # None: episodes // 10
+    eval_games: int = 50  # 0: no evaluation
+    eval_opponent: str = "random"
 
 
 @dataclass(frozen=True)
@@ -95,6 +125,8 @@ class TrainSummary:
     loss_rate: float
     seconds: float
     out: str
+    plan: Plan | None = field(default=None, repr=False, compare=False)
+    policy: Values | None = field(default=None, repr=False, compare=False)  # the trained learner's values, for evaluation
 
 
 @dataclass
@@ -104,8 +136,16 @@ class Trajectory:
     observations: list[np.ndarray] = field(default_factory=list)
     masks: list[np.ndarray] = field(default_factory=list)
     actions: list[int] = field(default_factory=list)
-    reward: float = 0.0
+    shaped: list[float] = field(default_factory=list)  # the game's shaped reward of each move (0 without shaping)
+    reward: float = 0.0  # at the end
     outcome: str = DRAW
+
+    def step_rewards(self) -> list[float]:
+        """The reward after each of the learner's moves: its shaped reward, plus the final reward after the last."""
+        rewards = list(self.shaped)
+        if rewards:
+            rewards[-1] += self.reward
+        return rewards
 
 
 class Player(Protocol):
@@ -124,21 +164,28 @@ class Plan:
 
     config: TrainConfig
     game: arena.Game
-    opponent: AgentEntry | None  # None: play against the frozen copy of the learner
+    opponent: AgentEntry | None  # None: play against past versions of the learner
+    evaluator: AgentEntry | None  # the fixed evaluation opponent; None: no evaluation
+    shape: tuple[int, ...]
     inputs: int
     lr: float
     batch: int
+    log_every: int
+    eval_every: int
 
 
-def parse_hidden(text: str) -> tuple[int, ...]:
-    """`64,64` -> (64, 64): one positive width per hidden layer."""
+def parse_widths(text: str, option: str = "--hidden") -> tuple[int, ...]:
+    """`64,64` -> (64, 64): one positive width per layer."""
     try:
         widths = tuple(int(part) for part in text.split(","))
     except ValueError:
-        raise arena.ArenaError(f"--hidden takes layer widths like 64,64, got {text!r}") from None
+        raise arena.ArenaError(f"{option} takes layer widths like 64,64, got {text!r}") from None
     if not all(1 <= w <= 4096 for w in widths):
-        raise arena.ArenaError(f"--hidden widths must be between 1 and 4096, got {text!r}")
+        raise arena.ArenaError(f"{option} widths must be between 1 and 4096, got {text!r}")
     return widths
+
+
+parse_hidden = parse_widths
 
 
 def check_numbers(config: TrainConfig) -> None:
@@ -154,18 +201,39 @@ def check_numbers(config: TrainConfig) -> None:
         raise arena.ArenaError(f"--gamma must be in (0, 1], got {config.gamma}")
     if config.max_turns < 1 or config.window < 1:
         raise arena.ArenaError("--max-turns and --window must be at least 1")
+    if config.self_pool < 1 or config.snapshot_every < 1:
+        raise arena.ArenaError("--self-pool and --snapshot-every must be at least 1")
+    if (config.log_every is not None and config.log_every < 1) or (config.eval_every is not None and config.eval_every < 1):
+        raise arena.ArenaError("--log-every and --eval-every must be at least 1")
+    if config.eval_games < 0:
+        raise arena.ArenaError(f"--eval-games must be 0 or more, got {config.eval_games}")
+    if config.net not in train_nets.NETS:
+        raise arena.ArenaError(f"unknown network '{config.net}' (choose {', '.join(train_nets.NETS)})")
+    if config.algorithm == "qlearning" and (config.net != "mlp" or config.dueling):
+        raise arena.ArenaError("--algorithm qlearning is tabular: it takes no --net or --dueling")
+    if config.dueling and config.algorithm != "dqn":
+        raise arena.ArenaError("--dueling is a Q-value head: use it with --algorithm dqn")
 
 
-def make_opponent_entry(registry: Registry, text: str, game: arena.Game) -> AgentEntry | None:
+def check_suffix(config: TrainConfig) -> None:
+    """`.npz` for the plain MLP and the Q-table, `.pt` (TorchScript) for every other network."""
+    wanted = ".npz" if config.algorithm == "qlearning" or train_nets.saves_npz(config.net, config.dueling) else ".pt"
+    if Path(config.out).suffix.lower() != wanted:
+        what = "TorchScript" if wanted == ".pt" else "the .npz checkpoint"
+        raise arena.ArenaError(f"--out: this network is saved as {what}, so name it *{wanted}, not '{Path(config.out).name}'")
+
+
+def make_opponent_entry(registry: Registry, text: str, game: arena.Game, option: str = "--opponent") -> AgentEntry | None:
     """The opponent spec checked as a tournament checks its agents; None for `self`."""
-    if text == SELF:
+    if text == SELF and option == "--opponent":
         return None
     specs = parse_specs(text)
     if len(specs) != 1:
-        raise arena.ArenaError(f"--opponent takes one agent spec, got {len(specs)} in {text!r}")
+        raise arena.ArenaError(f"{option} takes one agent spec, got {len(specs)} in {text!r}")
     if specs[0].id not in registry.agents:
         known = ", ".join(sorted(registry.agents))
-        raise arena.ArenaError(f"unknown opponent '{specs[0].id}': give an agent type with its parameters or 'self' (types: {known})")
+        what = "opponent" if option == "--opponent" else "evaluation opponent"
+        raise arena.ArenaError(f"unknown {what} '{specs[0].id}': give an agent type with its parameters or 'self' (types: {known})")
     return resolve(registry, specs[0], game, None)
 
 
@@ -173,12 +241,23 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
     """Check everything the user gave before any training (and before importing torch)."""
     check_numbers(config)
     game = make_game(registry, config.game)
-    inputs = math.prod(observation_shape(game))
+    shape = observation_shape(game)
+    if config.net != "mlp":
+        train_nets.board_shape(game, shape, config.net)
+    if config.shaping is not None:
+        offered = game.reward_shapings()
+        if config.shaping not in offered:
+            raise arena.ArenaError(f"game '{game.info.id}' offers no reward shaping '{config.shaping}' (offered: {', '.join(sorted(offered)) or 'none'})")
     opponent = make_opponent_entry(registry, config.opponent, game)
+    evaluator = make_opponent_entry(registry, config.eval_opponent, game, "--eval-opponent") if config.eval_games else None
     check_writable(config.out)
+    check_suffix(config)
+    check_writable(metrics_path(config.out))
     lr = config.lr if config.lr is not None else DEFAULT_LR[config.algorithm]
     batch = config.batch if config.batch is not None else DEFAULT_BATCH[config.algorithm]
-    return Plan(config, game, opponent, inputs, lr, batch)
+    log_every = config.log_every or max(1, config.episodes // 200)
+    eval_every = config.eval_every or max(1, config.episodes // 10)
+    return Plan(config, game, opponent, evaluator, shape, math.prod(shape), lr, batch, log_every, eval_every)
 
 
 def import_torch() -> Any:
@@ -194,33 +273,35 @@ def import_torch() -> Any:
 
 
 class FrozenPolicy:
-    """The learner's network at one moment, playing a seat by sampling its masked softmax."""
+    """A fixed version of the learner playing a seat: its best action (`rng` None) or a draw from the masked softmax."""
 
-    def __init__(self, layers: Layers, player: int, seed: int) -> None:
-        self.weights = tuple(w for w, _ in layers)
-        self.biases = tuple(b for _, b in layers)
+    def __init__(self, values: Values, player: int, rng: random.Random | None) -> None:
+        self.values = values
         self.player = player
-        self.rng = random.Random(seed)
+        self.rng = rng
 
     def act(self, state: arena.State) -> int:
         observation = np.asarray(state.observation(self.player), dtype=np.float32).reshape(-1)
-        return choose_action(forward(self.weights, self.biases, observation), state.legal_actions(), self.rng)
+        return choose_action(self.values(observation), state.legal_actions(), self.rng)
 
 
 class Episodes:
     """Plays the learner's episodes: seat rotation, seeds, opponents, the turn limit."""
 
-    def __init__(self, plan: Plan, registry: Registry) -> None:
+    def __init__(self, plan: Plan, registry: Registry, opponent: AgentEntry | None, label: str = "episode") -> None:
         self.plan = plan
         self.game = plan.game
         self.players = plan.game.num_players
-        self.make = plan.opponent.maker(registry) if plan.opponent is not None else None
-        self.frozen: Layers = []
+        self.entry = opponent
+        self.make = opponent.maker(registry) if opponent is not None else None
+        self.label = label
+        self.pool: list[Values] = []  # past versions of the learner, for self-play
+        self.shaping = plan.game.reward_shapings()[plan.config.shaping] if plan.config.shaping else None
         self._games: dict[int, arena.Game] = {}
 
     def game_for(self, seat: int) -> arena.Game:
         """The game, with the seat parameters (e.g. Gwent decks) the opponent brings to its seats."""
-        entry = self.plan.opponent
+        entry = self.entry
         if entry is None or not entry.seat_params:
             return self.game
         if seat not in self._games:
@@ -233,7 +314,8 @@ class Episodes:
             if other == seat:
                 seats.append(None)
             elif self.make is None:
-                seats.append(FrozenPolicy(self.frozen, other, derive_seed(seed, other)))
+                rng = random.Random(derive_seed(seed, other))
+                seats.append(FrozenPolicy(self.pool[rng.randrange(len(self.pool))], other, rng))
             else:
                 seats.append(self.make(game, other, seed))
         return seats
@@ -241,12 +323,13 @@ class Episodes:
     def play(self, number: int, choose: Chooser) -> Trajectory:
         """Episode `number`: the learner sits in seat number % players and picks with `choose(observation, legal)`."""
         seat = number % self.players
-        seed = derive_seed(self.plan.config.seed, "episode", number)
+        seed = derive_seed(self.plan.config.seed, self.label, number)
         game = self.game_for(seat)
         opponents = self.opponents(game, seat, seed)
         state = game.new_initial_state(seed)
         live = game.info.perfect_information
         trajectory = Trajectory()
+        spec = self.entry.label if self.entry is not None else SELF
         for _ in range(self.plan.config.max_turns):
             if state.is_terminal():
                 break
@@ -256,7 +339,7 @@ class Episodes:
             if opponent is None:
                 action = self._learner_move(state, seat, legal, choose, trajectory)
             else:
-                action = _opponent_move(opponent, state if live else state.view(player), legal, self.plan.config.opponent)
+                action = _opponent_move(opponent, state if live else state.view(player), legal, spec)
             state.apply(action)
         if state.is_terminal():  # else the turn limit: a draw, reward 0
             trajectory.outcome = outcomes_from_returns(state.returns())[1][seat]
@@ -271,6 +354,7 @@ class Episodes:
         trajectory.observations.append(observation)
         trajectory.masks.append(mask)
         trajectory.actions.append(action)
+        trajectory.shaped.append(float(self.shaping(state, action, seat)) if self.shaping is not None else 0.0)
         return action
 
 
@@ -287,18 +371,56 @@ def _opponent_move(opponent: Player, state: arena.State, legal: list[int], spec:
 # ---------------------------------------------------------------- networks
 
 
-def build_network(torch: Any, inputs: int, hidden: Sequence[int], outputs: int) -> torch.nn.Sequential:
-    sizes = [inputs, *hidden, outputs]
-    modules: list[Any] = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
-        modules += [torch.nn.Linear(fan_in, fan_out), torch.nn.ReLU()]
-    return torch.nn.Sequential(*modules[:-1])  # no ReLU after the output layer
+class Net:
+    """A trainable network of one of `train_nets.NETS`, with fast single-observation inference for play.
 
+    The plain MLP plays from numpy copies of its layers (refreshed after each update), as the
+    `.npz` checkpoint does; other shapes run the torch module without gradients.
+    """
 
-def numpy_layers(network: torch.nn.Sequential) -> Layers:
-    """The network's Linear layers as (weights (in, out), bias) float32 arrays, the checkpoint's layout."""
-    parameters = list(network.parameters())  # weight, bias, weight, bias, ...: Linear layers in order
-    return [(w.detach().numpy().T.copy(), b.detach().numpy().copy()) for w, b in zip(parameters[0::2], parameters[1::2])]
+    def __init__(self, torch: Any, plan: Plan) -> None:
+        config = plan.config
+        self.torch = torch
+        self.shape = plan.shape
+        self.module = train_nets.build(config.net, plan.game, plan.shape, config.hidden, config.channels, config.dueling)
+        self.npz = train_nets.saves_npz(config.net, config.dueling)
+        self.layers: Layers = []
+        self.refresh()
+
+    def __call__(self, flat: Any) -> Any:
+        """The module on a batch of flattened observations (a tensor [batch, inputs])."""
+        return self.module(flat.view(-1, *self.shape))
+
+    def refresh(self) -> None:
+        if self.npz:
+            self.layers = train_nets.numpy_layers(self.module)
+        self.values: Values = self.frozen_values(self.layers, None if self.npz else self.module)
+
+    def frozen(self) -> Values:
+        """This network as it is now, unaffected by later updates."""
+        return self.frozen_values(self.layers, None if self.npz else copy.deepcopy(self.module))
+
+    def frozen_values(self, layers: Layers, module: Any) -> Values:
+        if module is None:
+            weights, biases = [w for w, _ in layers], [b for _, b in layers]
+            return lambda observation: forward(weights, biases, observation)
+        torch, shape = self.torch, self.shape
+
+        def values(observation: np.ndarray) -> np.ndarray:
+            with torch.no_grad():
+                return module(torch.from_numpy(observation).view(1, *shape))[0].numpy()
+
+        return values
+
+    def save(self, path: str, game: arena.Game, output: str, algorithm: str, training: dict[str, Any]) -> None:
+        if self.npz:
+            save_checkpoint(path, game, self.layers, output, algorithm, training)
+            return
+        config = training
+        metadata = {"format": "arena-torchscript", "version": 1, **game_description(game), "net": config["net"],
+                    "dueling": config["dueling"], "size_independent": config["net"] == "fcn", "output": output,
+                    "algorithm": algorithm, "training": training}  # fmt: skip
+        train_nets.save_torchscript(self.torch, self.module, path, metadata)
 
 
 def masked_outputs(network: Any, observations: Any, masks: Any) -> Any:
@@ -309,9 +431,12 @@ def masked_outputs(network: Any, observations: Any, masks: Any) -> Any:
 
 
 def discounted_returns(trajectory: Trajectory, gamma: float) -> list[float]:
-    """The learner's return from each of its moves: the final reward, discounted by the moves left."""
-    steps = len(trajectory.actions)
-    return [trajectory.reward * gamma ** (steps - 1 - t) for t in range(steps)]
+    """The learner's return from each of its moves: the rewards still to come, discounted by the moves between."""
+    returns, running = [], 0.0
+    for reward in reversed(trajectory.step_rewards()):
+        running = reward + gamma * running
+        returns.append(running)
+    return returns[::-1]
 
 
 class Reinforce:
@@ -322,16 +447,18 @@ class Reinforce:
     def __init__(self, torch: Any, plan: Plan) -> None:
         self.torch = torch
         self.plan = plan
-        self.network = build_network(torch, plan.inputs, plan.config.hidden, plan.game.num_distinct_actions)
-        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=plan.lr)
+        self.network = Net(torch, plan)
+        self.optimizer = torch.optim.Adam(self.network.module.parameters(), lr=plan.lr)
         self.rng = random.Random(derive_seed(plan.config.seed, "actions"))
-        self.layers = numpy_layers(self.network)
         self.baseline = 0.0
         self.pending: list[Trajectory] = []
+        self.losses: list[float] = []
 
     def choose(self, observation: np.ndarray, legal: list[int]) -> int:
-        outputs = forward([w for w, _ in self.layers], [b for _, b in self.layers], observation)
-        return choose_action(outputs, legal, self.rng)
+        return choose_action(self.network.values(observation), legal, self.rng)
+
+    def epsilon(self) -> float | None:
+        return None
 
     def learn(self, trajectory: Trajectory, episode: int) -> None:
         if trajectory.actions:
@@ -355,9 +482,10 @@ class Reinforce:
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
+        self.losses.append(float(loss.detach()))
         # The baseline moves after the update, so no episode is compared with a mean that includes itself.
         self.baseline += BASELINE_MOMENTUM * (float(returns.mean()) - self.baseline)
-        self.layers = numpy_layers(self.network)
+        self.network.refresh()
 
     def settings(self) -> dict[str, Any]:
         return {"entropy_bonus": ENTROPY_BONUS, "baseline": "running mean", "baseline_momentum": BASELINE_MOMENTUM}
@@ -381,12 +509,13 @@ class ReplayBuffer:
     def add_episode(self, trajectory: Trajectory) -> int:
         """Store the episode's transitions: from each learner move to its next move, the last to the end."""
         steps = len(trajectory.actions)
+        rewards = trajectory.step_rewards()
         for t in range(steps):
             i = self.cursor
             self.observations[i] = trajectory.observations[t]
             self.actions[i] = trajectory.actions[t]
             final = t == steps - 1
-            self.rewards[i] = trajectory.reward if final else 0.0
+            self.rewards[i] = rewards[t]
             self.done[i] = 1.0 if final else 0.0
             if final:
                 self.next_observations[i] = 0.0
@@ -400,24 +529,22 @@ class ReplayBuffer:
 
 
 class DQN:
-    """Double DQN over masked Q-values; the network's outputs are Q-values."""
+    """DQN over masked Q-values, with double-DQN targets unless `double` is off; the outputs are Q-values."""
 
     output = "q_values"
 
     def __init__(self, torch: Any, plan: Plan) -> None:
         self.torch = torch
         self.plan = plan
-        actions = plan.game.num_distinct_actions
-        self.network = build_network(torch, plan.inputs, plan.config.hidden, actions)
-        self.target = build_network(torch, plan.inputs, plan.config.hidden, actions)
-        self.target.load_state_dict(self.network.state_dict())
-        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=plan.lr)
-        self.buffer = ReplayBuffer(REPLAY_CAPACITY, plan.inputs, actions)
+        self.network = Net(torch, plan)
+        self.target = copy.deepcopy(self.network.module)
+        self.optimizer = torch.optim.Adam(self.network.module.parameters(), lr=plan.lr)
+        self.buffer = ReplayBuffer(REPLAY_CAPACITY, plan.inputs, plan.game.num_distinct_actions)
         self.rng = random.Random(derive_seed(plan.config.seed, "actions"))
         self.sampler = np.random.default_rng(derive_seed(plan.config.seed, "replay"))
-        self.layers = numpy_layers(self.network)
         self.steps = 0
         self.episode = 0
+        self.losses: list[float] = []
 
     def epsilon(self) -> float:
         decay_episodes = max(1.0, EPSILON_DECAY_SHARE * self.plan.config.episodes)
@@ -427,8 +554,7 @@ class DQN:
     def choose(self, observation: np.ndarray, legal: list[int]) -> int:
         if self.rng.random() < self.epsilon():
             return self.rng.choice(legal)
-        outputs = forward([w for w, _ in self.layers], [b for _, b in self.layers], observation)
-        return choose_action(outputs, legal, None)
+        return choose_action(self.network.values(observation), legal, None)
 
     def learn(self, trajectory: Trajectory, episode: int) -> None:
         self.episode = episode + 1
@@ -437,10 +563,11 @@ class DQN:
             return
         for _ in range(added):  # one gradient step per move played keeps the replay ratio fixed
             self.gradient_step()
-        self.layers = numpy_layers(self.network)
+        self.network.refresh()
 
     def gradient_step(self) -> None:
         torch, buffer = self.torch, self.buffer
+        shape = self.plan.shape
         index = self.sampler.integers(0, buffer.size, self.plan.batch)
         observations = torch.from_numpy(buffer.observations[index])
         next_observations = torch.from_numpy(buffer.next_observations[index])
@@ -449,21 +576,26 @@ class DQN:
         rewards = torch.from_numpy(buffer.rewards[index])
         done = torch.from_numpy(buffer.done[index])
         with torch.no_grad():
-            # Double DQN: the online network picks the next action, the target network values it.
-            best_next = masked_outputs(self.network, next_observations, next_masks).argmax(dim=1, keepdim=True)
-            next_values = self.target(next_observations).gather(1, best_next).squeeze(1)
+            next_target = self.target(next_observations.view(-1, *shape)).masked_fill(~next_masks, MASKED)
+            if self.plan.config.double:
+                # Double DQN: the online network picks the next action, the target network values it.
+                best_next = masked_outputs(self.network, next_observations, next_masks).argmax(dim=1, keepdim=True)
+                next_values = next_target.gather(1, best_next).squeeze(1)
+            else:  # plain DQN: the target network both picks and values it
+                next_values = next_target.max(dim=1).values
             targets = rewards + self.plan.config.gamma * (1.0 - done) * next_values
         values = self.network(observations).gather(1, actions.unsqueeze(1)).squeeze(1)
         loss = torch.nn.functional.smooth_l1_loss(values, targets)
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
+        self.losses.append(float(loss.detach()))
         self.steps += 1
         if self.steps % TARGET_SYNC == 0:
-            self.target.load_state_dict(self.network.state_dict())
+            self.target.load_state_dict(self.network.module.state_dict())
 
     def settings(self) -> dict[str, Any]:
-        return {"replay_capacity": REPLAY_CAPACITY, "target_sync": TARGET_SYNC, "double": True,
+        return {"replay_capacity": REPLAY_CAPACITY, "target_sync": TARGET_SYNC, "double": self.plan.config.double,
                 "epsilon": [EPSILON_START, EPSILON_END, EPSILON_DECAY_SHARE]}  # fmt: skip
 
 
@@ -488,47 +620,177 @@ class Tally:
         return f"win {win:.2f} draw {draw:.2f} loss {loss:.2f} over the last {len(self.recent)}"
 
 
-def train(config: TrainConfig, registry: Registry | None = None, report: Callable[[str], None] | None = None) -> TrainSummary:
-    """Train and write the checkpoint to `config.out`; ArenaError (nothing written) on bad input."""
+class Learner(Protocol):
+    output: str
+    losses: list[float]
+
+    def choose(self, observation: np.ndarray, legal: list[int]) -> int: ...
+
+    def learn(self, trajectory: Trajectory, episode: int) -> None: ...
+
+    def epsilon(self) -> float | None: ...
+
+    def greedy(self) -> Values: ...
+
+    def snapshot(self) -> Values: ...
+
+    def save(self, path: str, training: dict[str, Any]) -> None: ...
+
+    def settings(self) -> dict[str, Any]: ...
+
+
+class NetworkLearner:
+    """REINFORCE or DQN behind the Learner interface: greedy play, snapshots and saving go through its Net."""
+
+    def __init__(self, core: Reinforce | DQN, plan: Plan) -> None:
+        self.core, self.plan = core, plan
+        self.output = core.output
+        self.losses = core.losses
+        self.choose, self.learn, self.epsilon, self.settings = core.choose, core.learn, core.epsilon, core.settings
+
+    def greedy(self) -> Values:
+        return self.core.network.values
+
+    def snapshot(self) -> Values:
+        return self.core.network.frozen()
+
+    def save(self, path: str, training: dict[str, Any]) -> None:
+        self.core.network.save(path, self.plan.game, self.output, self.plan.config.algorithm, training)
+
+
+def make_learner(torch: Any, plan: Plan) -> Learner:
+    algorithm = plan.config.algorithm
+    if algorithm == "qlearning":
+        from agents.tabular_q import TabularQ
+
+        return TabularQ(plan)
+    return NetworkLearner(Reinforce(torch, plan) if algorithm == "reinforce" else DQN(torch, plan), plan)
+
+
+def train(config: TrainConfig, registry: Registry | None = None, report: Callable[[str], None] | None = None,
+          progress: bool = False) -> TrainSummary:  # fmt: skip
+    """Train and write the checkpoint to `config.out` and its metrics beside it; ArenaError (nothing written) on bad input."""
     registry = registry if registry is not None else get_registry()
     checked = plan(config, registry)
-    torch = import_torch()
+    torch = import_torch() if config.algorithm != "qlearning" else None
+    if torch is None:
+        return _train(None, checked, registry, report or (lambda line: None), progress)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # determinism, and the machines this runs on have few cores
     try:
         with torch.random.fork_rng(devices=[]):  # seed torch without changing the caller's global RNG
             torch.manual_seed(derive_seed(config.seed, "torch"))
-            return _train(torch, checked, registry, report or (lambda line: None))
+            return _train(torch, checked, registry, report or (lambda line: None), progress)
     finally:
         torch.set_num_threads(threads)
 
 
-def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], None]) -> TrainSummary:
+def evaluate(plan: Plan, registry: Registry, values: Values) -> tuple[float, float, float]:
+    """The learner's best action against the fixed evaluation opponent on the same seeds every time: win, draw, loss rates."""
+    assert plan.evaluator is not None
+    episodes = Episodes(plan, registry, plan.evaluator, label="evaluation")
+    tally = Tally(plan.config.eval_games)
+    for number in range(plan.config.eval_games):
+        tally.add(episodes.play(number, lambda observation, legal: choose_action(values(observation), legal, None)).outcome)
+    return tally.rates()
+
+
+class ProgressBar:
+    """A rich progress bar on a terminal: episodes done, the current win rate, episodes/s, time left."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.bar: Any = None
+        self.updated = 0.0
+        if enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
+            self.bar = Progress(TextColumn("[bold]episodes"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rates]}"),
+                                TimeRemainingColumn(), console=Console(stderr=True), transient=True, auto_refresh=False)  # fmt: skip
+            self.bar.start()
+            self.task = self.bar.add_task("train", total=total, rates="")
+
+    def update(self, done: int, tally: Tally, last_eval: str) -> None:
+        if self.bar is None:
+            return
+        now = time.monotonic()
+        if now - self.updated < 0.1:
+            return
+        self.updated = now
+        win, _, loss = tally.rates()
+        self.bar.update(self.task, completed=done, rates=f"win {win:.2f} loss {loss:.2f}{last_eval}", refresh=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], None], progress: bool) -> TrainSummary:
     config = plan.config
-    learner: Reinforce | DQN = Reinforce(torch, plan) if config.algorithm == "reinforce" else DQN(torch, plan)
-    episodes = Episodes(plan, registry)
+    learner = make_learner(torch, plan)
+    episodes = Episodes(plan, registry, plan.opponent)
     tally = Tally(config.window)
     every = max(1, config.episodes // 10)
+    settings = {**asdict(config), "hidden": list(config.hidden), "channels": list(config.channels), "lr": plan.lr,
+                "batch": plan.batch, "log_every": plan.log_every, "eval_every": plan.eval_every,
+                "torch": torch.__version__ if torch is not None else None, **learner.settings()}  # fmt: skip
+    del settings["out"]  # where the file went is not part of what it is
+    bar = ProgressBar(config.episodes, progress)
+    last_eval = ""
     start = time.perf_counter()
-    for number in range(config.episodes):
-        if number % SELF_REFRESH == 0:
-            episodes.frozen = learner.layers  # arrays are replaced, never changed in place, by updates
-        trajectory = episodes.play(number, learner.choose)
-        learner.learn(trajectory, number)
-        tally.add(trajectory.outcome)
-        if (number + 1) % every == 0 and number + 1 < config.episodes:
-            report(f"episode {number + 1}/{config.episodes}: {tally.line()} ({time.perf_counter() - start:.1f}s)")
+    try:
+        with MetricsWriter(metrics_path(config.out)) as metrics:
+            metrics.write("settings", **settings)
+            for number in range(config.episodes):
+                if plan.opponent is None and number % config.snapshot_every == 0:
+                    episodes.pool = (episodes.pool + [learner.snapshot()])[-config.self_pool:]
+                trajectory = episodes.play(number, learner.choose)
+                learner.learn(trajectory, number)
+                tally.add(trajectory.outcome)
+                done = number + 1
+                if done % plan.log_every == 0 or done == config.episodes:
+                    win, draw, loss = tally.rates()
+                    losses = learner.losses
+                    metrics.write("train", episode=done, window=len(tally.recent), win_rate=win, draw_rate=draw, loss_rate=loss,
+                                  loss=float(np.mean(losses)) if losses else None, epsilon=learner.epsilon(),
+                                  seconds=round(time.perf_counter() - start, 3))  # fmt: skip
+                    losses.clear()
+                if plan.evaluator is not None and (done % plan.eval_every == 0 or done == config.episodes):
+                    e_win, e_draw, e_loss = evaluate(plan, registry, learner.greedy())
+                    metrics.write("eval", episode=done, opponent=plan.evaluator.label, games=config.eval_games,
+                                  win_rate=e_win, draw_rate=e_draw, loss_rate=e_loss)  # fmt: skip
+                    last_eval = f" | against {plan.evaluator.label}: win {e_win:.2f}"
+                bar.update(done, tally, last_eval)
+                if not bar.bar and done % every == 0 and done < config.episodes:
+                    report(f"episode {done}/{config.episodes}: {tally.line()}{last_eval} ({time.perf_counter() - start:.1f}s)")
+    finally:
+        bar.close()
     seconds = time.perf_counter() - start
     win, draw, loss = tally.rates()
-    training = {**asdict(config), "hidden": list(config.hidden), "lr": plan.lr, "batch": plan.batch,
-                "self_refresh": SELF_REFRESH, "torch": torch.__version__, **learner.settings(),
+    training = {**settings, "self_refresh": config.snapshot_every,
                 "last": {"episodes": len(tally.recent), "win": win, "draw": draw, "loss": loss}}  # fmt: skip
-    del training["out"]  # where the file went is not part of what it is
-    save_checkpoint(config.out, plan.game, learner.layers, learner.output, config.algorithm, training)
+    learner.save(config.out, training)
     # Where the file went is printed once, by the command (stdout), not in this line.
     report(f"trained {config.algorithm} on {plan.game.label()} against {config.opponent}: {config.episodes} episodes "
            f"in {seconds:.1f}s, {tally.line()}")  # fmt: skip
-    return TrainSummary(config.episodes, len(tally.recent), win, draw, loss, seconds, config.out)
+    return TrainSummary(config.episodes, len(tally.recent), win, draw, loss, seconds, config.out, plan, learner.greedy())
+
+
+def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: str, games: int,
+                     game: arena.Game | None = None) -> tuple[float, float, float]:  # fmt: skip
+    """`values`' best action against `opponent` in `games` games (seats alternating, seeds from the plan's seed):
+    win, draw, loss rates; on `game` instead of the trained game when given (a size-independent network)."""
+    if game is not None:
+        shape = observation_shape(game)
+        plan = replace(plan, game=game, shape=shape, inputs=math.prod(shape))
+    entry = make_opponent_entry(registry, opponent, plan.game, "--eval-opponent")
+    return evaluate(replace(plan, evaluator=entry, config=replace(plan.config, eval_games=games)), registry, values)
 
 
 # ---------------------------------------------------------------- `arena train`
@@ -545,31 +807,47 @@ class _Context(Protocol):
 @click.command("train")
 @click.option("--game", "game_spec", required=True, help="Game spec, e.g. tic_tac_toe or connect_four:rows=5.")
 @click.option("--algorithm", type=click.Choice(ALGORITHMS), default="reinforce", show_default=True)
-@click.option("--opponent", default="random", show_default=True, help="An agent spec, or 'self' (a frozen copy of the learner).")
+@click.option("--opponent", default="random", show_default=True, help="An agent spec, or 'self' (past versions of the learner).")
 @click.option("--episodes", type=int, default=2000, show_default=True)
-@click.option("--hidden", default="64,64", show_default=True, help="Hidden layer widths.")
-@click.option("--lr", type=float, default=None, help="Learning rate (default: reinforce 0.003, dqn 0.001).")
+@click.option("--net", type=click.Choice(train_nets.NETS), default="mlp", show_default=True,
+              help="mlp (.npz), conv over the board planes, or fcn: fully convolutional, any board size (.pt TorchScript).")
+@click.option("--hidden", default="64,64", show_default=True, help="Hidden layer widths (mlp; conv uses the first).")
+@click.option("--channels", default="32,32", show_default=True, help="Convolution widths (conv, fcn).")
+@click.option("--dueling", is_flag=True, help="Dueling Q head: Q = V + A - mean(A) (dqn).")
+@click.option("--double/--no-double", default=True, show_default=True, help="Double-DQN targets, or plain DQN's (dqn).")
+@click.option("--shaping", default=None, metavar="NAME", help="Add the game's shaped reward NAME at every move (e.g. reversi: positional).")
+@click.option("--lr", type=float, default=None, help="Learning rate (default: reinforce 0.003, dqn 0.001, qlearning 0.1).")
 @click.option("--batch", type=int, default=None, help="Episodes per update (reinforce, 16) or minibatch size (dqn, 64).")
 @click.option("--gamma", type=float, default=0.99, show_default=True, help="Discount per move of the learner.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--max-turns", type=int, default=DEFAULT_MAX_TURNS, show_default=True, help="An episode this long is a draw.")
 @click.option("--window", type=int, default=500, show_default=True, help="Win rates are over the last K episodes.")
-@click.option("--out", required=True, help="The checkpoint file to write (.npz).")
+@click.option("--self-pool", type=int, default=1, show_default=True, help="With --opponent self: past snapshots to draw opponents from.")
+@click.option("--snapshot-every", type=int, default=SELF_REFRESH, show_default=True, help="With --opponent self: episodes between snapshots.")
+@click.option("--log-every", type=int, default=None, help="Episodes between metric lines (default: episodes/200).")
+@click.option("--eval-every", type=int, default=None, help="Episodes between evaluations (default: episodes/10).")
+@click.option("--eval-games", type=int, default=50, show_default=True, help="Games per evaluation (0: none).")
+@click.option("--eval-opponent", default="random", show_default=True, help="The fixed opponent of the evaluations.")
+@click.option("--out", required=True, help="The file to write: .npz (mlp, qlearning) or .pt (TorchScript); metrics go to OUT.metrics.jsonl.")
 @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
-@click.option("--quiet", is_flag=True, help="No progress lines.")
+@click.option("--quiet", is_flag=True, help="No progress bar or lines.")
 @click.pass_obj
-def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent: str, episodes: int, hidden: str,
-                  lr: float | None, batch: int | None, gamma: float, seed: int, max_turns: int, window: int, out: str,
+def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent: str, episodes: int, net: str, hidden: str,
+                  channels: str, dueling: bool, double: bool, shaping: str | None, lr: float | None, batch: int | None,
+                  gamma: float, seed: int, max_turns: int, window: int, self_pool: int, snapshot_every: int,
+                  log_every: int | None, eval_every: int | None, eval_games: int, eval_opponent: str, out: str,
                   plugins_dirs: tuple[str, ...], quiet: bool) -> None:  # fmt: skip
-    """Train a `neural` agent by reinforcement learning and write its checkpoint (needs PyTorch)."""
+    """Train an agent by reinforcement learning; write its network and its training curves (needs PyTorch)."""
     if ctx is not None:
         ctx.plugins_dirs.extend(plugins_dirs)
         registry = ctx.registry()
     else:
         registry = get_registry(plugins_dirs)
     config = TrainConfig(game=game_spec, out=out, algorithm=algorithm, opponent=opponent, episodes=episodes,
-                         hidden=parse_hidden(hidden), lr=lr, batch=batch, gamma=gamma, seed=seed, max_turns=max_turns,
-                         window=window)  # fmt: skip
+                         hidden=parse_widths(hidden), lr=lr, batch=batch, gamma=gamma, seed=seed, max_turns=max_turns,
+                         window=window, net=net, channels=parse_widths(channels, "--channels"), dueling=dueling,
+                         double=double, shaping=shaping, self_pool=self_pool, snapshot_every=snapshot_every,
+                         log_every=log_every, eval_every=eval_every, eval_games=eval_games, eval_opponent=eval_opponent)  # fmt: skip
     # Errors (ArenaError) go up to the `arena` group, which prints them as one line and exits with 2.
-    train(config, registry, None if quiet else lambda line: click.echo(line, err=True))
+    train(config, registry, None if quiet else lambda line: click.echo(line, err=True), progress=not quiet and sys.stderr.isatty())
     click.echo(str(Path(out)))

@@ -25,6 +25,7 @@ from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, p
 from arena.params import parse_assignments
 from arena.plugins import Registry, get_registry
 from arena.plugins import register_commands as add_plugin_commands
+from arena.sprt_run import DEFAULT_SPRT_ROUNDS, sprt_report, sprt_report_if_run, summary_lines
 from arena.stats import MATRIX_KINDS
 
 
@@ -304,16 +305,19 @@ class _Progress:
 @cli.command("run-tournament")
 @click.option("--game", "game_spec", help="Game spec, e.g. connect_four or connect_four:rows=5,columns=6.")
 @click.option("--agents", "agents_text", help="Comma-separated agents: types with parameters or registered names.")
-@click.option("--rounds", type=int, default=1, show_default=True, help="Rounds; each plays every pair (or table) once.")
+@click.option("--rounds", type=int, default=None, help="Rounds; each plays every pair (or table) once. [default: 1; with --sprt the limit, 1000]")
 @click.option("--seed", type=int, default=0, show_default=True, help="Tournament seed; every match seed derives from it.")
 @click.option("--max-turns", type=int, default=DEFAULT_MAX_TURNS, show_default=True, help="A match still running after this many actions is a draw.")
 @click.option("--time-per-move", type=float, default=None, help="Seconds an agent may think per move; more is a loss by timeout.")
 @click.option("--name", default=None, help="A unique name for the tournament.")
 @click.option("--format", "format_", type=click.Choice(tournament.FORMATS), default="round-robin", show_default=True)
 @click.option("--challenger", default=None, help="With --format gauntlet: the agent that plays all others.")
+@click.option("--budget", type=int, default=None, metavar="MATCHES", help="With --format adaptive: matches in all (a first round, then the most informative pairs).")
 @click.option("--players", type=int, default=None, help="Seats per match for games of more than two players.")
 @click.option("--openings", default=None, metavar="random:N|FILE",
               help="Start each set of matches (a pair, seats swapped; N players: every seating) from an opening: N random plies, or one line of FILE.")
+@click.option("--sprt", "sprt_text", default=None, metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]",
+              help="With --agents A,B: play until a sequential test decides whether B is stronger than A (or the round limit).")
 @click.option("--workers", default="1", show_default=True, help="Worker processes, or 'auto' for one per core.")
 @click.option("--resume", default=None, metavar="ID|NAME", help="Finish an interrupted tournament.")
 @click.option("--isolate", is_flag=True, help="Run agents in their own processes, killed when they hang or crash.")
@@ -324,10 +328,11 @@ class _Progress:
               help="Matches played at once in each worker, networks' decisions batched into one forward pass.")
 @click.option("--quiet", is_flag=True, help="No progress bar and no leaderboard at the end.")
 @_common
-def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int, seed: int, max_turns: int,
-                   time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
-                   players: int | None, openings: str | None, workers: str, resume: str | None, isolate: bool,
-                   memory_limit: int | None, trust_agents: bool, concurrent: int, quiet: bool) -> None:  # fmt: skip
+def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int | None, seed: int,
+                   max_turns: int, time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
+                   budget: int | None, players: int | None, openings: str | None, sprt_text: str | None, workers: str,
+                   resume: str | None, isolate: bool, memory_limit: int | None, trust_agents: bool, concurrent: int,
+                   quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
     n_workers = _workers(workers)
@@ -343,27 +348,50 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     else:
         if not game_spec or not agents_text:
             raise ArenaError("run-tournament needs --game and --agents (or --resume ID|NAME)")
+        if rounds is None:
+            rounds = DEFAULT_SPRT_ROUNDS if sprt_text else 1
         request = tournament.TournamentRequest(
             game=game_spec, agents=agents_text, rounds=rounds, seed=seed, max_turns=max_turns,
             time_per_move=time_per_move, name=name, format=format_, challenger=challenger, players=players,
-            openings=openings,
+            openings=openings, sprt=sprt_text, budget=budget,
         )  # fmt: skip
         if not database_exists(ctx.db_url):
             tournament.prepare(registry, None, request)  # bad input must not leave a new, empty database file
         database = ctx.database()
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
+        log = None if quiet else functools.partial(click.echo, err=True)
         played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit,
-                                 concurrent, notify=lambda text: click.echo(f"note: {text}", err=True),
+                                 concurrent, notify=lambda text: click.echo(f"note: {text}", err=True), log=log,
                                  trust_agents=trust_agents)  # fmt: skip
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
     notice = results.game_error_notice(database, tournament_id)
     if notice:
         click.echo(notice, err=True)
-    if not quiet:
+    report = sprt_report_if_run(database, str(tournament_id))
+    if report is not None:
+        for line in summary_lines(report):
+            click.echo(line)
+    elif not quiet:
         selection = analysis.select(database, registry, tournament=str(tournament_id))
         rows, warning = analysis.leaderboard_and_warning(database, selection, "bt")
         _print_leaderboard(selection.title, rows, "bt", warning)
+
+
+@cli.command("sprt")
+@click.argument("tournament_key", metavar="TOURNAMENT")
+@click.option("--sprt", "sprt_text", default=None, metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]",
+              help="Test parameters (default: the tournament's own); B is the second agent.")
+@_common
+@_output_options(csv=False)
+def sprt_command(ctx: Context, tournament_key: str, sprt_text: str | None, as_json: bool) -> None:
+    """The SPRT of a tournament recomputed from its stored matches: LLR, decision, Elo difference, LOS."""
+    report = sprt_report(ctx.database(), tournament_key, sprt_text)
+    if as_json:
+        print_json(report)
+        return
+    for line in summary_lines(report):
+        click.echo(line)
 
 
 TOURNAMENT_COLUMNS = ["id", "name", "game", "agents", "format", "rounds", "status", "progress", "started"]
@@ -429,8 +457,8 @@ def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warn
         table.append([r[c] for c in LEADERBOARD_COLUMNS])
     notes = ["#: agents share a rank unless their Bradley-Terry 95% intervals are apart."]
     if any(r.get("bt_low_by_prior") or r.get("bt_high_by_prior") for r in rows):
-        notes.append("BT 95%: >high (<low) = the agent never lost (never scored) a point, so the games set no upper "
-                     "(lower) limit; that end comes from the weak prior only")  # fmt: skip
+        notes.append("BT 95%: >high (<low) = the games set no upper (lower) limit: the agent, with the agents that took "
+                     "points from it, never lost a point to the rest (never scored one); the weak prior sets that end")  # fmt: skip
     drops = [Drop(column) for column in _LEADERBOARD_FIT[system]]
     print_table(f"Leaderboard - {title} - sorted by {system}", LEADERBOARD_HEADERS, table,
                 fit=drops[:3] + [Shorten("agent", 16)] + drops[3:] + [Shorten("agent", 10)], note=notes)  # fmt: skip

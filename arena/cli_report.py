@@ -80,17 +80,35 @@ def report_command(ctx: _Context, out_dir: Path, tournament_key: str | None, gam
     click.echo(f"wrote {report.html} and {len(report.figures)} figures in {out_dir}", err=True)
 
 
+TRAINING = "training"
+
+
 @click.command("plot")
-@click.argument("kind", metavar="KIND", type=click.Choice(PLOT_KINDS))
+@click.argument("kind", metavar="KIND", type=click.Choice((*PLOT_KINDS, TRAINING)))
+@click.argument("checkpoint", required=False, metavar="[CHECKPOINT]")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Image file: .png (or .svg, .pdf).")
 @_options
-def plot_command(ctx: _Context, kind: str, out: Path, tournament_key: str | None, game_spec: str | None) -> None:
-    """Draw one figure of the report: elo-history, ratings, outcomes, net-wins, avg-turns, match-length, legal-moves or seats."""
+def plot_command(ctx: _Context, kind: str, checkpoint: str | None, out: Path, tournament_key: str | None, game_spec: str | None) -> None:
+    """Draw one figure of the report: elo-history, ratings, outcomes, net-wins, avg-turns, match-length, legal-moves
+    or seats; or `training CHECKPOINT`: the training curves arena train recorded beside that checkpoint."""
     _need_matplotlib()
-    from arena.report import check_writable, plot
+    from arena.report import plot, write_figure
 
-    if out.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise ArenaError(f"--out must end in .png, .svg or .pdf, got '{out.name}'")
-    check_writable(out.parent)  # before loading the matches
-    plot(kind, load(ctx, tournament_key, game_spec), out)
+    if kind == TRAINING:
+        if checkpoint is None:
+            raise ArenaError("arena plot training needs the checkpoint (or its .metrics.jsonl file): arena plot training FILE --out FILE.png")
+        from arena.training.figure import training_figure
+        from arena.training.metrics import read_metrics
+
+        rows = read_metrics(checkpoint)
+        write_figure(lambda: training_figure(rows), out)
+    else:
+        if checkpoint is not None:
+            raise ArenaError(f"arena plot {kind} takes no file argument (only 'training' does)")
+        from arena.report import check_writable
+
+        if out.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise ArenaError(f"--out must end in .png, .svg or .pdf, got '{out.name}'")
+        check_writable(out.parent)  # before loading the matches
+        plot(kind, load(ctx, tournament_key, game_spec), out)
     click.echo(f"wrote {out}", err=True)

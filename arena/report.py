@@ -299,13 +299,18 @@ def render(fig: Figure, fmt: str = "png") -> bytes:
 
 def plot(kind: str, agg: Aggregates, out: Path) -> Path:
     """Write one figure to `out` (format from the suffix: .png, .svg or .pdf)."""
+    return write_figure(lambda: draw(kind, agg), out)
+
+
+def write_figure(make: Callable[[], Figure], out: Path) -> Path:
+    """Check `out` (.png, .svg or .pdf, writable), then draw `make()` into it."""
     fmt = out.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg", "pdf"):
         raise ArenaError(f"--out must end in .png, .svg or .pdf, got '{out.name}'")
     if out.is_dir():
         raise ArenaError(f"cannot write {out}: it is a directory")
     check_writable(out.parent)
-    data = render(draw(kind, agg), fmt)
+    data = render(make(), fmt)
     _write(out, data)
     return out
 

@@ -78,14 +78,12 @@ def select(
         return Selection(f"{game_obj.label()} v{version}, all tournaments", f"game:{spec.id}:{version}:{params}",
                          fingerprint, load_game, load_moves=load_game_moves,
                          filters={"game_id": spec.id, "game_version": version, "game_params": params})  # fmt: skip
-    if tournament is None:
-        with database.session() as session:
-            latest = queries.list_tournaments(session)
-        if not latest:
-            raise ArenaError("no tournaments yet: run `arena run-tournament` first")
-        found = latest[-1]
-    else:
-        found = get_tournament(database, tournament)
+    with database.session() as session:  # one session: a repeated query costs little more than its fingerprint
+        found = queries.latest_tournament(session) if tournament is None else queries.find_tournament(session, tournament)
+        if found is None:
+            raise ArenaError("no tournaments yet: run `arena run-tournament` first" if tournament is None
+                             else f"no tournament with id or name '{tournament}'")  # fmt: skip
+        fingerprint = queries.tournament_fingerprint(session, found.id)
 
     def load_tournament() -> list[MatchRecord]:
         with database.session() as session:
@@ -95,8 +93,6 @@ def select(
         with database.session() as session:
             return queries.load_move_lists(session, tournament_id=found.id)
 
-    with database.session() as session:
-        fingerprint = queries.tournament_fingerprint(session, found.id)
     label = f"tournament {found.id}" + (f" '{found.name}'" if found.name else "")
     return Selection(f"{label} ({found.game_id})", f"tournament:{found.id}", fingerprint, load_tournament, found,
                      load_tournament_moves, {"tournament_id": found.id})  # fmt: skip

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
+from arena.adaptive_run import adaptive_settings, extend
 from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game
 from arena.api import Agent, Game
 from arena.isolation import AgentProcess, IsolatedAgent, watch
@@ -31,11 +32,12 @@ from arena.plugins import Registry, get_registry
 from arena.openings import check_file_openings, opening_for, parse_openings
 from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin, round_robin_sets
 from arena.seeding import derive_seed, game_seed
+from arena.sprt_run import SprtMonitor, sprt_settings
 from db import queries
 from db.models import Tournament
 from db.session import Database
 
-FORMATS = ("round-robin", "gauntlet")
+FORMATS = ("round-robin", "gauntlet", "adaptive")
 #: The most matches one tournament may schedule (the schedule is written whole before play starts).
 MAX_SCHEDULED = 10_000_000
 #: Seeds are stored as 64-bit integers.
@@ -69,6 +71,8 @@ class TournamentRequest:
     challenger: str | None = None
     players: int | None = None
     openings: str | None = None  # random:N or a file of openings (arena.openings)
+    sprt: str | None = None  # elo0=..,elo1=..[,alpha,beta,model]: stop once B (the second agent) is judged (arena.sprt)
+    budget: int | None = None  # --format adaptive: matches in all (arena.adaptive_run)
 
 
 def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
@@ -132,6 +136,9 @@ def prepare(registry: Registry, database: Database | None, request: TournamentRe
         if players != 2:
             raise ArenaError("the gauntlet format is for two-player games")
         schedule: Callable[[int], list[Table]] = lambda rounds: gauntlet(len(entries), rounds)  # noqa: E731
+    elif request.format == "adaptive":  # a first round; the rest is chosen as results come (arena.adaptive_run)
+        first = round_robin_sets(len(entries), 1, players) if request.openings is not None else round_robin(len(entries), 1, players)
+        schedule = lambda rounds: first  # noqa: E731
     elif request.openings is not None:
         schedule = lambda rounds: round_robin_sets(len(entries), rounds, players)  # noqa: E731
     else:
@@ -152,6 +159,14 @@ def prepare(registry: Registry, database: Database | None, request: TournamentRe
         set_size = 2 if request.format == "gauntlet" else players
         check_file_openings(game, openings, [derive_seed(request.seed, start) for start in range(0, len(tables), set_size)])
         settings.update(openings=openings, set_size=set_size)
+    if request.format == "adaptive":
+        settings["adaptive"] = adaptive_settings(request.budget, len(entries), players, settings.get("set_size", 1))
+    elif request.budget is not None:
+        raise ArenaError("--budget is only for --format adaptive")
+    if request.sprt is not None:
+        if request.format != "round-robin":
+            raise ArenaError("--sprt plays the round-robin of two agents (A,B); leave out --format")
+        settings["sprt"] = sprt_settings(request.sprt, [entry.label for entry in entries], players, request.openings is not None)
     return game, entries, tables, settings
 
 
@@ -412,7 +427,8 @@ def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask]
 def play(
     database: Database, registry: Registry, tournament_id: int, workers: int = 1, progress: Progress | None = None,
     plugins_dirs: Sequence[str] = (), isolate: bool = False, memory_limit: int | None = None,
-    concurrent: int = 1, notify: Callable[[str], None] | None = None, trust_agents: bool = False,
+    concurrent: int = 1, notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None,
+    trust_agents: bool = False,
 ) -> int:  # fmt: skip
     """Play every pending match of the tournament; returns how many were played.
 
@@ -422,12 +438,18 @@ def play(
     can read what its seat may not see). `concurrent` > 1 interleaves that many matches in each
     worker and batches their networks' decisions (arena.interleave); isolated agents answer one by
     one from their own processes, so then matches are played one at a time and `notify` is told why.
+    A tournament run as an SPRT stops at the match that decides the test (in schedule order),
+    reporting each step to `log`; an adaptive tournament grows batch by batch.
     """
     if concurrent < 1:
         raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
     with frozen_heap():
-        return _play(database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, concurrent, notify,
-                     trust_agents)  # fmt: skip
+        args = (database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, concurrent, notify, log,
+                trust_agents)  # fmt: skip
+        played = _play(*args)
+        while extend(database, tournament_id):  # an adaptive tournament: its next batch, chosen from the results
+            played += _play(*args)
+        return played
 
 
 def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[str, Any]], entries: Sequence[AgentEntry]) -> None:
@@ -452,8 +474,9 @@ def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[
 def _play(
     database: Database, registry: Registry, tournament_id: int, workers: int, progress: Progress | None,
     plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None, concurrent: int = 1,
-    notify: Callable[[str], None] | None = None, trust_agents: bool = False,
+    notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None, trust_agents: bool = False,
 ) -> int:  # fmt: skip
+    monitor = None
     with database.session() as session:
         tournament = queries.find_tournament(session, tournament_id)
         if tournament is None:
@@ -477,8 +500,12 @@ def _play(
             tournament.id, tournament.game_id, tournament.game_version, tournament.game_params,
             [(entry.label, entry.type_id, entry.params_json(), entry.version) for entry in entries],
         )  # fmt: skip
+        if "sprt" in settings:  # the test's state: recomputed from the stored matches
+            monitor = SprtMonitor(settings["sprt"], queries.load_matches(session, tournament_id=tournament.id), log)
     tournament_id = tournament.id
     tasks = [MatchTask(index, table) for index, table in enumerate(tables) if index not in played]
+    if monitor is not None and monitor.decided:
+        tasks = []
     done, total = len(played), len(tables)
     if progress:
         progress(done, total)
@@ -495,9 +522,11 @@ def _play(
                 last_flush = time.monotonic()
             if progress:
                 progress(done, total)
+            if monitor is not None and monitor.update(outcome.schedule_index, outcome.seating, outcome.ranks):
+                break  # decided: matches still running are dropped, so the stored ones end at the decision
     finally:
-        outcomes.close()  # play stopped early (progress raised): no further matches start
+        outcomes.close()  # play stopped early (decided, or progress raised): no further matches start
         # Whatever was played is kept, even when play stops early: --resume plays only the rest.
         queries.save_results(database, keys, buffer)
     queries.finish_tournament(database, tournament_id)
-    return len(tasks)
+    return done - len(played)

@@ -90,6 +90,21 @@ def create_tournament(
     return retrying(write)
 
 
+def extend_schedule(database: Database, tournament_id: int, schedule: bytes, scheduled: int, settings: dict[str, Any]) -> None:
+    """Replace a growing (adaptive) tournament's schedule and settings; it is running again until played."""
+
+    def write() -> None:
+        with database.engine.begin() as connection:
+            connection.execute(
+                update(Tournament).where(Tournament.id == tournament_id).values(
+                    schedule=schedule, scheduled=scheduled, settings=json.dumps(settings, sort_keys=True),
+                    status="running", finished_at=None,
+                )
+            )  # fmt: skip
+
+    retrying(write)
+
+
 def find_tournament(session: Session, key: str | int) -> Tournament | None:
     """A tournament by id or by name."""
     text = str(key)
@@ -102,6 +117,10 @@ def find_tournament(session: Session, key: str | int) -> Tournament | None:
 
 def list_tournaments(session: Session) -> list[Tournament]:
     return list(session.scalars(select(Tournament).order_by(Tournament.id)))
+
+
+def latest_tournament(session: Session) -> Tournament | None:
+    return session.scalars(select(Tournament).order_by(Tournament.id.desc()).limit(1)).first()
 
 
 def played_count(session: Session, tournament_id: int) -> int:

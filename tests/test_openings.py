@@ -5,12 +5,9 @@ from collections import Counter
 
 import pytest
 
-from arena import tournament
 from arena.match import decode_ints
-from arena.plugins import get_registry
 from arena.schedule import round_robin_sets
-from db.session import open_database
-from tests.conftest import TEST_PLUGINS
+from tests._interrupt import cut_and_whole
 from tests.test_distinct_games import deterministic_cli  # noqa: F401  (a fixture)
 
 
@@ -95,27 +92,14 @@ def test_sets_rotate_every_seating_for_n_players():
         assert all(sorted(t[seat] for t in group) == sorted(group[0]) for seat in range(3))  # ...every agent in every seat
 
 
+def _check_part(cli):
+    assert 0 < len(_matches(cli, "cut")) < 12
+
+
 def test_resume_repeats_no_opening(tmp_path, arena_cli):
     """A run stopped part-way and resumed stores exactly the uninterrupted run's matches: same openings, none twice."""
-    registry = get_registry([str(TEST_PLUGINS)])
-    database = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
-
-    class Stop(Exception):
-        pass
-
-    def stop_after_five(done, total):
-        if done >= 5:
-            raise Stop
-
-    for name in ("cut", "whole"):
-        request = tournament.TournamentRequest(game="connect_four", agents="greedy,center,random", rounds=2, seed=8,
-                                               name=name, openings="random:2")  # fmt: skip
-        tournament_id = tournament.create(registry, database, request)
-        if name == "cut":
-            with pytest.raises(Stop):
-                tournament.play(database, registry, tournament_id, progress=stop_after_five)
-            assert 0 < len(_matches(arena_cli, "cut")) < 12
-        tournament.play(database, registry, tournament_id)
+    cut_and_whole(arena_cli.db_path, 5, lambda: _check_part(arena_cli), game="connect_four",
+                  agents="greedy,center,random", rounds=2, seed=8, openings="random:2")  # fmt: skip
     cut, whole = _matches(arena_cli, "cut"), _matches(arena_cli, "whole")
     assert len(cut) == 12 and cut == whole
     openings = Counter(tuple(decode_ints(r[2])[: r[3]]) + (r[1],) for r in cut)

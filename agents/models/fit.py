@@ -5,7 +5,7 @@ per action id (`[batch, num_actions]`), and optionally a state value (`[batch]` 
 The check reads the input shape the file declares (ONNX) and runs the network on a batch of two
 zero observations (and of one, for networks exported with a fixed batch of one); the message
 gives both shapes. A file's own metadata (`arena.json`) may name its game and version: they must
-match too.
+match too, and its game parameters unless it says `"size_independent": true`.
 """
 
 from __future__ import annotations
@@ -84,5 +84,7 @@ def _check_metadata(model: Model, game: arena.Game, with_params: bool) -> None:
         raise arena.ArenaError(
             f"network {model.path} is for {game.info.id} version {meta['game_version']}; version {game.info.version} is installed"
         )
-    if with_params and "game_params" in meta and meta["game_params"] != canonical(game.params):
+    # A size-independent network (arena train --net fcn) plays the game at other parameters (board sizes);
+    # the probe below still checks that it takes this game's observations and gives its actions.
+    if with_params and "game_params" in meta and not meta.get("size_independent") and meta["game_params"] != canonical(game.params):
         raise arena.ArenaError(f"network {model.path} is for {game.info.id} with parameters {meta['game_params']}, not {game.label()}")

@@ -55,13 +55,17 @@ def install(app: FastAPI) -> None:
     async def arena_error(request: Request, exc: ArenaError) -> Response:
         message = str(exc)
         status = arena_status(message)
-        return error(request, status, message, guess_field(message) if status == 400 else None)
+        missing = re.match(r"no (\w+)", message)  # "no tournament with id or name 'x'" is about the tournament
+        field = missing.group(1) if missing and missing.group(1) in FIELDS else guess_field(message)
+        return error(request, status, message, field)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> Response:
         problems: list[Any] = list(exc.errors())
         first = problems[0] if problems else {}
         location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path", "header")]
+        if first.get("type") == "json_invalid":  # its location is a character offset, not a field
+            location = ["body"]
         field = location[0] if location else None
         text = first.get("msg", "invalid request")
         message = f"{'.'.join(location)}: {text}" if location else text

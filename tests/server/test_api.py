@@ -146,6 +146,12 @@ def test_bad_queries_are_4xx_json(played: Server, path: str, status: int) -> Non
     assert response.json()["error"]
 
 
+def test_errors_name_the_field_also_for_unknown_things_and_bodies_that_are_not_json(played: Server) -> None:
+    assert played.client.get("/api/v1/leaderboard?tournament=nope").json()["field"] == "tournament"
+    response = played.client.post("/api/v1/tournaments", content=b"not json", headers={**played.auth, "content-type": "application/json"})
+    assert response.status_code == 422 and response.json()["field"] == "body", response.text
+
+
 def test_empty_database_answers_cleanly(server: Server) -> None:
     response = server.client.get("/api/v1/leaderboard")
     assert response.status_code == 404 and "no tournaments yet" in response.json()["error"]

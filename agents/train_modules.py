@@ -1,0 +1,85 @@
+"""PyTorch modules of the network shapes (see agents/train_nets.py); imported only when training."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    """A linear output layer, or a dueling pair: Q = V + A - mean(A)."""
+
+    def __init__(self, width: int, outputs: int, dueling: bool) -> None:
+        super().__init__()
+        self.dueling = dueling
+        self.value = nn.Linear(width, 1 if dueling else outputs)
+        self.advantage = nn.Linear(width, outputs) if dueling else nn.Identity()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.dueling:
+            advantage = self.advantage(x)
+            return self.value(x) + advantage - advantage.mean(dim=1, keepdim=True)
+        return self.value(x)
+
+
+class MLP(nn.Module):
+    def __init__(self, inputs: int, hidden: Sequence[int], outputs: int, dueling: bool) -> None:
+        super().__init__()
+        sizes = [inputs, *hidden]
+        layers: list[nn.Module] = []
+        for fan_in, fan_out in itertools.pairwise(sizes):
+            layers += [nn.Linear(fan_in, fan_out), nn.ReLU()]
+        self.body = nn.Sequential(*layers)
+        self.head = Head(sizes[-1], outputs, dueling)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x.flatten(1)))
+
+
+def trunk(inputs: int, channels: Sequence[int]) -> nn.Sequential:
+    """3x3 convolutions with same padding and ReLU."""
+    layers: list[nn.Module] = []
+    for width in channels:
+        layers += [nn.Conv2d(inputs, width, 3, padding=1), nn.ReLU()]
+        inputs = width
+    return nn.Sequential(*layers)
+
+
+class Conv(nn.Module):
+    def __init__(self, planes: int, height: int, width: int, channels: Sequence[int], hidden: int, outputs: int,
+                 dueling: bool) -> None:  # fmt: skip
+        super().__init__()
+        self.trunk = trunk(planes, channels)
+        self.dense = nn.Sequential(nn.Linear(channels[-1] * height * width, hidden), nn.ReLU())
+        self.head = Head(hidden, outputs, dueling)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.dense(self.trunk(x).flatten(1)))
+
+
+class FCN(nn.Module):
+    """Fully convolutional: any board size; output planes read off as action ids (Game.action_planes)."""
+
+    def __init__(self, planes: int, channels: Sequence[int], action_planes: Sequence[tuple[int, int]], dueling: bool) -> None:
+        super().__init__()
+        self.row_trims = [int(r) for r, _ in action_planes]
+        self.col_trims = [int(c) for _, c in action_planes]
+        self.trunk = trunk(planes + 1, channels)  # + a constant plane: zero padding then marks the board's edge
+        self.out = nn.Conv2d(channels[-1], len(action_planes), 1)
+        self.dueling = dueling
+        self.value = nn.Linear(channels[-1], 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        features = self.trunk(torch.cat([x, torch.ones_like(x[:, :1])], dim=1))
+        planes = self.out(features)
+        height, width = x.shape[2], x.shape[3]
+        parts: list[torch.Tensor] = []
+        for k in range(len(self.row_trims)):
+            parts.append(planes[:, k, : height - self.row_trims[k], : width - self.col_trims[k]].flatten(1))
+        values = torch.cat(parts, dim=1)
+        if self.dueling:
+            return self.value(features.mean(dim=(2, 3))) + values - values.mean(dim=1, keepdim=True)
+        return values

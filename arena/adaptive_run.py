@@ -1,0 +1,114 @@
+"""Adaptive tournaments (--format adaptive --budget MATCHES): the schedule grows batch by batch.
+
+The tournament is created with a first round (every pair once; with --openings every pair as a
+pair of games). When every scheduled match is stored, the next batch of BATCH pairs is drawn by
+arena.adaptive from the stored results, with a generator seeded by the tournament seed and the
+number of matches scheduled so far, appended to the packed schedule, and its selection
+probabilities to the settings; then it is played like any other part of the schedule. So the
+choices depend only on the seed and the stored results: a killed run resumes with the same
+choices, whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from arena.adaptive import all_pairs, choose, inverse_probability_weights, selection_probabilities
+from arena.errors import ArenaError
+from arena.schedule import Table, decode_schedule, encode_schedule
+from arena.seeding import derive_seed
+from db import queries
+from db.records import MatchRecord
+from db.session import Database
+
+#: Pairs chosen at a time: the choices between two batches use every result before them.
+BATCH = 16
+
+
+def adaptive_settings(budget: int | None, num_agents: int, players: int, set_size: int) -> dict[str, Any]:
+    """The settings entry of a new adaptive tournament whose first round has every pair once (as a set)."""
+    if players != 2:
+        raise ArenaError("--format adaptive is for two-player games")
+    pairs = len(all_pairs(num_agents))
+    initial = pairs * set_size
+    if budget is None:
+        raise ArenaError("--format adaptive needs --budget MATCHES")
+    if budget < initial:
+        raise ArenaError(f"--budget must be at least {initial} (a first round of every pair), got {budget}")
+    return {"budget": budget, "batch": BATCH, "probabilities": [1.0 / pairs] * initial}
+
+
+def cells_of(records: Iterable[MatchRecord], labels: Sequence[str]) -> dict[tuple[int, int, float], float]:
+    """Pairwise counts by agent position: (a, b, a's score) with a < b."""
+    index = {label: i for i, label in enumerate(labels)}
+    cells: dict[tuple[int, int, float], float] = {}
+    for record in records:
+        if len(record.seats) != 2:
+            continue
+        first, second = record.seats
+        a, b = index[first.agent], index[second.agent]
+        score = 1.0 if first.rank < second.rank else 0.5 if first.rank == second.rank else 0.0
+        if a > b:
+            a, b, score = b, a, 1.0 - score
+        cells[(a, b, score)] = cells.get((a, b, score), 0.0) + 1.0
+    return cells
+
+
+def next_batch(entry: Mapping[str, Any], labels: Sequence[str], records: Iterable[MatchRecord], seed: int,
+               scheduled: int, set_size: int) -> tuple[list[Table], list[float]] | None:  # fmt: skip
+    """The next tables and their selection probabilities, or None when the budget is spent."""
+    units = min(int(entry["batch"]), (int(entry["budget"]) - scheduled) // set_size)
+    if units <= 0:
+        return None
+    pairs = all_pairs(len(labels))
+    probabilities = selection_probabilities(len(labels), cells_of(records, labels))
+    rng = np.random.default_rng(derive_seed(seed, "adaptive", scheduled))
+    tables: list[Table] = []
+    chosen: list[float] = []
+    for k in choose(probabilities, units, rng):
+        a, b = pairs[k]
+        if set_size == 2:
+            tables += [(a, b), (b, a)]  # a pair: one opening, the seats swapped
+        else:
+            tables.append((a, b) if rng.random() < 0.5 else (b, a))
+        chosen += [float(probabilities[k])] * set_size
+    return tables, chosen
+
+
+def extend(database: Database, tournament_id: int) -> bool:
+    """Append the next batch to an adaptive tournament whose scheduled matches are all stored; False when none."""
+    with database.session() as session:
+        tournament = queries.find_tournament(session, tournament_id)
+        if tournament is None:
+            return False
+        settings = json.loads(tournament.settings)
+        entry = settings.get("adaptive")
+        if entry is None:
+            return False
+        records = queries.load_matches(session, tournament_id=tournament.id)
+        if len(records) < tournament.scheduled:
+            return False  # play stopped before the batch was done: --resume finishes it first
+        tables = decode_schedule(tournament.schedule, tournament.players)
+        seed, scheduled = tournament.seed, tournament.scheduled
+    labels = [agent["label"] for agent in settings["agents"]]
+    batch = next_batch(entry, labels, records, seed, scheduled, settings.get("set_size", 1))
+    if batch is None:
+        return False
+    new_tables, probabilities = batch
+    entry["probabilities"] = list(entry["probabilities"]) + probabilities
+    tables += new_tables
+    queries.extend_schedule(database, tournament_id, encode_schedule(tables), len(tables), settings)
+    return True
+
+
+def match_weights(settings: Mapping[str, Any]) -> dict[int, float] | None:
+    """Schedule index -> inverse-probability weight of an adaptive tournament's matches (None for other formats)."""
+    entry = settings.get("adaptive")
+    if entry is None:
+        return None
+    weights = inverse_probability_weights(entry["probabilities"])
+    return {index: float(weight) for index, weight in enumerate(weights)}

@@ -1,0 +1,159 @@
+"""Running an SPRT inside a tournament: from B's score in each stored or played match to the test's state.
+
+The state of a test is never stored as such: the matches are, and the counts, the LLR and the
+decision are recomputed from them in schedule order, stopping at the first unit (a game, or a pair
+of games with seats swapped that share an opening) where the LLR leaves its bounds. So a killed
+run resumes exactly where the stored matches leave it, and `arena sprt` shows what the run saw.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena import sprt
+from arena.errors import ArenaError
+from arena.results import get_tournament
+from db import queries
+from db.records import MatchRecord
+from db.session import Database
+
+#: The round limit of an SPRT run when --rounds is not given: a test that long is inconclusive.
+DEFAULT_SPRT_ROUNDS = 1000
+
+
+def sprt_settings(text: str, labels: Sequence[str], players: int, paired: bool) -> dict[str, Any]:
+    """The settings entry of a tournament run as an SPRT of the second agent (B) against the first (A)."""
+    params = sprt.parse_sprt(text)
+    if players != 2 or len(labels) != 2:
+        raise ArenaError("--sprt tests two agents in a two-player game: give --agents A,B (is B stronger than A?)")
+    return {"params": params.to_json(), "base": labels[0], "test": labels[1], "paired": paired}
+
+
+def params_of(entry: Mapping[str, Any]) -> sprt.SprtParams:
+    return sprt.SprtParams(**entry["params"])
+
+
+@dataclass
+class SprtState:
+    """Counts in schedule order and, once decided, the unit where the test stopped."""
+
+    params: sprt.SprtParams
+    paired: bool
+    scores: dict[int, float] = field(default_factory=dict)  # schedule index -> B's score
+    counts: list[int] = field(default_factory=list)
+    units: int = 0  # games (or pairs) counted so far: a contiguous prefix of the schedule
+    llr: float = 0.0
+    decided: str | None = None
+
+    def __post_init__(self) -> None:
+        self.counts = [0] * (5 if self.paired else 3)
+
+    def add(self, index: int, score: float) -> list[str]:
+        """Record one match; returns a progress line per unit that completes (none once decided)."""
+        self.scores[index] = score
+        lines = []
+        size = 2 if self.paired else 1
+        while self.decided is None and all(self.units * size + k in self.scores for k in range(size)):
+            total = sum(self.scores[self.units * size + k] for k in range(size))
+            self.counts[round(total * 2)] += 1
+            self.units += 1
+            self.llr = sprt.llr(self.counts, self.params)
+            self.decided = sprt.decision(self.llr, self.params)
+            unit = "pair" if self.paired else "game"
+            lines.append(f"{unit} {self.units}: LLR {self.llr:.2f} (bounds {self.params.lower_bound:.2f}, "
+                         f"{self.params.upper_bound:.2f})" + (f": {self.decided} accepted" if self.decided else ""))  # fmt: skip
+        return lines
+
+
+def score_of(seating: Sequence[int], ranks: Sequence[int]) -> float:
+    """B's (position 1) score against A (position 0) in one match: 1 ahead, 0.5 level, 0 behind."""
+    b, a = ranks[seating.index(1)], ranks[seating.index(0)]
+    return 1.0 if b < a else 0.5 if b == a else 0.0
+
+
+def record_scores(records: Iterable[MatchRecord], test: str) -> dict[int, float]:
+    """Schedule index -> B's score, from stored matches."""
+    scores = {}
+    for record in records:
+        mine = [seat.rank for seat in record.seats if seat.agent == test]
+        other = [seat.rank for seat in record.seats if seat.agent != test]
+        if mine and other:
+            scores[record.index] = 1.0 if mine[0] < other[0] else 0.5 if mine[0] == other[0] else 0.0
+    return scores
+
+
+def replay_state(entry: Mapping[str, Any], records: Iterable[MatchRecord]) -> SprtState:
+    """The test's state after the stored matches, in schedule order."""
+    state = SprtState(params_of(entry), bool(entry["paired"]))
+    for index, score in sorted(record_scores(records, entry["test"]).items()):
+        state.add(index, score)
+    return state
+
+
+class SprtMonitor:
+    """Follows a tournament's matches as they are played (in schedule order) and says when to stop."""
+
+    def __init__(self, entry: Mapping[str, Any], stored: Iterable[MatchRecord], log: Callable[[str], None] | None) -> None:
+        self.entry = entry
+        self.state = replay_state(entry, stored)
+        self.log = log
+
+    @property
+    def decided(self) -> bool:
+        return self.state.decided is not None
+
+    def update(self, schedule_index: int, seating: Sequence[int], ranks: Sequence[int]) -> bool:
+        """Count one played match; True once the test has decided (play stops)."""
+        for line in self.state.add(schedule_index, score_of(seating, ranks)):
+            if self.log:
+                self.log(line)
+        return self.decided
+
+
+def sprt_report(database: Database, key: str, text: str | None = None) -> dict[str, Any]:
+    """`arena sprt TOURNAMENT`: the test recomputed from the stored matches (its own settings, or --sprt for any
+    tournament of two agents, B being the second)."""
+    tournament = get_tournament(database, key)
+    settings = json.loads(tournament.settings)
+    entry = settings.get("sprt")
+    if text is not None or entry is None:
+        if text is None:
+            raise ArenaError(f"tournament {tournament.id} was not run with --sprt: give --sprt elo0=E0,elo1=E1")
+        labels = [agent["label"] for agent in settings.get("agents", [])]
+        entry = sprt_settings(text, labels, tournament.players, settings.get("set_size", 1) == 2)
+    with database.session() as session:
+        records = queries.load_matches(session, tournament_id=tournament.id)
+    state = replay_state(entry, records)
+    report = sprt.summary(state.params, state.counts, entry["test"], entry["base"],
+                          finished=tournament.status == "done")  # fmt: skip
+    report["tournament"] = tournament.id
+    return report
+
+
+def sprt_report_if_run(database: Database, key: str) -> dict[str, Any] | None:
+    """sprt_report for a tournament run with --sprt, else None."""
+    if "sprt" not in json.loads(get_tournament(database, key).settings):
+        return None
+    return sprt_report(database, key)
+
+
+def summary_lines(report: Mapping[str, Any]) -> list[str]:
+    """The end of an SPRT run, as printed."""
+
+    def elo(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:+.1f}"
+
+    unit = "pairs" if report["statistic"] == "pentanomial" else "games"
+    verdict = {"H1": f"H1 accepted: {report['test']} is stronger than {report['base']} (+{report['elo1']:g} Elo is far likelier than +{report['elo0']:g})",
+               "H0": f"H0 accepted: {report['test']} is not stronger than {report['base']} by {report['elo1']:g} Elo (+{report['elo0']:g} is far likelier)",
+               "continue": "no decision yet (the test goes on)",
+               "inconclusive": "no decision: the round limit came first"}[report["decision"]]  # fmt: skip
+    return [
+        f"SPRT {report['test']} vs {report['base']} ({report['model']} Elo, elo0={report['elo0']:g}, elo1={report['elo1']:g}, "
+        f"alpha={report['alpha']:g}, beta={report['beta']:g}; {report['statistic']} over {report[unit]} {unit}: {report['counts']})",
+        f"LLR {report['llr']:.2f} (bounds {report['lower_bound']:.2f}, {report['upper_bound']:.2f}): {verdict}",
+        f"Elo difference {elo(report['elo'])} (95% {elo(report['elo_low'])} .. {elo(report['elo_high'])}), LOS {100 * report['los']:.1f}%",
+    ]  # fmt: skip

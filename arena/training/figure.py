@@ -1,0 +1,68 @@
+"""The training-curve figure: win rate (training window and evaluations) and loss against episodes.
+
+Like the reports' training figures (Onitama 6.1-6.9, Santorini 5-8, Dots and Boxes 5-6): the top
+panel shows the win, draw and loss rates over the last `window` training episodes and, as
+points, the win rate against the fixed evaluation opponent; the bottom panel the training loss
+(and the exploration rate epsilon on a second axis where the algorithm has one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from matplotlib.figure import Figure
+
+WIN_COLOR, DRAW_COLOR, LOSS_COLOR, EVAL_COLOR, EPSILON_COLOR = "#2e7d32", "#9e9e9e", "#c62828", "#1565c0", "#ef6c00"
+
+
+def _series(rows: Sequence[dict[str, Any]], key: str) -> tuple[list[int], list[float]]:
+    points = [(row["episode"], row[key]) for row in rows if row.get(key) is not None]
+    return [p[0] for p in points], [float(p[1]) for p in points]
+
+
+def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) -> Figure:
+    settings = next((row for row in rows if row["kind"] == "settings"), {})
+    train = [row for row in rows if row["kind"] == "train"]
+    evals = [row for row in rows if row["kind"] == "eval"]
+    fig = Figure(figsize=(8.5, 6.5), layout="constrained")
+    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
+    window = train[-1]["window"] if train else settings.get("window", "?")
+    for key, color, label in (("win_rate", WIN_COLOR, "win"), ("draw_rate", DRAW_COLOR, "draw"), ("loss_rate", LOSS_COLOR, "loss")):
+        x, y = _series(train, key)
+        top.plot(x, y, color=color, label=f"{label} rate, last {window} training episodes", linewidth=1.6)
+    if evals:
+        x, y = _series(evals, "win_rate")
+        opponent, games = evals[-1]["opponent"], evals[-1]["games"]
+        top.plot(x, y, "o-", color=EVAL_COLOR, label=f"win rate against {opponent} ({games} games, best action)", markersize=4)
+    top.set_ylim(-0.02, 1.02)
+    top.set_ylabel("rate")
+    top.grid(alpha=0.3)
+    top.legend(loc="best", fontsize=8)
+    x, y = _series(train, "loss")
+    bottom.plot(x, y, color="#424242", label="training loss (mean since previous point)")
+    bottom.set_ylabel("loss")
+    bottom.set_xlabel("training episodes")
+    bottom.grid(alpha=0.3)
+    handles, labels = bottom.get_legend_handles_labels()
+    ex, ey = _series(train, "epsilon")
+    if ex:
+        twin = bottom.twinx()
+        twin.plot(ex, ey, color=EPSILON_COLOR, linestyle="--", label="epsilon (exploration)")
+        twin.set_ylabel("epsilon")
+        twin.set_ylim(-0.02, 1.02)
+        more = twin.get_legend_handles_labels()
+        handles, labels = handles + more[0], labels + more[1]
+    if handles:
+        bottom.legend(handles, labels, loc="best", fontsize=8)
+    if not train and not evals:
+        top.text(0.5, 0.5, "no metrics recorded yet", ha="center", va="center", transform=top.transAxes)
+    fig.suptitle(title or _title(settings))
+    return fig
+
+
+def _title(settings: dict[str, Any]) -> str:
+    if not settings:
+        return "Training"
+    parts = [settings.get("algorithm", "?"), settings.get("net", "mlp")]
+    return f"Training {' '.join(str(p) for p in parts)} on {settings.get('game', '?')} against {settings.get('opponent', '?')}"

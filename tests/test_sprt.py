@@ -1,0 +1,181 @@
+"""SPRT: LLRs pinned to independently computed references, error rates of simulated tests within alpha and beta,
+a run that stops at its decision, resumes exactly after an interruption, and `arena sprt` recomputing it."""
+
+import math
+import random
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.special import logsumexp
+
+from arena import sprt
+from arena.sprt import SprtParams, decision, elo_interval, llr, logistic, pentanomial, trinomial
+from tests._interrupt import cut_and_whole
+
+# fastchess's app/tests/sprt_test.cpp (results of its own implementation, as W, L, D and LL, LD, WL, DD, WD, WW):
+# (counts as Arena orders them: [L, D, W] or [LL, LD, WL+DD, WD, WW], elo0, elo1, model, LLR to 0.01).
+REFERENCES = [
+    ([36027, 68692, 36433], 0, 2, "normalized", 0.92),
+    ([10650, 20431, 10871], -1.75, 0.25, "normalized", 2.30),
+    ([0, 0, 4250], 0, 10, "normalized", 120.56),
+    ([21184, 40708, 21404], 0.5, 2.5, "logistic", -1.57),
+    ([57030, 106593, 57433], 0, 2, "logistic", -2.59),
+    ([365, 16618, 36029 + 200, 16974, 390], 0, 2, "normalized", 2.25),
+    ([127, 4883, 10311 + 401, 5150, 104], -1.75, 0.25, "normalized", 3.01),
+    ([0, 0, 0, 0, 5550], 0, 5, "normalized", 111.82),
+    ([223, 9863, 20279 + 1000, 10037, 246], 0.5, 2.5, "logistic", -3.07),
+    ([871, 26175, 55003 + 980, 26678, 821], 0, 2, "logistic", -4.98),
+]
+
+
+@pytest.mark.parametrize("counts, elo0, elo1, model, expected", REFERENCES)
+def test_llr_matches_the_references(counts, elo0, elo1, model, expected):
+    assert llr(counts, SprtParams(elo0, elo1, model=model)) == pytest.approx(expected, rel=0.01, abs=0.005)
+
+
+def _llr_by_a_general_solver(counts, elo0, elo1, model):
+    """The GSPRT's LLR computed another way: each hypothesis' maximum-likelihood distribution found by a general
+    constrained optimizer (scipy's SLSQP over the simplex, softmax-parametrized), not by the secular equation
+    arena.sprt solves; regularization of empty categories to 0.001 as Fishtest and fastchess do."""
+    n = np.array([c if c > 0 else 1e-3 for c in counts], dtype=float)
+    total, freq = n.sum(), n / n.sum()
+    scores = np.linspace(0.0, 1.0, len(counts))
+
+    def probabilities(z):
+        e = np.exp(z - z.max())
+        return e / e.sum()
+
+    def constraint(elo):
+        if model == "logistic":
+            return lambda q: q @ scores - 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+        t = elo / (800.0 / math.log(10.0)) * (math.sqrt(2.0) if len(counts) == 5 else 1.0)  # normalized Elo as a t-value
+        return lambda q: (q @ scores - 0.5) - t * math.sqrt(q @ (scores - q @ scores) ** 2)
+
+    def mle(elo):
+        c = constraint(elo)
+        result = minimize(lambda z: -freq @ (z - logsumexp(z)), np.log(freq), method="SLSQP",
+                          constraints=[{"type": "eq", "fun": lambda z: c(probabilities(z))}], options={"ftol": 1e-15, "maxiter": 1000})  # fmt: skip
+        return probabilities(result.x)
+
+    return total * float(freq @ (np.log(mle(elo1)) - np.log(mle(elo0))))
+
+
+@pytest.mark.parametrize("counts, elo0, elo1, model", [
+    ([3, 40, 95, 52, 10], 0, 10, "logistic"), ([3, 40, 95, 52, 10], 0, 10, "normalized"),
+    ([0, 5, 30, 60, 25], 0, 50, "logistic"), ([871, 26175, 55983, 26678, 821], 0, 2, "logistic"),
+    ([365, 16618, 36229, 16974, 390], 0, 2, "normalized"), ([20, 30, 50], -5, 5, "logistic"), ([40, 10, 50], 0, 5, "normalized"),
+])  # fmt: skip
+def test_llr_equals_a_general_solvers(counts, elo0, elo1, model):
+    """Pentanomial and trinomial LLRs agree with an independent computation (to 1e-6 where fastchess pins 0.01)."""
+    assert llr(counts, SprtParams(elo0, elo1, model=model)) == pytest.approx(_llr_by_a_general_solver(counts, elo0, elo1, model), abs=1e-6)
+
+
+def test_llr_of_wins_and_losses_is_the_binomial_ratio():
+    """Without draws (a draw count of 0 is regularized to 0.001), the maximum-likelihood distributions are the
+    binomial ones, so the LLR is W log(s1/s0) + L log((1-s1)/(1-s0)), computed here by hand."""
+    wins, losses = 560, 440
+    s0, s1 = logistic(0), logistic(20)  # 0.5 and 1 / (1 + 10^-0.05) = 0.528751
+    by_hand = wins * math.log(s1 / s0) + losses * math.log((1 - s1) / (1 - s0))
+    assert by_hand == pytest.approx(560 * 0.055910 - 440 * 0.059221, abs=1e-3)  # = 5.2518
+    assert llr([losses, 0, wins], SprtParams(0, 20)) == pytest.approx(by_hand, abs=0.01)
+
+
+def test_bounds_decisions_and_estimates():
+    params = SprtParams(0, 10)
+    assert params.lower_bound == pytest.approx(-math.log(19)) and params.upper_bound == pytest.approx(math.log(19))
+    assert decision(3.0, params) == "H1" and decision(-3.0, params) == "H0" and decision(0.5, params) is None
+    assert trinomial([0, 0.5, 1, 1]) == [1, 1, 2] and pentanomial([0, 0.5, 1, 1.5, 2, 2]) == [1, 1, 1, 1, 2]
+    elo, low, high, los = elo_interval([100, 0, 100])
+    assert elo == pytest.approx(0) and low < 0 < high and los == pytest.approx(0.5)
+    elo, low, high, los = elo_interval([30, 40, 130])  # score 0.75: +190.8 Elo
+    assert elo == pytest.approx(190.85, abs=0.1) and low < elo < high and los > 0.999
+
+
+def _simulate(true_elo, params, draw_rate, paired, rng, limit=3000):
+    """One test on simulated games: B's result per game drawn at the given Elo and draw rate."""
+    s = logistic(true_elo)
+    win, draw = s - draw_rate / 2, draw_rate
+    counts = [0] * (5 if paired else 3)
+    for _ in range(limit):
+        total = 0.0
+        for _game in range(2 if paired else 1):
+            r = rng.random()
+            total += 1.0 if r < win else 0.5 if r < win + draw else 0.0
+        counts[round(total * 2)] += 1
+        verdict = decision(llr(counts, params), params)
+        if verdict:
+            return verdict
+    return None
+
+
+@pytest.mark.parametrize("paired", [True, False])
+def test_simulated_error_rates_stay_within_alpha_and_beta(paired):
+    """300 simulated tests at each hypothesis' Elo: H1 accepted at elo0 (a false positive) about alpha of the
+    time at most, H0 accepted at elo1 (a false negative) about beta at most (binomial noise: sd 0.013)."""
+    params = SprtParams(0, 60, alpha=0.05, beta=0.05)
+    rng = random.Random(7)
+    runs = 300
+    false_positives = sum(_simulate(0, params, 0.3, paired, rng) == "H1" for _ in range(runs))
+    false_negatives = sum(_simulate(60, params, 0.3, paired, rng) == "H0" for _ in range(runs))
+    assert false_positives / runs <= 0.05 + 0.03 and false_negatives / runs <= 0.05 + 0.03, (false_positives, false_negatives)
+    # 50 Elo apart, tested for elo0=0, elo1=10: H1, nearly always.
+    accepted = sum(_simulate(50, SprtParams(0, 10), 0.3, paired, rng) == "H1" for _ in range(30))
+    assert accepted >= 28
+
+
+def test_parse_sprt():
+    assert sprt.parse_sprt("elo0=0,elo1=10") == SprtParams(0, 10)
+    assert sprt.parse_sprt("elo0=-1,elo1=3,alpha=0.1,beta=0.2,model=normalized") == SprtParams(-1, 3, 0.1, 0.2, "normalized")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("elo1=10", "needs elo0 and elo1"), ("elo0=5,elo1=1", "elo0 < elo1"), ("elo0=0,elo1=5,alpha=0.7", "alpha"),
+    ("elo0=0,elo1=x", "must be a number"), ("elo0=0,elo1=5,model=bayes", "model"), ("elo0=0,elo1=5,gamma=1", "--sprt takes"),
+])  # fmt: skip
+def test_bad_sprt_is_one_line_and_exit_2(arena_cli, text, message):
+    result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--sprt", text, ok=False)
+    assert result.exit_code == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_sprt_needs_two_agents(arena_cli):
+    result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy,center", "--sprt",
+                       "elo0=0,elo1=10", ok=False)  # fmt: skip
+    assert result.exit_code == 2 and "two agents" in result.stderr
+
+
+def test_an_agent_against_itself_accepts_h0_or_runs_out(arena_cli):
+    result = arena_cli("run-tournament", "--game", "connect_four", "--agents", "random,random:seed=1", "--sprt",
+                       "elo0=0,elo1=60", "--openings", "random:2", "--rounds", "150", "--name", "self")  # fmt: skip
+    assert "pair 1: LLR" in result.stderr and "(bounds -2.94, 2.94)" in result.stderr
+    report = arena_cli.json("sprt", "self")
+    assert report["decision"] in ("H0", "inconclusive") and report["statistic"] == "pentanomial"
+    assert f"LLR {report['llr']:.2f}" in result.stdout and "LOS" in result.stdout
+    assert len(arena_cli.json("matches", "--tournament", "self")) == 2 * report["pairs"]
+
+
+def test_a_clearly_stronger_agent_is_accepted_and_play_stops_there(arena_cli):
+    result = arena_cli("run-tournament", "--game", "connect_four", "--agents", "random,greedy", "--sprt", "elo0=0,elo1=10",
+                       "--name", "strong")  # fmt: skip
+    report = arena_cli.json("sprt", "strong")
+    assert report["decision"] == "H1" and report["statistic"] == "trinomial" and report["elo_low"] > 100
+    assert "H1 accepted" in result.stdout and report["games"] == len(arena_cli.json("matches", "--tournament", "strong")) < 150
+    again = arena_cli("run-tournament", "--resume", "strong")  # decided: nothing more to play
+    assert "played 0 matches" in again.stderr
+    # The same stored matches under other parameters: `arena sprt --sprt` recomputes the test.
+    other = arena_cli.json("sprt", "strong", "--sprt", "elo0=0,elo1=5,alpha=0.01,beta=0.01")
+    assert other["llr"] != report["llr"] and other["lower_bound"] == pytest.approx(math.log(0.01 / 0.99))
+
+
+def test_an_interrupted_sprt_resumes_exactly(tmp_path, arena_cli):
+    """Stopped part-way (the storage path of a kill: whatever was flushed stays), resumed: the same matches and the
+    same decision at the same pair as an uninterrupted run."""
+    def check_cut():
+        assert arena_cli.json("sprt", "cut")["decision"] == "continue"
+
+    cut_and_whole(arena_cli.db_path, 7, check_cut, game="connect_four", agents="center,greedy", rounds=200, seed=4,
+                  openings="random:3", sprt="elo0=0,elo1=20")  # fmt: skip
+    cut, whole = arena_cli.json("sprt", "cut"), arena_cli.json("sprt", "whole")
+    assert cut["decision"] in ("H0", "H1") and {**cut, "tournament": 0} == {**whole, "tournament": 0}
+    strip = lambda ms: [(m["index"], m["seed"], m["turns"], [s["outcome"] for s in m["seats"]]) for m in ms]  # noqa: E731
+    assert strip(arena_cli.json("matches", "--tournament", "cut")) == strip(arena_cli.json("matches", "--tournament", "whole"))
