@@ -111,6 +111,10 @@ class State(ABC):
         """A numpy tensor of the position from `player`'s point of view, for learning agents."""
         raise NotImplementedError(f"{type(self).__name__} offers no observation tensor")
 
+    def to_json(self, player: int) -> dict[str, Any]:
+        """What `player` may see of the position as JSON-ready data (remote agents get it); never anything hidden from that seat."""
+        raise NotImplementedError(f"{type(self).__name__} offers no JSON view")
+
     def rounds_played(self) -> int | None:
         """Rounds begun so far, for games played in rounds (statistics report them); None for others."""
         return None
@@ -210,6 +214,13 @@ class Agent(ABC):
     #: The match's limit per move in seconds, or None; the runner sets it before the first move.
     #: Agents that search by time must answer within it.
     time_per_move: float | None = None
+    #: True for agents that answer over a network (arena.remote): their time per move gets the match's
+    #: `network_allowance` on top, and the `network_time` they measure is stored apart from think time.
+    remote: ClassVar[bool] = False
+    network_allowance: float = 0.0
+    network_time: float = 0.0
+    #: The match's identifier (the runner sets it before the first move); remote agents send it along.
+    match_id: str = ""
 
     def __init__(self, game: Game, player: int, seed: int, **params: Any) -> None:
         self.game = game
@@ -256,6 +267,9 @@ class Agent(ABC):
         must be those that `act` would give one by one.
         """
         return [agent.act(view) for agent, view in zip(agents, views)]
+
+    def end(self, result: Any) -> None:
+        """Told the finished match's `arena.match.MatchResult` (scores, reason); remote agents pass it on."""
 
     def reset(self) -> None:
         """Forget anything kept from a previous match."""

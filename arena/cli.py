@@ -324,6 +324,8 @@ class _Progress:
 @click.option("--memory-limit", type=int, default=None, metavar="MB", help="Memory limit per agent process (implies --isolate).")
 @click.option("--trust-agents", is_flag=True,
               help="Play agents of a hidden-information game in-process even when they are not Arena's own.")
+@click.option("--network-allowance", type=float, default=50.0, show_default=True, metavar="MS",
+              help="Milliseconds of round trip a remote agent gets on top of --time-per-move.")
 @click.option("--concurrent-matches", "concurrent", type=int, default=1, show_default=True, metavar="N",
               help="Matches played at once in each worker, networks' decisions batched into one forward pass.")
 @click.option("--quiet", is_flag=True, help="No progress bar and no leaderboard at the end.")
@@ -331,7 +333,8 @@ class _Progress:
 def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int | None, seed: int,
                    max_turns: int, time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
                    budget: int | None, players: int | None, openings: str | None, sprt_text: str | None, workers: str,
-                   resume: str | None, isolate: bool, memory_limit: int | None, trust_agents: bool, concurrent: int,
+                   resume: str | None, isolate: bool, memory_limit: int | None, trust_agents: bool, network_allowance: float,
+                   concurrent: int,
                    quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
@@ -354,6 +357,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
             game=game_spec, agents=agents_text, rounds=rounds, seed=seed, max_turns=max_turns,
             time_per_move=time_per_move, name=name, format=format_, challenger=challenger, players=players,
             openings=openings, sprt=sprt_text, budget=budget,
+            network_allowance=network_allowance / 1000.0,
         )  # fmt: skip
         if not database_exists(ctx.db_url):
             tournament.prepare(registry, None, request)  # bad input must not leave a new, empty database file
@@ -395,6 +399,57 @@ def sprt_command(ctx: Context, tournament_key: str, sprt_text: str | None, as_js
 
 
 TOURNAMENT_COLUMNS = ["id", "name", "game", "agents", "format", "rounds", "status", "progress", "started"]
+
+
+@cli.command("check-agent")
+@click.argument("spec")
+@click.option("--game", "game_spec", required=True, help="The game to check it on, e.g. connect_four.")
+@click.option("--seeds", type=click.IntRange(min=1), default=3, show_default=True, help="Matches per seat.")
+@click.option("--time-per-move", type=float, default=1.0, show_default=True, help="Seconds per move.")
+@click.option("--network-allowance", type=float, default=50.0, show_default=True, metavar="MS",
+              help="Milliseconds of round trip a remote agent gets on top of --time-per-move.")
+@_common
+@_output_options(csv=False)
+def check_agent_command(ctx: Context, spec: str, game_spec: str, seeds: int, time_per_move: float,
+                        network_allowance: float, as_json: bool) -> None:  # fmt: skip
+    """Play an agent (a remote bot: http:url=...) through the conformance checks; exit 1 if any fails."""
+    from arena.remote.check import check_agent_spec
+
+    if time_per_move <= 0 or network_allowance < 0:
+        raise ArenaError("--time-per-move must be positive and --network-allowance at least 0")
+    report = check_agent_spec(ctx.registry(), ctx.database(), spec, game_spec, seeds, time_per_move, network_allowance / 1000.0)
+    if as_json:
+        print_json(report)
+    else:
+        click.echo(f"{report['agent']} on {report['game']}: {report['matches']} matches, "
+                   + ("passed" if report["ok"] else f"FAILED ({len(report['problems'])} problems)"))  # fmt: skip
+        for line in report["problems"]:
+            click.echo(f"  problem: {line}")
+        for line in report["warnings"]:
+            click.echo(f"  warning: {line}")
+        trips = report["round_trip_ms"]
+        if trips:
+            click.echo(f"  round trips: {trips['moves']} moves, p50 {trips['p50']} ms, p99 {trips['p99']} ms, max {trips['max']} ms")
+    if not report["ok"]:
+        sys.exit(1)
+
+
+@cli.command("play")
+@click.option("--game", "game_spec", required=True, help="Game spec, e.g. connect_four.")
+@click.option("--against", required=True, help="Your opponent(s): agent specs or registered names, comma-separated.")
+@click.option("--seat", type=int, default=0, show_default=True, help="Your seat (0 moves first).")
+@click.option("--name", default="human", show_default=True, help="Your name: ratings are kept per name.")
+@click.option("--seed", type=int, default=None, help="The match seed (default: a random one).")
+@click.option("--max-turns", type=int, default=DEFAULT_MAX_TURNS, show_default=True)
+@_common
+def play_command(ctx: Context, game_spec: str, against: str, seat: int, name: str, seed: int | None, max_turns: int) -> None:
+    """Play a match yourself at the terminal against any agent; it is stored and rated like any other."""
+    from arena.remote.play import play_against
+
+    database = ctx.database()
+    tournament_id = play_against(ctx.registry(), database, game_spec, against, seat, name, seed, max_turns)
+    click.echo(f"stored as tournament {tournament_id}: `arena matches --tournament {tournament_id}`; "
+               f"`arena leaderboard --game {game_spec}` rates it with every other match of the game")  # fmt: skip
 
 
 @cli.command("tournaments")

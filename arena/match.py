@@ -17,8 +17,13 @@ ILLEGAL_ACTION = "illegal_action"
 TIMEOUT = "timeout"
 AGENT_ERROR = "agent_error"
 AGENT_CRASHED = "agent_crashed"
+BAD_REPLY = "bad_reply"  # a remote agent's answer was not {"action": <integer>}
+AGENT_DISCONNECTED = "agent_disconnected"  # a remote agent refused the connection, failed over HTTP or dropped it
 GAME_ERROR = "game_error"  # the game broke (apply raised, no legal action): nobody's result, never rated
-REASONS = (NORMAL, TURN_LIMIT, ILLEGAL_ACTION, TIMEOUT, AGENT_ERROR, AGENT_CRASHED, GAME_ERROR)
+REASONS = (NORMAL, TURN_LIMIT, ILLEGAL_ACTION, TIMEOUT, AGENT_ERROR, AGENT_CRASHED, BAD_REPLY, AGENT_DISCONNECTED, GAME_ERROR)
+
+#: Seconds a remote agent's round trip may add to the time per move (`--network-allowance`).
+DEFAULT_NETWORK_ALLOWANCE = 0.05
 
 WIN, DRAW, LOSS = "win", "draw", "loss"
 NO_RESULT = "none"  # the outcome of every seat of a game_error match
@@ -31,6 +36,10 @@ class Forfeit(Exception):
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
+
+
+class ArenaFault(Exception):
+    """Raised by an agent proxy when Arena itself failed (not the agent): the match is not scored, and is played again."""
 
 DEFAULT_MAX_TURNS = 200
 
@@ -52,6 +61,7 @@ class MatchResult:
     rounds: int | None = None  # for games played in rounds (State.rounds_played)
     first_player: int | None = None  # the seat that moved first (Onitama: decided by the cards)
     opening: list[int] = field(default_factory=list)  # plies played before the agents' first turn (see arena.openings)
+    network_times: list[float] = field(default_factory=list)  # remote agents' round trips, not in think_times
 
 
 def outcomes_from_returns(returns: Sequence[float]) -> tuple[list[int], list[str]]:
@@ -87,6 +97,8 @@ def play_match(
     max_turns: int = DEFAULT_MAX_TURNS,
     time_per_move: float | None = None,
     opening: Sequence[int] = (),
+    network_allowance: float = DEFAULT_NETWORK_ALLOWANCE,
+    match_id: str | None = None,
     remake: Callable[[], Sequence[Agent]] | None = None,
     trusted: bool = False,
     game_seed: int | None = None,
@@ -109,9 +121,13 @@ def play_match(
     `trusted` agents (Arena's own, which the conformance suite checks never to change what they are
     given, or agents in their own processes, which only ever see a pickled copy) get the live state
     with no copy and no check: a copy per move measured a third of the arena's own time per move.
+
+    A remote agent's time per move is `time_per_move + network_allowance`; its measured network time
+    is taken out of its think time and reported apart. Every agent is told the result (`Agent.end`).
+    An `ArenaFault` (Arena failed, not an agent) propagates: the match is not scored.
     """
-    steps = match_steps(game, agents, seed, max_turns, time_per_move, opening, remake=remake, trusted=trusted,
-                        game_seed=game_seed)  # fmt: skip
+    steps = match_steps(game, agents, seed, max_turns, time_per_move, opening, network_allowance=network_allowance,
+                        match_id=match_id, remake=remake, trusted=trusted, game_seed=game_seed)  # fmt: skip
     try:
         next(steps)  # with no batched seat the match runs to its end here
     except StopIteration as stop:
@@ -134,6 +150,8 @@ def match_steps(
     time_per_move: float | None = None,
     opening: Sequence[int] = (),
     batched: Sequence[bool] = (),
+    network_allowance: float = DEFAULT_NETWORK_ALLOWANCE,
+    match_id: str | None = None,
     remake: Callable[[], Sequence[Agent]] | None = None,
     trusted: bool = False,
     game_seed: int | None = None,
@@ -145,14 +163,44 @@ def match_steps(
     other seat is asked inline. The result (the generator's return value) is the same either way.
     """
     deal = seed if game_seed is None else game_seed
+    match_id = match_id if match_id is not None else f"{seed & 0xFFFFFFFFFFFFFFFF:016x}"
+    limits = _seat(agents, time_per_move, network_allowance, match_id)
     try:
-        result, state = yield from _steps(game, agents, deal, max_turns, time_per_move, opening, batched, False, trusted)
+        result, state = yield from _steps(game, agents, deal, max_turns, time_per_move, limits, opening, batched, False, trusted)
         if result.reason != GAME_ERROR and (trusted or _replays_to(game, deal, list(opening) + result.moves, state)):
-            return result
+            return _ended(agents, result)
+    except ArenaFault:
+        raise
     except Exception:  # a state an agent broke can fail anywhere: the guarded match says who broke it
         pass
-    again = remake() if remake is not None else agents
-    result, _ = yield from _steps(game, again, deal, max_turns, time_per_move, opening, batched, True, False)
+    if remake is not None:
+        agents = remake()
+        limits = _seat(agents, time_per_move, network_allowance, match_id)
+    result, _ = yield from _steps(game, agents, deal, max_turns, time_per_move, limits, opening, batched, True, False)
+    return _ended(agents, result)
+
+
+def _seat(agents: Sequence[Agent], time_per_move: float | None, network_allowance: float, match_id: str) -> list[float | None]:
+    """Tell the agents about the match; each seat's limit per move (remote agents get the network allowance too)."""
+    for agent in agents:
+        agent.time_per_move = time_per_move
+        agent.match_id = match_id
+        if agent.remote:
+            agent.network_allowance = network_allowance
+            agent.network_time = 0.0
+    return [None if time_per_move is None else time_per_move + (network_allowance if a.remote else 0.0) for a in agents]
+
+
+def _ended(agents: Sequence[Agent], result: MatchResult) -> MatchResult:
+    """Network time apart from think time, and every agent told the result."""
+    result.network_times = [agent.network_time if agent.remote else 0.0 for agent in agents]
+    for seat, agent in enumerate(agents):
+        if agent.remote:  # network time is not thinking time
+            result.think_times[seat] = max(0.0, result.think_times[seat] - agent.network_time)
+        try:
+            agent.end(result)
+        except Exception:  # the result stands whatever an agent does with it
+            pass
     return result
 
 
@@ -183,10 +231,8 @@ def _replays_to(game: Game, seed: int, moves: Sequence[int], state: State) -> bo
 
 def _steps(
     game: Game, agents: Sequence[Agent], seed: int, max_turns: int, time_per_move: float | None,
-    opening: Sequence[int], batched: Sequence[bool], guarded: bool, trusted: bool,
+    limits: Sequence[float | None], opening: Sequence[int], batched: Sequence[bool], guarded: bool, trusted: bool,
 ) -> Generator[Decision, Answer, tuple[MatchResult, State]]:  # fmt: skip
-    for agent in agents:
-        agent.time_per_move = time_per_move
     state: State = game.new_initial_state(seed)
     for action in opening:
         state.apply(action)
@@ -241,6 +287,8 @@ def _steps(
         except Forfeit as exc:
             think[seat] += clock() - start
             return end(exc.reason, exc.detail, seat)
+        except ArenaFault:
+            raise
         except Exception as exc:  # a fault of the agent, not of the arena
             think[seat] += clock() - start
             return end(AGENT_ERROR, f"{type(exc).__name__}: {exc}", seat)
@@ -252,8 +300,8 @@ def _steps(
         if guarded and _position(state) != before:
             return end(AGENT_ERROR, f"seat {seat} changed the game's own state, not a copy: it cannot play in-process "
                                     "(run it with --isolate)", seat)  # fmt: skip
-        if time_per_move is not None and elapsed > time_per_move:
-            return end(TIMEOUT, f"seat {seat} took {elapsed:.3f}s, limit {time_per_move:g}s", seat)
+        if time_per_move is not None and elapsed > limits[seat]:  # type: ignore[operator]
+            return end(TIMEOUT, f"seat {seat} took {elapsed:.3f}s, limit {limits[seat]:g}s", seat)
         if type(action) is not int:  # numpy integers are fine; bools, floats and strings are not
             if isinstance(action, numbers.Integral) and not isinstance(action, bool):
                 action = int(action)

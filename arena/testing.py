@@ -17,10 +17,10 @@ import gc
 import math
 import random
 import types
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from arena.api import TERMINAL, Agent, Game, State
-from arena.match import play_match
+from arena.match import DEFAULT_NETWORK_ALLOWANCE, MatchResult, play_match
 from arena.seeding import derive_seed
 
 #: A random play-through of a game with no declared bound stops (without failing) after this many actions.
@@ -197,32 +197,48 @@ def _watch(agent: Agent) -> None:
     agent.act = act  # type: ignore[method-assign]
 
 
-def check_agent(
+def agent_problems(
     agent_cls: type[Agent], game: Game, params: dict[str, Any] | None = None, seeds: Iterable[int] = range(3),
-    max_turns: int = 200,
-) -> None:  # fmt: skip
-    """The agent answers a legal action in every seat, and the same seed gives the same match."""
+    max_turns: int = 200, deterministic: bool = True, time_per_move: float | None = None,
+    network_allowance: float = DEFAULT_NETWORK_ALLOWANCE, on_match: Callable[[Agent, MatchResult], None] | None = None,
+) -> list[str]:  # fmt: skip
+    """What is wrong with the agent, one line per failed match (empty when it passes): it must answer a legal
+    action in time in every seat, never change the state it is given, and (if `deterministic`) play the same
+    match from the same seed. `on_match(agent, result)` sees every match played."""
     from arena.plugins import get_registry  # the opponents are the built-in random agent where available
 
     params = dict(params or {})
     agent_cls.check_game(game, params)
     registry = get_registry()
     opponent_cls = registry.agents.get("random", agent_cls)
+    problems = []
     for seed in seeds:
         for seat in range(game.num_players):
             results = []
-            for _ in range(2):
+            for _ in range(2 if deterministic else 1):
                 agents = [
                     agent_cls(game, p, derive_seed(seed, p), **params) if p == seat else opponent_cls(game, p, derive_seed(seed, p))
                     for p in range(game.num_players)
                 ]  # fmt: skip
                 _watch(agents[seat])
-                result = play_match(game, agents, seed, max_turns=max_turns)
-                assert result.reason in ("normal", "turn_limit"), (
-                    f"agent '{agent_cls.info.id}' in seat {seat} on '{game.info.id}' seed {seed}: "
-                    f"{result.reason} ({result.detail})"
-                )
+                result = play_match(game, agents, seed, max_turns=max_turns, time_per_move=time_per_move,
+                                    network_allowance=network_allowance)  # fmt: skip
+                if on_match is not None:
+                    on_match(agents[seat], result)
+                if result.reason not in ("normal", "turn_limit"):
+                    problems.append(f"agent '{agent_cls.info.id}' in seat {seat} on '{game.info.id}' seed {seed}: "
+                                    f"{result.reason} ({result.detail})")  # fmt: skip
+                    break
                 results.append((result.moves, result.outcomes))
-            assert results[0] == results[1], (
-                f"agent '{agent_cls.info.id}' on '{game.info.id}' seed {seed}: the same seed gave another match"
-            )
+            if len(results) == 2 and results[0] != results[1]:
+                problems.append(f"agent '{agent_cls.info.id}' on '{game.info.id}' seed {seed}: the same seed gave another match")
+    return problems
+
+
+def check_agent(
+    agent_cls: type[Agent], game: Game, params: dict[str, Any] | None = None, seeds: Iterable[int] = range(3),
+    max_turns: int = 200,
+) -> None:  # fmt: skip
+    """The agent answers a legal action in every seat, and the same seed gives the same match."""
+    problems = agent_problems(agent_cls, game, params, seeds, max_turns)
+    assert not problems, problems[0]

@@ -7,6 +7,7 @@ import secrets
 import contextlib
 import gc
 import json
+import math
 import os
 import multiprocessing
 import sys
@@ -26,7 +27,7 @@ from arena.lifeline import bind_to_parent
 from arena.errors import ArenaError
 from arena.heap import frozen_heap
 from arena.interleave import batch_flags, concurrent_chunks, play_interleaved
-from arena.match import DEFAULT_MAX_TURNS, MatchResult, encode_ints, match_steps, play_match
+from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, encode_ints, match_steps, play_match
 from arena.params import canonical, parse_spec
 from arena.plugins import Registry, get_registry
 from arena.openings import check_file_openings, opening_for, parse_openings
@@ -71,6 +72,7 @@ class TournamentRequest:
     challenger: str | None = None
     players: int | None = None
     openings: str | None = None  # random:N or a file of openings (arena.openings)
+    network_allowance: float = DEFAULT_NETWORK_ALLOWANCE  # seconds remote agents get on top of time_per_move
     sprt: str | None = None  # elo0=..,elo1=..[,alpha,beta,model]: stop once B (the second agent) is judged (arena.sprt)
     budget: int | None = None  # --format adaptive: matches in all (arena.adaptive_run)
 
@@ -104,6 +106,8 @@ def prepare(registry: Registry, database: Database | None, request: TournamentRe
     if request.time_per_move is not None and not (0 < request.time_per_move <= MAX_TIME_PER_MOVE):
         raise ArenaError(f"--time-per-move must be a number of seconds above 0 and at most {MAX_TIME_PER_MOVE:g}, "
                          f"got {request.time_per_move:g}")  # fmt: skip
+    if not math.isfinite(request.network_allowance) or not 0 <= request.network_allowance <= MAX_TIME_PER_MOVE:
+        raise ArenaError(f"--network-allowance must be at least 0 (and finite), got {request.network_allowance * 1000:g}")
     if not SEED_RANGE[0] <= request.seed <= SEED_RANGE[1]:
         raise ArenaError(f"--seed must be between {SEED_RANGE[0]} and {SEED_RANGE[1]} (a 64-bit integer), got {request.seed}")
     if request.name is not None and not 0 < len(request.name.strip()) <= MAX_NAME:
@@ -153,6 +157,7 @@ def prepare(registry: Registry, database: Database | None, request: TournamentRe
         "agents": [entry.to_json() for entry in entries],
         "format": request.format,
         "challenger": entries[0].label if request.format == "gauntlet" else None,
+        "network_allowance": request.network_allowance,
     }
     if request.openings is not None:
         openings = parse_openings(request.openings, game)
@@ -214,6 +219,7 @@ class Setup:
     set_size: int = 1  # consecutive matches that share a seed and an opening (2 for a pair)
     secret: str | None = None  # the tournament's, mixed into a hidden-information game's chance (never shown)
     concurrent: int = 1  # matches interleaved in one worker, their network decisions batched (arena.interleave)
+    network_allowance: float = DEFAULT_NETWORK_ALLOWANCE
 
 
 class Player:
@@ -224,6 +230,8 @@ class Player:
         self.game = make_game(registry, setup.game_spec)
         self.entries = [entry_from_json(registry, data, self.game) for data in setup.agents]
         self.makers = [entry.maker(registry) for entry in self.entries]
+        # Remote agents already live outside this process: they are never isolated.
+        self.remote = [registry.agent_class(entry.type_id).remote for entry in self.entries]
         self.processes: list[AgentProcess] = []
         self._seat_params = any(entry.seat_params for entry in self.entries)
         self._seated_games: dict[Table, Game] = {}
@@ -249,9 +257,10 @@ class Player:
         while len(self.processes) < len(task.seating):
             self.processes.append(AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit))
         return [
+            self.makers[position](game, seat, seed) if self.remote[position] else
             IsolatedAgent(self.processes[seat], game, seat, seed, self.setup.agents[position], self.setup.time_per_move)
             for seat, position in enumerate(task.seating)
-        ]
+        ]  # fmt: skip
 
     def _fresh(self, used: list[Agent], task: MatchTask, seed: int, game: Game) -> list[Agent]:
         """New agents for a match played again (see play_match); `used` are closed and replaced in place."""
@@ -274,8 +283,8 @@ class Player:
         seed, deal, game, opening, agents = self._prepare(task)
         try:
             result = play_match(game, agents, seed, self.setup.max_turns, self.setup.time_per_move, opening,
-                                remake=lambda: self._fresh(agents, task, seed, game), trusted=self.trusted,
-                                game_seed=deal)  # fmt: skip
+                                self.setup.network_allowance, remake=lambda: self._fresh(agents, task, seed, game),
+                                trusted=self.trusted, game_seed=deal)  # fmt: skip
         finally:
             for agent in agents:
                 agent.close()
@@ -294,7 +303,8 @@ class Player:
             running[task.schedule_index] = (seed, time.perf_counter(), agents)
             setup = self.setup
             steps = match_steps(game, agents, seed, setup.max_turns, setup.time_per_move, opening, batched=batch_flags(agents),
-                                remake=lambda: self._fresh(agents, task, seed, game), trusted=self.trusted, game_seed=deal)
+                                network_allowance=setup.network_allowance, remake=lambda: self._fresh(agents, task, seed, game),
+                                trusted=self.trusted, game_seed=deal)  # fmt: skip
             return steps, agents
 
         try:
@@ -321,6 +331,7 @@ def outcome_of(task: MatchTask, seed: int, result: MatchResult, duration: float)
         duration=duration, scores=result.scores, outcomes=result.outcomes, ranks=result.ranks,
         think_times=result.think_times, move_counts=result.move_counts, rounds=result.rounds,
         first_player=result.first_player, opening_plies=len(result.opening),
+        network_times=result.network_times if any(result.network_times) else None,
     )  # fmt: skip
 
 
@@ -489,7 +500,8 @@ def _play(
             isolate = not all(registry.is_builtin("agent", data["type"]) for data in settings["agents"])
         setup = Setup(settings["game"], settings["agents"], tournament.seed, tournament.max_turns, tournament.time_per_move,
                       tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit,
-                      settings.get("openings"), settings.get("set_size", 1), tournament.secret, concurrent)  # fmt: skip
+                      settings.get("openings"), settings.get("set_size", 1), tournament.secret, concurrent,
+                      settings.get("network_allowance", DEFAULT_NETWORK_ALLOWANCE))  # fmt: skip
         if concurrent > 1 and isolate and notify is not None:
             notify("isolated agents answer one by one from their own processes: --concurrent-matches is ignored, "
                    "matches are played one at a time")  # fmt: skip

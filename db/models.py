@@ -108,6 +108,7 @@ class MatchSeat(Base):
     outcome: Mapped[str | None] = mapped_column(String(10))  # win | draw | loss
     rank: Mapped[int | None]
     think_time: Mapped[float | None]  # seconds, summed over the seat's moves
+    network_time: Mapped[float | None]  # seconds of a remote agent's round trips (not in think_time)
     moves: Mapped[int | None]  # actions this seat made
 
     match: Mapped[Match] = relationship(back_populates="seats")

@@ -162,6 +162,7 @@ class MatchOutcome(NamedTuple):
     rounds: int | None = None
     first_player: int | None = None
     opening_plies: int = 0  # the first plies of `moves` were the opening's, not the agents'
+    network_times: Sequence[float] | None = None  # remote agents' round trips; None: all local
 
 
 @dataclass(frozen=True)
@@ -188,7 +189,8 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
         for r in results
     ]  # fmt: skip
     seat_rows = [
-        (tid, r.schedule_index, seat, *agents[position], r.scores[seat], r.outcomes[seat], r.ranks[seat], r.think_times[seat], r.move_counts[seat])
+        (tid, r.schedule_index, seat, *agents[position], r.scores[seat], r.outcomes[seat], r.ranks[seat], r.think_times[seat], r.move_counts[seat],
+         r.network_times[seat] if r.network_times else None)
         for r in results
         for seat, position in enumerate(r.seating)
     ]  # fmt: skip
@@ -208,10 +210,10 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
             _executemany(
                 connection,
                 "INSERT INTO match_seats (match_id, seat, agent, agent_type, agent_params, agent_version, score, outcome, "
-                'rank, think_time, moves) VALUES ((SELECT id FROM matches WHERE tournament_id = {} AND "index" = {}), '
-                "{}, {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
+                'rank, think_time, moves, network_time) VALUES ((SELECT id FROM matches WHERE tournament_id = {} AND "index" = {}), '
+                "{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
                 ("tournament_id", "index", "seat", "agent", "agent_type", "agent_params", "agent_version", "score",
-                 "outcome", "rank", "think_time", "moves"),
+                 "outcome", "rank", "think_time", "moves", "network_time"),
                 seat_rows,
             )  # fmt: skip
             connection.execute(
@@ -292,7 +294,7 @@ def load_matches(
         return []
     seat_query = (
         select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.agent, MatchSeat.score, MatchSeat.outcome,
-               MatchSeat.rank, MatchSeat.think_time, MatchSeat.moves)
+               MatchSeat.rank, MatchSeat.think_time, MatchSeat.moves, MatchSeat.network_time)
         .join(Match, Match.id == MatchSeat.match_id)
         .where(*conditions)
         .order_by(MatchSeat.match_id, MatchSeat.seat)
@@ -304,12 +306,12 @@ def load_matches(
     current_id: int | None = None
     current: list[SeatRecord] = []
     seat_rows: Any = session.connection().execute(seat_query)  # played matches: every column is set
-    for match_id, seat, agent_label, score, outcome, rank, think, moves in seat_rows:
+    for match_id, seat, agent_label, score, outcome, rank, think, moves, network in seat_rows:
         if match_id != current_id:
             if current_id is not None:
                 seats[current_id] = tuple(current)
             current_id, current = match_id, []
-        current.append(SeatRecord(seat, agent_label, score, outcome, rank, think or 0.0, moves or 0))
+        current.append(SeatRecord(seat, agent_label, score, outcome, rank, think or 0.0, moves or 0, network or 0.0))
     if current_id is not None:
         seats[current_id] = tuple(current)
     legal_column = 11 if with_legal_counts else None

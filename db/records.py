@@ -14,6 +14,7 @@ class SeatRecord:
     rank: int
     think_time: float
     moves: int
+    network_time: float = 0.0  # a remote agent's round trips, apart from its think time
 
 
 @dataclass(frozen=True, slots=True)

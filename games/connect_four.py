@@ -157,6 +157,11 @@ class ConnectFourState(arena.State):
         ]
         return "\n".join(lines)
 
+    def to_json(self, player: int) -> dict:
+        """`board`: rows from the bottom up, each cell the seat of its disc or null; `heights`: discs per column."""
+        cells = [cell - 1 if cell else None for cell in self.board]
+        return {"board": [cells[r * self.cols:(r + 1) * self.cols] for r in range(self.rows)], "heights": list(self.heights)}
+
     def render_svg(self) -> str:
         """The upright board (top row first) with red (seat 0) and yellow (seat 1) discs."""
         cell = min(56.0, 392.0 / max(self.cols, self.rows))

@@ -181,6 +181,16 @@ class DotsAndBoxesState(arena.State):
         lines.append(f"boxes {a}-{b}, {status}")
         return "\n".join(lines)
 
+    def to_json(self, player: int) -> dict:
+        """`horizontal[r][c]` / `vertical[r][c]`: whether that line is drawn (the action ids' order); `boxes[r][c]`: owner or null."""
+        lay, drawn = self.layout, self.drawn
+        return {
+            "horizontal": [[bool(drawn >> lay.h(r, c) & 1) for c in range(lay.cols)] for r in range(lay.rows + 1)],
+            "vertical": [[bool(drawn >> lay.v(r, c) & 1) for c in range(lay.cols + 1)] for r in range(lay.rows)],
+            "boxes": [[o if o >= 0 else None for o in self.owner[r * lay.cols:(r + 1) * lay.cols]] for r in range(lay.rows)],
+            "scores": list(self.scores),
+        }
+
     def render_svg(self) -> str:
         """Dots, drawn lines (undrawn ones faint), each taken box in its owner's colour with the seat number."""
         lay, drawn = self.layout, self.drawn

@@ -290,6 +290,17 @@ class GwentLiteState(SampledViews, arena.State):
             raise arena.ArenaError(f"action {text!r} is not legal here")
         return action
 
+    def to_json(self, player: int) -> dict:
+        """Public: round, wins, totals, the cards on the table and played, who is still active, hand and deck sizes,
+        each seat's unplayed cards as a sorted multiset; private: only `player`'s own hand (slot k = action k)."""
+        return {
+            "round": self.round, "wins": list(self.wins), "totals": list(self.totals), "active": list(self.active),
+            "on_table": [list(cards) for cards in self.on_table], "played": [list(cards) for cards in self.played],
+            "round_results": [list(r) for r in self.round_results],
+            "hand_sizes": [len(hand) for hand in self.hands], "deck_sizes": [len(deck) for deck in self.decks],
+            "unplayed": [self.unseen(p) for p in (0, 1)], "hand": list(self.hands[player]),
+        }
+
     def render(self) -> str:
         """Round, wins, each player's table and total, hand and deck size.
 

@@ -384,6 +384,21 @@ class IncanGoldState(SampledViews, arena.State):
             )
         return "\n".join(lines)
 
+    def to_json(self, player: int) -> dict:
+        """Public: round, path, gems, who is inside, scores, the deck's size and sorted composition, the last
+        revealed choices; private: only `player`'s own choice of this turn (others': only whether they chose)."""
+        last = self.last_turn
+        return {
+            "round": min(self.round, ROUNDS), "path": [card_name(c) for c in self.path], "path_gems": self.path_gems,
+            "inside": list(self.inside), "round_gems": list(self.round_gems), "scores": self.scores(),
+            "artifacts_held": [[card_name(c) for c in held] for held in self.artifacts_held],
+            "deck_size": len(self.deck), "deck": sorted(card_name(c) for c in self.deck),
+            "removed": sorted(card_name(c) for c in self.removed),
+            "chosen": [c is not None for c in self.choices],
+            "my_choice": None if self.choices[player] is None else self.action_to_string(self.choices[player]),
+            "last_choices": None if last is None else [None if c is None else self.action_to_string(c) for c in last.choices],
+        }
+
     def render_svg(self) -> str:
         """Public information only: round, the path (treasures, hazards, artifacts), gems on it, the hazards seen,
         and per player whether inside, this round's gems, score and artifacts. Never this turn's hidden choices

@@ -396,6 +396,12 @@ class OnitamaState(arena.State):
             lines.append(f"To move: {COLOURS[self.current_player]} (seat {self.current_player})")
         return "\n".join(lines)
 
+    def to_json(self, player: int) -> dict:
+        """`board`: rows 5 to 1 (as rendered), each cell null or {"seat", "piece": "master"|"student"}; the cards are open."""
+        board = [[None if not code else {"seat": (code >> 3) - 1, "piece": "master" if code & 7 == MASTER else "student"}
+                  for code in self.board[row * 5:row * 5 + 5]] for row in range(5)]  # fmt: skip
+        return {"board": board, "hands": [[CARD_NAMES[c] for c in hand] for hand in self.hands], "side": CARD_NAMES[self.side]}
+
     def render_svg(self) -> str:
         """The board (rank 5, Blue's side, on top; temple arches shaded) with numbered pawns and masters (M),
         each side's two cards beside it with their moves drawn from the holder's view, the side card, who moves."""

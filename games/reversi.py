@@ -340,6 +340,13 @@ class ReversiState(arena.State):
         lines.append(f"x {b} - o {w}, {status}")
         return "\n".join(lines)
 
+    def to_json(self, player: int) -> dict:
+        """`board`: rows 1 to 8 (action = row*8 + col), each cell 0 (black, x), 1 (white, o) or null; `discs`: the counts."""
+        black, white = self.black, self.white
+        board = [[0 if black >> (r * SIZE + c) & 1 else 1 if white >> (r * SIZE + c) & 1 else None for c in range(SIZE)]
+                 for r in range(SIZE)]  # fmt: skip
+        return {"board": board, "discs": list(self.disc_counts())}
+
     def render_svg(self) -> str:
         """The board (row 1 at the top, as OpenSpiel prints it) with black and white discs and the count."""
         cell, pad = 44, 24

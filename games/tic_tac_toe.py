@@ -90,6 +90,10 @@ class TicTacToeState(arena.State):
         rows = ["".join(_MARKS[self.board[r * 3 + c]] for c in range(3)) for r in range(3)]
         return "\n".join(rows)
 
+    def to_json(self, player: int) -> dict:
+        """`board`: three rows of three cells (action = row*3 + col), each the seat of its mark or null."""
+        return {"board": [[self.board[r * 3 + c] - 1 if self.board[r * 3 + c] else None for c in range(3)] for r in range(3)]}
+
     def render_svg(self) -> str:
         """The grid with X (seat 0, red) and O (seat 1, blue), and who is to move or won."""
         cell, pad = 110, 25

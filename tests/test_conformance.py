@@ -4,7 +4,8 @@ import pytest
 
 from arena.errors import ArenaError
 from arena.plugins import get_registry
-from arena.testing import check_agent, check_game
+from arena.testing import agent_problems, check_agent, check_game
+from tests._bots import push_bot
 from tests.conftest import TEST_PLUGINS
 
 REGISTRY = get_registry()
@@ -17,7 +18,24 @@ def test_game_conforms(game_id):
     check_game(REGISTRY.games[game_id](), seeds=range(10))
 
 
-@pytest.mark.parametrize("agent_id", sorted(REGISTRY.agents))
+# `human` reads a person's moves: tests/test_remote_check.py plays it through standard input instead.
+LOCAL_AGENTS = sorted(a for a in REGISTRY.agents if a != "human" and not REGISTRY.agents[a].remote)
+
+
+@pytest.fixture(scope="module")
+def example_bot_url():
+    with push_bot() as url:
+        yield url
+
+
+@pytest.mark.parametrize("game_id", sorted(REGISTRY.games))
+def test_remote_agent_conforms_with_the_example_bot(game_id, example_bot_url):
+    """Agent type `http` on every game, against examples/remote/push_bot.py (a random bot: not deterministic)."""
+    game = REGISTRY.games[game_id]()
+    assert agent_problems(REGISTRY.agents["http"], game, {"url": example_bot_url}, seeds=range(2), deterministic=False) == []
+
+
+@pytest.mark.parametrize("agent_id", LOCAL_AGENTS)
 @pytest.mark.parametrize("game_id", sorted(REGISTRY.games))
 def test_agent_conforms(agent_id, game_id, tmp_path):
     game = REGISTRY.games[game_id]()

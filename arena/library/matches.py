@@ -26,7 +26,7 @@ def match_to_dict(record: MatchRecord) -> dict[str, Any]:
         "game": record.game_id, "game_version": record.game_version, "turns": record.turns, "reason": record.reason,
         "detail": record.detail,
         "seats": [{"seat": s.seat, "agent": s.agent, "score": s.score, "outcome": s.outcome, "rank": s.rank,
-                   "think_time": s.think_time} for s in record.seats],
+                   "think_time": s.think_time, "network_time": s.network_time} for s in record.seats],
     }  # fmt: skip
 
 

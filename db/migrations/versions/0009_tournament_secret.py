@@ -1,7 +1,7 @@
 """a per-tournament secret mixed into the seeds of a hidden-information game's chance
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0009
+Revises: 0008
 Create Date: 2026-11-23 22:30:00
 
 Agents' seeds derive from the public tournament seed and the match index, and so did the game's
@@ -13,8 +13,8 @@ play (and resume) exactly as before.
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008"
-down_revision = "0007"
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 

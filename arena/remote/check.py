@@ -1,0 +1,75 @@
+"""`arena check-agent`: play one agent (a remote bot above all) through the conformance checks and say what failed."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from arena.agents import resolve
+from arena.match import DEFAULT_NETWORK_ALLOWANCE, MatchResult
+from arena.params import parse_spec
+from arena.plugins import Registry
+from arena.testing import agent_problems
+from arena.tournament import make_game
+from db import queries
+from db.session import Database
+
+#: Round trips around this many milliseconds are the signature of Nagle's algorithm meeting a delayed ACK.
+NAGLE_BAND_MS = (30.0, 60.0)
+#: A move using more than this share of its deadline is reported as slow.
+SLOW_SHARE = 0.5
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def check_agent_spec(
+    registry: Registry, database: Database, spec_text: str, game_spec: str, seeds: int = 3,
+    time_per_move: float = 1.0, network_allowance: float = DEFAULT_NETWORK_ALLOWANCE,
+) -> dict[str, Any]:  # fmt: skip
+    """Play the agent in every seat of `seeds` matches against random; returns what failed and what looks wrong."""
+    game = make_game(registry, game_spec)
+    spec = parse_spec(spec_text)
+    named = None
+    if not spec.params:
+        with database.session() as session:
+            row = queries.get_named_agent(session, spec.id)
+        if row is not None:
+            import json
+
+            named = {"type": row.type, "params": json.loads(row.params), "game": row.game, "checkpoint": row.checkpoint}
+    entry = resolve(registry, spec, game, named)
+    agent_cls = registry.agent_class(entry.type_id)
+    params = {k: v for k, v in entry.params.items() if k != "seed"}
+    round_trips: list[float] = []
+    matches: list[MatchResult] = []
+
+    def watch(agent: Any, result: MatchResult) -> None:
+        matches.append(result)
+        round_trips.extend(getattr(agent, "round_trips", ()))
+
+    problems = agent_problems(
+        agent_cls, game, params, seeds=range(seeds), deterministic=not agent_cls.remote, time_per_move=time_per_move,
+        network_allowance=network_allowance, on_match=watch,
+    )  # fmt: skip
+    warnings = []
+    trips_ms = [t * 1000.0 for t in round_trips]
+    figures = None
+    if trips_ms:
+        figures = {"moves": len(trips_ms), "p50": round(statistics.median(trips_ms), 3),
+                   "p99": round(_percentile(trips_ms, 0.99), 3), "max": round(max(trips_ms), 3)}  # fmt: skip
+        low, high = NAGLE_BAND_MS
+        if low <= figures["p50"] <= high:
+            warnings.append(
+                f"round trips sit near 40 ms (median {figures['p50']:.1f} ms): the bot probably leaves Nagle's algorithm "
+                "on; set TCP_NODELAY (http.server: disable_nagle_algorithm = True) or write each answer in one piece"
+            )
+        limit_ms = (time_per_move + network_allowance) * 1000.0
+        slow = [t for t in trips_ms if t > SLOW_SHARE * limit_ms]
+        if slow:
+            warnings.append(f"slow answers: {len(slow)} of {len(trips_ms)} moves took over {SLOW_SHARE:.0%} of the "
+                            f"{limit_ms:g} ms deadline (slowest {max(slow):.1f} ms)")  # fmt: skip
+    return {"agent": entry.label, "game": game.label(), "matches": len(matches), "ok": not problems,
+            "problems": problems, "warnings": warnings, "round_trip_ms": figures}  # fmt: skip

@@ -1,0 +1,38 @@
+"""`arena play`: a person against agents, as a one-match tournament (stored and rated like any other)."""
+
+from __future__ import annotations
+
+import secrets
+
+from arena import tournament
+from arena.errors import ArenaError
+from arena.match import DEFAULT_MAX_TURNS
+from arena.params import parse_specs
+from arena.plugins import Registry
+from db.session import Database
+
+
+def human_spec(name: str) -> str:
+    if not name or any(c in name for c in ",:="):
+        raise ArenaError(f"--name must be a plain name (no ',', ':' or '='), got {name!r}")
+    return "human" if name == "human" else f"human:name={name}"
+
+
+def play_against(
+    registry: Registry, database: Database, game_spec: str, against: str, seat: int = 0, name: str = "human",
+    seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None,
+) -> int:  # fmt: skip
+    """Seat the person (agent `human`) in `seat` and the agents of `against` in the others, play the match; returns the tournament id."""
+    opponents = [str(spec) for spec in parse_specs(against)]
+    if not opponents:
+        raise ArenaError("--against needs at least one agent")
+    if not 0 <= seat <= len(opponents):
+        raise ArenaError(f"--seat must be between 0 and {len(opponents)}, got {seat}")
+    agents = opponents[:seat] + [human_spec(name)] + opponents[seat:]
+    request = tournament.TournamentRequest(
+        game=game_spec, agents=",".join(agents), rounds=1, seed=secrets.randbelow(2**31) if seed is None else seed,
+        max_turns=max_turns, time_per_move=time_per_move, players=len(agents),
+    )  # fmt: skip
+    tournament_id = tournament.create(registry, database, request)
+    tournament.play(database, registry, tournament_id)
+    return tournament_id

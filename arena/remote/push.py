@@ -1,0 +1,184 @@
+"""Transport 1, push: agent type `http` POSTs the protocol's messages to a bot's URL (`{url}/start`, `/act`, `/end`).
+
+One kept-alive connection per bot URL and process (httpx, at most one connection). The connect and
+read timeouts come from the move's deadline (time per move + network allowance). Faults are typed:
+no answer in time is `timeout`; an answer that is not `{"action": <integer>}` (or not HTTP at all) is
+`bad_reply`; a refused connection, an HTTP error status or a dropped socket is `agent_disconnected`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+import time
+from typing import Any
+
+import httpx
+
+from arena import hookimpl
+from arena.api import Agent, AgentInfo, Game, State
+from arena.errors import ArenaError
+from arena.match import AGENT_DISCONNECTED, BAD_REPLY, TIMEOUT, ArenaFault, Forfeit, MatchResult
+from arena.params import Param
+from arena.remote import protocol
+
+#: Seconds for the `end` message, which changes nothing (its errors are ignored).
+END_TIMEOUT = 1.0
+
+_clients: dict[tuple[str, int], httpx.Client] = {}
+_clients_lock = threading.Lock()
+
+
+def client_for(url: str) -> httpx.Client:
+    """The kept-alive client of a bot URL in this thread (one connection at most, reused match after match)."""
+    key = (url, threading.get_ident())
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is None:
+            limits = httpx.Limits(max_connections=1, max_keepalive_connections=1, keepalive_expiry=60.0)
+            client = _clients[key] = httpx.Client(base_url=url, limits=limits, headers={"content-type": "application/json"})
+        return client
+
+
+@atexit.register
+def close_clients() -> None:
+    with _clients_lock:
+        for client in _clients.values():
+            client.close()
+        _clients.clear()
+
+
+def check_remote_game(game: Game) -> None:
+    """Refuse a game whose states offer no JSON view: a remote agent could not be told the position."""
+    state = game.new_initial_state(0)
+    try:
+        state.to_json(0)
+    except NotImplementedError:
+        raise ArenaError(f"game '{game.info.id}' offers no JSON view (State.to_json), so remote agents cannot play it") from None
+
+
+class RemoteAgent(Agent):
+    """What push and pull agents share: the deadline, the messages, the round-trip bookkeeping."""
+
+    remote = True
+
+    def __init__(self, game: Game, player: int, seed: int, **params: Any) -> None:
+        super().__init__(game, player, seed, **params)
+        self.seq = 0
+        self.last_rtt: float | None = None
+        self.best_rtt: float | None = None  # the fastest exchange seen: the link's own round trip
+        self.round_trips: list[float] = []  # seconds, one per answered move (arena check-agent reads them)
+
+    @classmethod
+    def check_game(cls, game: Game, params: dict[str, Any]) -> None:
+        check_remote_game(game)
+
+    def deadline(self) -> float:
+        """Seconds this move may take, round trip included."""
+        if self.time_per_move is None:
+            return float(self.params["timeout"])
+        return self.time_per_move + self.network_allowance
+
+    def deadline_ms(self) -> float:
+        return round(self.deadline() * 1000.0, 3)
+
+    def act_message(self, state: State) -> dict[str, Any]:
+        self.seq += 1
+        last = None if self.last_rtt is None else round(self.last_rtt * 1000.0, 3)
+        try:
+            return protocol.act_message(self.game, self.match_id, self.seq, self.player, state, self.deadline_ms(), last)
+        except Exception as exc:  # the game's JSON view failed: Arena's fault, never the agent's
+            raise ArenaFault(f"could not encode the position for a remote agent: {type(exc).__name__}: {exc}") from exc
+
+    def record_round_trip(self, elapsed: float, think: float | None) -> None:
+        """Count this exchange's network time: the elapsed time minus the agent's own think time when it says
+        (and is plausible), else the fastest exchange seen so far (the link's round trip), at most `elapsed`."""
+        self.last_rtt = elapsed
+        self.round_trips.append(elapsed)
+        if self.best_rtt is None or elapsed < self.best_rtt:
+            self.best_rtt = elapsed
+        if think is not None and think <= elapsed:
+            self.network_time += elapsed - think
+        else:
+            self.network_time += min(elapsed, self.best_rtt)
+
+    def answer(self, body: bytes | str, elapsed: float) -> int:
+        if elapsed > self.deadline():
+            raise Forfeit(TIMEOUT, f"seat {self.player} answered after {elapsed:.3f}s, limit {self.deadline():g}s")
+        try:
+            action, think = protocol.parse_answer(body)
+        except protocol.BadReply as exc:
+            raise Forfeit(BAD_REPLY, f"seat {self.player}: {exc}") from None
+        self.record_round_trip(elapsed, think)
+        return action
+
+
+class HttpAgent(RemoteAgent):
+    """A bot elsewhere that Arena calls over HTTP."""
+
+    info = AgentInfo(
+        id="http", version="1", description="a remote bot answering Arena's JSON protocol over HTTP (push)",
+        params=(
+            Param("url", "", "the bot's base URL: Arena POSTs to {url}/start, {url}/act and {url}/end"),
+            Param("timeout", 30.0, "seconds per move when the match sets no time per move", min=0.001),
+        ),
+    )  # fmt: skip
+
+    def __init__(self, game: Game, player: int, seed: int, **params: Any) -> None:
+        super().__init__(game, player, seed, **params)
+        self.url = self.params["url"].rstrip("/")
+        self.started = False
+
+    @classmethod
+    def check_game(cls, game: Game, params: dict[str, Any]) -> None:
+        url = str(params.get("url", ""))
+        if not url.startswith(("http://", "https://")):
+            raise ArenaError(f"agent 'http' needs url=http://HOST:PORT (got {url!r})")
+        super().check_game(game, params)
+
+    def _post(self, path: str, message: dict[str, Any], deadline: float) -> tuple[httpx.Response, float]:
+        timeout = httpx.Timeout(deadline, connect=deadline)
+        start = time.perf_counter()
+        try:
+            response = client_for(self.url).post(path, content=protocol.encode(message), timeout=timeout)
+        except httpx.TimeoutException as exc:
+            kind = AGENT_DISCONNECTED if isinstance(exc, httpx.ConnectTimeout) else TIMEOUT
+            raise Forfeit(kind, f"seat {self.player}: no answer to {path} within {deadline:g}s ({type(exc).__name__})") from None
+        except httpx.RemoteProtocolError as exc:
+            # A socket closed before the answer is a disconnection; bytes that are not HTTP are a bad reply.
+            text = str(exc) or type(exc).__name__
+            kind = AGENT_DISCONNECTED if "disconnect" in text.lower() else BAD_REPLY
+            raise Forfeit(kind, f"seat {self.player}: {path}: {text}") from None
+        except (httpx.TransportError, OSError) as exc:
+            raise Forfeit(AGENT_DISCONNECTED, f"seat {self.player}: {path}: {type(exc).__name__}: {exc}") from None
+        return response, time.perf_counter() - start
+
+    def _start(self) -> None:
+        """Send `start` (its answer is ignored, but the connection must work); it also measures the link."""
+        self.started = True
+        message = protocol.start_message(self.game, self.match_id, self.player, self.deadline_ms())
+        _response, elapsed = self._post("/start", message, max(self.deadline(), 1.0))
+        self.best_rtt = elapsed
+
+    def act(self, state: State) -> int:
+        if not self.started:
+            self._start()
+        message = self.act_message(state)
+        response, elapsed = self._post("/act", message, self.deadline())
+        if response.status_code >= 400:
+            raise Forfeit(AGENT_DISCONNECTED, f"seat {self.player}: /act answered HTTP {response.status_code}")
+        return self.answer(response.content, elapsed)
+
+    def end(self, result: MatchResult) -> None:
+        if not self.started:
+            return
+        try:
+            client_for(self.url).post("/end", content=protocol.encode(protocol.end_message(self.match_id, self.player, result)),
+                                      timeout=END_TIMEOUT)  # fmt: skip
+        except httpx.HTTPError:
+            pass
+
+
+@hookimpl
+def register_agents(register: Any) -> None:
+    register(HttpAgent)

@@ -1,0 +1,134 @@
+"""Agent type `http` against real bot processes over real sockets: the example bot, and one bot per fault."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from arena.errors import ArenaError
+from arena.match import ArenaFault, play_match
+from arena.plugins import get_registry
+from tests._bots import fault_bot, push_bot
+
+REGISTRY = get_registry()
+
+
+def agents(url: str, game, remote_seat: int = 0, **params):
+    http, random_agent = REGISTRY.agent_class("http"), REGISTRY.agent_class("random")
+    seats = [random_agent(game, seat, seat) for seat in range(game.num_players)]
+    seats[remote_seat] = http(game, remote_seat, 0, url=url, **params)
+    return seats
+
+
+def test_example_bot_plays_a_tournament_against_built_ins(arena_cli):
+    with push_bot() as url:
+        arena_cli("run-tournament", "--game", "connect_four", "--agents", f"http:url={url},random,greedy", "--rounds", "2",
+                  "--time-per-move", "10", "--quiet")  # fmt: skip
+    matches = arena_cli.json("matches")
+    assert len(matches) == 6
+    assert {m["reason"] for m in matches} == {"normal"}
+    remote = [s for m in matches for s in m["seats"] if s["agent"].startswith("http:")]
+    assert len(remote) == 4 and all(s["network_time"] > 0 for s in remote)
+    board = arena_cli.json("leaderboard")
+    assert {row["agent"] for row in board} == {f"http:url={url}", "random", "greedy"}
+
+
+def test_hidden_information_game_plays_remotely():
+    game = REGISTRY.game_class("gwent_lite")()
+    with push_bot() as url:
+        for seed in range(3):
+            result = play_match(game, agents(url, game, seed % 2), seed)
+            assert result.reason == "normal"
+            assert result.network_times[seed % 2] > 0
+
+
+@pytest.mark.parametrize(
+    "bot, reason, detail",
+    [
+        ("garbage", "bad_reply", ""),
+        ("not_json", "bad_reply", "not JSON"),
+        ("wrong_type", "bad_reply", "must be an integer"),
+        ("illegal", "illegal_action", "9999"),
+        ("stall", "timeout", "/act"),
+        ("slow", "timeout", ""),
+        ("disconnect", "agent_disconnected", "disconnect"),
+        ("http_error", "agent_disconnected", "HTTP 500"),
+    ],
+)
+def test_each_fault_forfeits_with_its_reason(bot, reason, detail):
+    game = REGISTRY.game_class("tic_tac_toe")()
+    limit = 0.2 if reason == "timeout" else 20.0  # generous where time is not the point: the machine may be busy
+    with fault_bot(bot) as url:
+        result = play_match(game, agents(url, game, 1), seed=4, time_per_move=limit, network_allowance=0.05)
+    assert (result.reason, result.outcomes) == (reason, ["win", "loss"])
+    assert detail in result.detail
+
+
+def test_a_fault_loses_one_match_and_the_tournament_goes_on(arena_cli):
+    with fault_bot("illegal") as bad, push_bot() as good:
+        arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"http:url={bad},http:url={good},random",
+                  "--rounds", "1", "--quiet")  # fmt: skip
+    reasons = sorted(m["reason"] for m in arena_cli.json("matches"))
+    assert reasons == ["illegal_action", "illegal_action", "normal"]
+    board = {row["agent"]: row for row in arena_cli.json("leaderboard")}
+    assert board[f"http:url={bad}"]["forfeits"] == 2
+    assert "illegal_action" in arena_cli.json("stats")["reasons"]
+
+
+def test_refused_connection_is_a_disconnection():
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    game = REGISTRY.game_class("connect_four")()
+    result = play_match(game, agents(f"http://127.0.0.1:{port}", game), seed=1)
+    assert result.reason == "agent_disconnected" and result.outcomes == ["loss", "win"]
+
+
+def test_answer_in_time_on_a_slow_link_is_not_punished():
+    """The slow bot answers in 0.5 s: over a 0.45 s time per move, within the allowance."""
+    game = REGISTRY.game_class("tic_tac_toe")()
+    with fault_bot("slow") as url:
+        result = play_match(game, agents(url, game, 0), seed=2, time_per_move=0.45, network_allowance=3.0)
+    assert result.reason == "normal"
+
+
+def test_network_allowance_is_a_tournament_setting(arena_cli):
+    with fault_bot("slow") as url:
+        arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"http:url={url},random", "--rounds", "1",
+                  "--time-per-move", "0.45", "--network-allowance", "3000", "--quiet")  # fmt: skip
+        assert {m["reason"] for m in arena_cli.json("matches")} == {"normal"}
+        arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"http:url={url},random", "--rounds", "1",
+                  "--time-per-move", "0.45", "--network-allowance", "0", "--quiet")  # fmt: skip
+        assert {m["reason"] for m in arena_cli.json("matches")} == {"timeout"}
+
+
+def test_arena_failure_is_not_scored():
+    """A game whose JSON view breaks mid-match is Arena's fault: the match raises, nothing is scored."""
+    game = REGISTRY.game_class("tic_tac_toe")()
+
+    def broken(self, player):
+        if self.empty < 8:
+            raise RuntimeError("broken view")
+        return {}
+
+    state_cls = type(game.new_initial_state(0))
+    with push_bot() as url, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(state_cls, "to_json", broken)
+        with pytest.raises(ArenaFault, match="broken view"):
+            play_match(game, agents(url, game, 1), seed=0)
+
+
+def test_bad_url_and_games_without_json_are_refused_before_play(arena_cli):
+    result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "http:url=ftp://x,random", ok=False)
+    assert result.exit_code == 2 and "url=http" in result.stderr
+    with pytest.raises(ArenaError, match="no JSON view"):
+        from arena.remote.push import check_remote_game
+
+        class Plain:
+            info = type("I", (), {"id": "plain"})
+
+            def new_initial_state(self, seed):
+                return type("S", (), {"to_json": lambda self, p: (_ for _ in ()).throw(NotImplementedError())})()
+
+        check_remote_game(Plain())  # type: ignore[arg-type]
