@@ -136,15 +136,16 @@ class Spec:
     def __str__(self) -> str:
         if not self.params:
             return self.id
-        return self.id + ":" + ",".join(f"{k}={quote_value(v)}" for k, v in self.params.items())
+        return self.id + ":" + ",".join(f"{k}={quote_value(v, i == 0)}" for i, (k, v) in enumerate(self.params.items()))
 
 
-def quote_value(value: str) -> str:
-    """A parameter value as a spec writes it: in double quotes when it holds a comma, a colon or a quote-free '='
-    that would otherwise split it (see parse_specs); list values of numbers (`0,2,4`) stay as they are."""
-    if "," in value and all(_looks_like_value(part) for part in value.split(",")):
+def quote_value(value: str, first: bool = False) -> str:
+    """A parameter value as a spec writes it: in double quotes only where it would not read back otherwise (see
+    parse_specs): a comma always (list values of numbers, `0,2,4`, excepted), a colon unless it is the spec's first
+    parameter (`http:url=http://host:9000` reads back as it is). So labels stay as they were wherever they could."""
+    if '"' in value or ("," in value and all(_looks_like_value(part) for part in value.split(","))):
         return value
-    return f'"{value}"' if any(ch in value for ch in ",:=") and '"' not in value else value
+    return f'"{value}"' if "," in value or (":" in value and not first) else value
 
 
 def _looks_like_value(token: str) -> bool:
