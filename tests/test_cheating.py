@@ -94,3 +94,16 @@ def test_a_game_that_breaks_is_recorded_as_game_error_and_rated_for_no_one(db_pa
     assert all(row["forfeits"] == 0 for row in board.values())
     assert arena_cli.json("stats")["reasons"]["game_error"] == len(broken)
     assert arena_cli("db", "verify").exit_code == 0
+
+
+def test_an_sprt_counts_no_game_error(db_path):
+    from tests.conftest import Arena
+
+    arena_cli = Arena(db_path, plugins_dirs=(TEST_PLUGINS, BROKEN))
+    arena_cli("run-tournament", "--game", "broken:how=raise", "--agents", "random,random:seed=1", "--sprt", "elo0=0,elo1=400",
+              "--rounds", "6", "--name", "s", "--quiet")  # fmt: skip
+    matches = arena_cli.json("matches")
+    normal = [m for m in matches if m["reason"] != "game_error"]
+    assert 0 < len(normal) < len(matches)
+    report = arena_cli.json("sprt", "s")
+    assert report["games"] == len(normal)  # a broken match is nobody's loss, win or draw

@@ -113,15 +113,21 @@ def test_sys_exit_in_an_agent_is_its_fault_only(tmp_path):
     assert len(matches) == 2 and all(m["reason"] == "agent_error" and "sys.exit(3)" in m["detail"] for m in matches)
 
 
-def test_an_in_process_agent_that_hangs_loses_by_timeout_and_the_run_goes_on(tmp_path):
+@pytest.mark.parametrize("how,isolate", [("hang", False), ("spin", False), ("spin", True)])
+def test_an_agent_that_hangs_loses_by_timeout_at_the_default_deadline_and_the_run_goes_on(tmp_path, how, isolate):
+    """No time per move: in-process (a worker of the run) the watchdog stops a sleeping or a spinning agent; isolated,
+    its process is killed. Either way at the default move deadline, shortened here to 1 s."""
     from tests.conftest import TEST_PLUGINS
 
     db = tmp_path / "hang.db"
     env = dict(os.environ, ARENA_MOVE_DEADLINE="1")  # the default move deadline (60 s), shortened for the test
     run = subprocess.run([ARENA, "--db", str(db), "--plugins-dir", str(TEST_PLUGINS), "run-tournament", "--game",
-                          "tic_tac_toe", "--agents", "random,crasher:how=hang", "--rounds", "2", "--quiet"], env=env,
+                          "tic_tac_toe", "--agents", f"random,crasher:how={how}", "--rounds", "2", "--quiet",
+                          *(["--isolate"] if isolate else [])], env=env,
                          cwd=tmp_path, capture_output=True, text=True, timeout=120, preexec_fn=limit_child)  # fmt: skip
     assert run.returncode == 0, run.stderr
     with sqlite3.connect(db) as c:
         rows = c.execute("select reason, detail from matches").fetchall()
-    assert len(rows) == 2 and all(reason == "timeout" and "watchdog" in detail for reason, detail in rows), rows
+    stopped_by = "agent process killed" if isolate else "watchdog"
+    assert len(rows) == 2 and all(reason == "timeout" and "within 1s" in detail and stopped_by in detail
+                                  for reason, detail in rows), rows  # fmt: skip
