@@ -150,6 +150,13 @@ class Game(ABC):
         """An upper bound on the number of actions in a match, where one is known."""
         return None
 
+    def state_from_json(self, data: dict[str, Any], player: int) -> State:
+        """A state that `player` cannot tell from the one whose `State.to_json(player)` gave `data`, with
+        `player` to move. Optional: `arena connect` rebuilds the positions it is sent this way, so that an
+        Arena agent can play through the remote protocol. Games with hidden information re-sample what the
+        seat may not see, as `State.view` does."""
+        raise NotImplementedError(f"game '{self.info.id}' cannot rebuild a position from its JSON view")
+
     # Evaluations: optional knowledge that greedy and search agents use.
 
     def heuristic(self, state: State, player: int) -> float:

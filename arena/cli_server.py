@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
+from typing import Any
 
 import click
 
 from arena.cli_report import _Context, db_options
+from arena.executors import EXECUTORS, make_executor
 from arena.library import tokens
 from arena.output import print_json, print_table
 
@@ -23,14 +25,17 @@ from arena.output import print_json, print_table
               help="Tournaments played at once, each in its own process (0: serve, play nothing).")
 @click.option("--match-workers", default=1, show_default=True, type=click.IntRange(1, 256),
               help="Worker processes per tournament for its matches (as run-tournament --workers).")
+@click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
+              help="Play each tournament's matches in local processes (--match-workers) or as Ray tasks.")
+@click.option("--ray-address", default=None, metavar="ADDRESS", help="With --executor ray: the cluster (default: a local Ray per tournament).")
 @click.option("--private", is_flag=True, help="Reads need a token too (writes always do).")
 @click.option("--lease", "lease_seconds", default=30.0, show_default=True, type=click.FloatRange(1, 3600),
               help="Seconds a tournament's claim lasts without renewal; a dead server's tournaments are taken over after this.")
 @click.option("--server-id", default=None, help="This server's name in the queue (default HOST:PORT of this machine); "
               "restarted with the same name, it takes its tournaments back at once.")
 @db_options
-def serve_command(ctx: _Context, host: str, port: int, workers: int, match_workers: int, private: bool,
-                  lease_seconds: float, server_id: str | None) -> None:  # fmt: skip
+def serve_command(ctx: _Context, host: str, port: int, workers: int, match_workers: int, executor: str,
+                  ray_address: str | None, private: bool, lease_seconds: float, server_id: str | None) -> None:  # fmt: skip
     """Serve the JSON API (/api/v1, docs at /docs) and the web pages, and play queued tournaments."""
     import logging
 
@@ -40,17 +45,28 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
         from arena.server import Settings, create_app
     except ImportError as exc:
         raise click.ClickException(f"the server needs its extra: pip install 'arena[server]' ({exc.name} is missing)") from None
+    make_executor(executor, match_workers, ray_address)  # bad combinations fail now, not per tournament
     database, registry = ctx.database(), ctx.registry()
     settings = Settings(
         private=private, workers=workers, match_workers=match_workers,
         worker_id=server_id or f"{socket.gethostname()}:{port}", lease_seconds=lease_seconds,
-        plugins_dirs=tuple(str(Path(d).resolve()) for d in ctx.plugins_dirs),
+        plugins_dirs=tuple(str(Path(d).resolve()) for d in ctx.plugins_dirs), executor=executor, ray_address=ray_address,
     )  # fmt: skip
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("arena.server").info("database %s; %s queue workers; reads %s", database.url, workers,
                                            "need a token" if private else "public")  # fmt: skip
-    uvicorn.run(create_app(database, registry, settings), host=host, port=port, access_log=False,
-                timeout_graceful_shutdown=3, log_level="info")  # fmt: skip
+    app = create_app(database, registry, settings)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # Before uvicorn closes the bots' sockets: a match waiting on a pull bot is replayed, not lost by the bot.
+            hub = getattr(app.state, "bot_hub", None)
+            if hub is not None:
+                hub.stop_threadsafe()
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(app, host=host, port=port, access_log=False, timeout_graceful_shutdown=3, log_level="info")
+    Server(config).run()
 
 
 @click.group("tokens")
@@ -89,3 +105,15 @@ def tokens_revoke(ctx: _Context, name: str) -> None:
     """Revoke NAME's token: it stops working at once."""
     tokens.revoke(ctx.database(), name)
     click.echo(f"revoked token '{name}'")
+
+
+@click.command("connect")
+@click.argument("agent_spec")
+@click.option("--server", required=True, help="The server's URL, e.g. http://arena.example:8000.")
+@click.option("--token", required=True, help="A bot token (`arena tokens create --bot NAME` on the server).")
+@db_options
+def connect_command(ctx: _Context, agent_spec: str, server: str, token: str) -> None:
+    """Serve an agent (e.g. minimax:depth=4) to a remote `arena serve` as a pull bot, until interrupted."""
+    from arena.remote.connect import serve
+
+    serve(ctx.registry(), server, token, agent_spec, say=lambda text: click.echo(text))

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Sequence
 
 from arena.api import Agent, Game, State
+from arena.errors import ArenaError
 
 # Why a match ended.
 NORMAL = "normal"
@@ -38,8 +39,13 @@ class Forfeit(Exception):
         self.detail = detail
 
 
-class ArenaFault(Exception):
+class ArenaFault(ArenaError):
     """Raised by an agent proxy when Arena itself failed (not the agent): the match is not scored, and is played again."""
+
+
+class ServerStopping(ArenaFault):
+    """The server is stopping (a pull bot's hub is going): the match is not scored; the tournament goes back to the queue."""
+
 
 DEFAULT_MAX_TURNS = 200
 

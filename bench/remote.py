@@ -1,5 +1,9 @@
 """Per-move overhead of the remote transports on connect four, against the same choice made in-process.
 
+The pull transport: agent type `pull` in this process (as in a server's queue worker), the server
+(`arena serve`'s app with its bot hub) in a second process, and examples/remote/pull_bot.py connected
+to it over the WebSocket in a third: each move crosses the relay socket and the WebSocket both ways.
+
 The push transport: agent type `http` calling examples/remote/push_bot.py (a random bot, standard
 library only, Nagle disabled) started here as a subprocess on 127.0.0.1. The in-process baseline:
 the built-in `random` agent. Both are timed per `act` call over the positions of real matches, so
@@ -12,16 +16,25 @@ on loopback, parsing the answer). Target: p50 <= 1 ms per move.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import multiprocessing
+import os
 import random
+import socket
 import statistics
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.plugins import get_registry  # noqa: E402
-from tests._bots import push_bot  # noqa: E402
+from arena.plugins import get_registry
+from tests._bots import push_bot, running
+
+PULL_BOT = Path(__file__).resolve().parent.parent / "examples" / "remote" / "pull_bot.py"
 
 
 def positions(game, count: int, seed: int = 0):
@@ -51,6 +64,48 @@ def summary(times: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000.0, ordered[int(0.99 * (len(ordered) - 1))] * 1000.0
 
 
+def _serve(db_path: str, port: int, ready: Any) -> None:
+    """The server's side in its own process, as in production: `arena serve`'s app with its bot hub, no queue workers."""
+    import uvicorn
+
+    from arena.library.storage import open_database
+    from arena.remote.hub import HUB_ENV
+    from arena.server import Settings, create_app
+
+    database = open_database(f"sqlite:///{db_path}")
+    class Ready(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)  # the app's lifespan has started the hub and set HUB_ENV
+            ready.put(os.environ[HUB_ENV])
+
+    server = Ready(uvicorn.Config(create_app(database, get_registry(), Settings(workers=0)), host="127.0.0.1", port=port,
+                                  log_level="warning"))  # fmt: skip
+    server.run()
+
+
+@contextlib.contextmanager
+def served_hub(db_path: Path) -> Iterator[tuple[str, str]]:
+    """A server process with its bot hub; this process may seat `pull` agents (HUB_ENV); yields (URL, bot token)."""
+    from arena.library import tokens
+    from arena.library.storage import open_database
+    from arena.remote.hub import HUB_ENV
+
+    token = tokens.create(open_database(f"sqlite:///{db_path}"), "bench", "bot")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    context = multiprocessing.get_context("spawn")
+    ready = context.Queue()
+    process = context.Process(target=_serve, args=(str(db_path), port, ready), daemon=True)
+    process.start()
+    try:
+        os.environ[HUB_ENV] = ready.get(timeout=120)
+        yield f"http://127.0.0.1:{port}", token
+    finally:
+        process.kill()
+        process.join(30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=3000)
@@ -67,10 +122,17 @@ def main() -> None:
         agent.match_id = "bench"
         timed(agent, states[:200])  # warm up: the connection, the bot's imports
         push = timed(agent, states)
-    push_p50, push_p99 = summary(push)
-    print(f"push (http, loopback):    p50 {push_p50:.4f} ms  p99 {push_p99:.4f} ms per move")
-    print(f"push overhead per move:   p50 {push_p50 - local_p50:.4f} ms  p99 {push_p99 - local_p99:.4f} ms"
-          f"  (target p50 <= 1 ms: {'met' if push_p50 - local_p50 <= 1.0 else 'NOT met'})")  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp, served_hub(Path(tmp) / "bench.db") as (url, token):
+        with running([sys.executable, str(PULL_BOT), url, token]):
+            agent = registry.agent_class("pull")(game, 0, 0, name="bench")
+            agent.match_id = "bench"
+            timed(agent, states[:200])
+            pull = timed(agent, states)
+    for name, times in (("push (http, loopback)", push), ("pull (WebSocket, loopback)", pull)):
+        p50, p99 = summary(times)
+        print(f"{name + ':':27s} p50 {p50:.4f} ms  p99 {p99:.4f} ms per move")
+        print(f"{'  overhead per move:':27s} p50 {p50 - local_p50:.4f} ms  p99 {p99 - local_p99:.4f} ms"
+              f"  (target p50 <= 1 ms: {'met' if p50 - local_p50 <= 1.0 else 'NOT met'})")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -217,6 +217,16 @@ class ConnectFour(arena.Game):
     def new_initial_state(self, seed: int = 0) -> ConnectFourState:
         return ConnectFourState(self.params["rows"], self.params["columns"], self.params["x_in_row"])
 
+    def state_from_json(self, data: dict, player: int) -> ConnectFourState:
+        """The position of `to_json`: each column's discs dropped bottom-up by their owners, then `player` to move."""
+        state = self.new_initial_state()
+        for col in range(state.cols):
+            for row in range(data["heights"][col]):
+                state.current_player = data["board"][row][col]
+                state.apply(col)
+        state.current_player = player
+        return state
+
     def max_game_length(self) -> int:
         return self.params["rows"] * self.params["columns"]
 

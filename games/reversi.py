@@ -460,6 +460,11 @@ class Reversi(arena.Game):
     def new_initial_state(self, seed: int = 0) -> ReversiState:
         return ReversiState()
 
+    def state_from_json(self, data: dict, player: int) -> ReversiState:
+        """The position of `to_json` with `player` to move."""
+        rows = ["".join(".xo"[0 if cell is None else cell + 1] for cell in row) for row in data["board"]]
+        return ReversiState.from_board(rows, player)
+
     def max_game_length(self) -> int:
         # 60 placing moves at most; a pass always sits between two placing moves, so at most 59 passes.
         return 120

@@ -140,6 +140,17 @@ class TicTacToe(arena.Game):
     def new_initial_state(self, seed: int = 0) -> TicTacToeState:
         return TicTacToeState()
 
+    def state_from_json(self, data: dict, player: int) -> TicTacToeState:
+        """The position of `to_json`: each mark put by its owner, then `player` to move."""
+        state = self.new_initial_state()
+        for row, cells in enumerate(data["board"]):
+            for col, owner in enumerate(cells):
+                if owner is not None:
+                    state.current_player = owner
+                    state.apply(row * 3 + col)
+        state.current_player = player
+        return state
+
     def action_planes(self) -> tuple[tuple[int, int], ...]:
         """Action row*3 + col is the cell [row, col] of the 3x3 planes."""
         return ((0, 0),)

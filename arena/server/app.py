@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -14,9 +16,18 @@ from fastapi.staticfiles import StaticFiles
 
 from arena.library.storage import Database
 from arena.plugins import Registry
+from arena.remote.hub import HUB_ENV, Hub
 from arena.server import errors
 from arena.server.deps import read_access
-from arena.server.routes import agents, games, matches, pages, results, tournaments
+from arena.server.routes import (
+    agents,
+    bots,
+    games,
+    matches,
+    pages,
+    results,
+    tournaments,
+)
 from arena.server.runner import QueueRunner
 from arena.server.settings import Settings
 
@@ -24,8 +35,11 @@ log = logging.getLogger("arena.server")
 HERE = Path(__file__).parent
 
 #: Every router of the app, in order; the pages come last (their paths are the least specific).
-#: Another capability adds its router here (one line), e.g. the remote bots' WebSocket.
-ROUTERS: list[APIRouter] = [games.router, agents.router, tournaments.router, results.router, matches.router, pages.router]
+#: Another capability adds its router here (one line).
+ROUTERS: list[APIRouter] = [games.router, agents.router, tournaments.router, results.router, matches.router, bots.router,
+                            pages.router]  # fmt: skip
+#: Routers that check their own credentials (the pull bots' WebSocket: its token comes in its hello).
+OPEN_ROUTERS: list[APIRouter] = [bots.socket_router]
 
 
 class RequestLog:
@@ -62,14 +76,24 @@ def create_app(database: Database, registry: Registry, settings: Settings | None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # The pull bots' hub: the processes that play (spawned below, or a test's drain) find it in the environment.
+        hub = app.state.bot_hub = Hub()
+        before = os.environ.get(HUB_ENV)
+        os.environ[HUB_ENV] = await hub.start()
         runner = QueueRunner(database.url, settings) if settings.workers > 0 else None
         if runner is not None:
             runner.start(database)
         try:
             yield
         finally:
+            hub.stop_soon()  # a match waiting on a bot now is Arena's to replay, not the bot's to lose
             if runner is not None:
-                runner.close()
+                await asyncio.get_running_loop().run_in_executor(None, runner.close)
+            await hub.close()
+            if before is None:
+                os.environ.pop(HUB_ENV, None)
+            else:
+                os.environ[HUB_ENV] = before
 
     app = FastAPI(title="Arena", version="1", lifespan=lifespan, docs_url="/docs", redoc_url=None,
                   description="Tournaments between game-playing agents: submit, watch, and read leaderboards, "
@@ -79,6 +103,8 @@ def create_app(database: Database, registry: Registry, settings: Settings | None
     errors.install(app)
     for router in ROUTERS if routers is None else routers:
         app.include_router(router, dependencies=[Depends(read_access)])
+    for router in OPEN_ROUTERS if routers is None else ():
+        app.include_router(router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.add_middleware(RequestLog)
     return app

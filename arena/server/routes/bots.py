@@ -1,0 +1,105 @@
+"""Pull bots: the WebSocket they connect to (`/api/v1/bots/connect`) and who is connected (`GET /api/v1/bots`).
+
+A bot's first message is `{"type": "hello", "protocol": 1, "agent": NAME, "token": BOT_TOKEN}` (or the
+token in an `Authorization: Bearer` header); NAME must be the bot token's name. The server answers
+`{"type": "welcome", ...}`, then sends `start`, `act` and `end` messages (arena.remote.protocol) for
+every seat of `pull:name=NAME`; the bot answers each `act` with `{"action": ID, "match_id": ...}`.
+A refused hello gets `{"type": "error", "error": ...}` and the socket is closed (code 1008).
+"""
+
+from __future__ import annotations
+
+import json
+
+from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
+
+from arena.library import tokens
+from arena.remote.hub import Hub
+from arena.remote.protocol import PROTOCOL
+from arena.server.reply import reply
+
+router = APIRouter(prefix="/api/v1", tags=["bots"])
+#: The WebSocket checks its own credentials (the token comes in the hello): no read-access dependency.
+socket_router = APIRouter(prefix="/api/v1", tags=["bots"])
+HELLO_SECONDS = 30.0  # a connection that says nothing is closed after this long
+POLICY_VIOLATION = 1008
+
+
+def _hub(connection: WebSocket) -> Hub | None:
+    return getattr(connection.app.state, "bot_hub", None)
+
+
+async def _refuse(websocket: WebSocket, error: str) -> None:
+    await websocket.send_text(json.dumps({"type": "error", "error": error}))
+    await websocket.close(POLICY_VIOLATION)
+
+
+async def _hello(websocket: WebSocket) -> str | None:
+    """The name the bot may play as, or None (refused, and told why)."""
+    import asyncio
+
+    try:
+        text = await asyncio.wait_for(websocket.receive_text(), HELLO_SECONDS)
+        hello = json.loads(text)
+    except TimeoutError:
+        await _refuse(websocket, f"no hello within {HELLO_SECONDS:g}s")
+        return None
+    except ValueError:
+        await _refuse(websocket, 'the first message must be JSON: {"type": "hello", "agent": NAME, "token": TOKEN}')
+        return None
+    if not isinstance(hello, dict) or hello.get("type") != "hello":
+        await _refuse(websocket, 'the first message must be {"type": "hello", "agent": NAME, "token": TOKEN}')
+        return None
+    if hello.get("protocol", PROTOCOL) != PROTOCOL:
+        await _refuse(websocket, f"protocol: this server speaks protocol {PROTOCOL}, not {hello.get('protocol')!r}")
+        return None
+    header = websocket.headers.get("authorization", "")
+    token = hello.get("token") or (header[7:].strip() if header.lower().startswith("bearer ") else "")
+    if not isinstance(token, str) or not token:
+        await _refuse(websocket, "token: a bot token is needed (`arena tokens create --bot NAME`)")
+        return None
+    holder = await run_in_threadpool(tokens.check, websocket.app.state.database, token, "bot")
+    if holder is None:
+        await _refuse(websocket, "token: unknown, revoked, or not a bot token")
+        return None
+    name = hello.get("agent", holder.name)
+    if name != holder.name:
+        await _refuse(websocket, f"agent: this token plays as '{holder.name}', not {name!r}")
+        return None
+    return holder.name
+
+
+@socket_router.websocket("/bots/connect")
+async def connect(websocket: WebSocket) -> None:
+    await websocket.accept()
+    hub = _hub(websocket)
+    if hub is None or hub.stopping:
+        await _refuse(websocket, "this server takes no bots (it is stopping, or it was started without its hub)")
+        return
+    name = await _hello(websocket)
+    if name is None:
+        return
+    await websocket.send_text(json.dumps({"type": "welcome", "protocol": PROTOCOL, "agent": name}))
+    link = await hub.connected(name, websocket.send_text)
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            text = message.get("text")
+            if text is None and message.get("bytes") is not None:
+                text = message["bytes"].decode("utf-8", "replace")
+            if text is not None:
+                hub.received(link, text)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        await hub.disconnected(link)
+
+
+@router.get("/bots", summary="Pull bots connected now, by name (connections, seats in play)")
+async def connected_bots(request: Request) -> Response:  # async: the hub lives on the event loop's thread
+    hub = getattr(request.app.state, "bot_hub", None)
+    return reply(hub.status() if hub is not None else {"bots": []})

@@ -1,0 +1,263 @@
+"""Transport 2, pull: a real `arena serve` subprocess, bots as real subprocesses connected over its WebSocket.
+
+Every wait is bounded (tests.server.serving.DEADLINE); processes are killed by their own pid.
+No test depends on a bot answering fast: timeouts are only ever expected from the bot that stalls.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.library import tokens
+from arena.library import tournaments as tournaments_library
+from arena.library.storage import open_database
+from tests._bots import FAULT_BOTS, _limit_memory
+from tests.server.serving import DEADLINE, ServeProcess, free_port, http, wait_for
+
+PULL_BOT = FAULT_BOTS / "pull_faults.py"
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "remote" / "pull_bot.py"
+NODE_BOT = EXAMPLE.parent / "bot.js"
+ARENA = str(Path(sys.executable).parent / "arena")
+
+
+class Stage:
+    """A served database with a writer token and bot tokens; starts bots; submits and waits for tournaments."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path = tmp_path
+        self.db_path = tmp_path / "arena.db"
+        self.database = open_database(f"sqlite:///{self.db_path}")
+        self.writer = {"Authorization": f"Bearer {tokens.create(self.database, 'writer')}"}
+        self.bot_tokens: dict[str, str] = {}
+        self.server: ServeProcess | None = None
+        self.bots: list[subprocess.Popen[bytes]] = []
+
+    def serve(self, *extra: str) -> ServeProcess:
+        self.server = ServeProcess(self.db_path, free_port(), self.tmp_path / "serve.log", *extra)
+        return self.server
+
+    def token(self, name: str) -> str:
+        if name not in self.bot_tokens:
+            self.bot_tokens[name] = tokens.create(self.database, name, "bot")
+        return self.bot_tokens[name]
+
+    def bot(self, name: str, mode: str = "random", log: Path | None = None, script: Path = PULL_BOT) -> subprocess.Popen[bytes]:
+        """Start a bot and wait until the server has welcomed it."""
+        assert self.server is not None
+        argv = [sys.executable, str(script), self.server.url, self.token(name)]
+        if script == PULL_BOT:
+            argv += [mode] + ([str(log)] if log else [])
+        return self.start(argv)
+
+    def start(self, argv: list[str], limit_memory: bool = True) -> subprocess.Popen[bytes]:
+        """Start a bot process (killed at the end of the test) and wait for its "connected" line."""
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   preexec_fn=_limit_memory if limit_memory else None)  # fmt: skip
+        self.bots.append(process)
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], DEADLINE)
+        line = process.stdout.readline().decode() if ready else ""
+        assert "connected" in line, f"{argv[:2]} did not connect: {line!r}"
+        return process
+
+    def submit(self, **body: Any) -> int:
+        response = http.post(self.server.url + "/api/v1/tournaments", json=body, headers=self.writer)  # type: ignore[union-attr]
+        assert response.status_code == 201, response.text
+        return int(response.json()["id"])
+
+    def get(self, path: str) -> Any:
+        response = http.get(self.server.url + path)  # type: ignore[union-attr]
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def finished(self, tournament_id: int) -> dict[str, Any]:
+        wait_for(lambda: self.get(f"/api/v1/tournaments/{tournament_id}")["status"] in ("done", "failed"), "the tournament")
+        tournament = self.get(f"/api/v1/tournaments/{tournament_id}")
+        assert tournament["status"] == "done", tournament
+        return tournament
+
+    def matches(self, tournament_id: int) -> list[dict[str, Any]]:
+        return list(self.get(f"/api/v1/matches?tournament={tournament_id}"))
+
+    def close(self) -> None:
+        for process in self.bots:
+            if process.poll() is None:
+                process.kill()
+            process.wait(30)
+        if self.server is not None and self.server.process.poll() is None:
+            self.server.process.kill()
+            self.server.process.wait(30)
+
+
+@pytest.fixture
+def stage(tmp_path: Path) -> Iterator[Stage]:
+    stage = Stage(tmp_path)
+    try:
+        yield stage
+    finally:
+        stage.close()
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_pull_bots_play_a_round_robin_and_share_the_load(stage: Stage, tmp_path: Path) -> None:
+    """Two connections under one name share the matches; the example bot plays under another name."""
+    stage.serve()
+    log = tmp_path / "messages.jsonl"
+    first, second = stage.bot("pybot", log=log), stage.bot("pybot", log=log)
+    stage.bot("example", script=EXAMPLE)
+    bots = stage.get("/api/v1/bots")["bots"]
+    assert {b["name"]: b["connections"] for b in bots} == {"example": 1, "pybot": 2}
+    tid = stage.submit(game="connect_four", agents=["pull:name=pybot", "pull:name=example", "random"], rounds=2, seed=3)
+    stage.finished(tid)
+    matches = stage.matches(tid)
+    assert len(matches) == 6 and {m["reason"] for m in matches} == {"normal"}
+    messages = read_log(log)
+    acts = [m for m in messages if m["type"] == "act"]
+    by_pid = {pid: {m["match_id"] for m in acts if m["pid"] == pid} for pid in (first.pid, second.pid)}
+    assert all(by_pid.values()), f"one connection played nothing: {by_pid}"
+    assert not by_pid[first.pid] & by_pid[second.pid], "a match moved between live connections"
+    assert len(by_pid[first.pid] | by_pid[second.pid]) == 4  # every match of pybot
+    act = acts[0]
+    assert act["protocol"] == 1 and act["game"]["id"] == "connect_four" and act["num_players"] == 2
+    assert set(act) >= {"match_id", "seq", "seat", "state", "legal_actions", "legal_names", "deadline_ms", "last_rtt_ms"}
+    assert {m["type"] for m in messages} == {"start", "act", "end"}
+    ends = [m for m in messages if m["type"] == "end"]
+    assert len(ends) == 4 and all(m["reason"] == "normal" and len(m["returns"]) == 2 for m in ends)
+    seats = [s for m in matches for s in m["seats"] if s["agent"] == "pull:name=pybot"]
+    assert all(s["network_time"] > 0 for s in seats)
+
+
+def test_a_bot_killed_mid_match_and_restarted_gets_the_pending_act_again(stage: Stage, tmp_path: Path) -> None:
+    stage.serve()
+    log = tmp_path / "messages.jsonl"
+    crashing = stage.bot("phoenix", "crash:3", log)
+    tid = stage.submit(game="connect_four", agents=["pull:name=phoenix", "random"], rounds=1, seed=5)
+    assert crashing.wait(DEADLINE) == 3  # it died without answering its third act
+    pending = [m for m in read_log(log) if m["type"] == "act"][-1]
+    stage.bot("phoenix", "random", log)  # comes back within the move's 30 s
+    stage.finished(tid)
+    again = [m for m in read_log(log) if m["pid"] != crashing.pid and m["match_id"] == pending["match_id"]]
+    assert again[0]["type"] == "start" and again[1]["type"] == "act"
+    assert (again[1]["seq"], again[1]["state"]) == (pending["seq"], pending["state"])
+    assert {m["reason"] for m in stage.matches(tid)} == {"normal"}
+
+
+@pytest.mark.parametrize(("mode", "reason"), [
+    ("garbage", "bad_reply"), ("wrong_type", "bad_reply"), ("illegal", "illegal_action"), ("stall", "timeout"),
+    ("crash:2", "agent_disconnected"),
+])  # fmt: skip
+def test_faults_are_forfeits_with_their_reason_and_the_tournament_goes_on(stage: Stage, mode: str, reason: str) -> None:
+    stage.serve()
+    stage.bot("faulty", mode)
+    stage.bot("good")
+    tid = stage.submit(game="tic_tac_toe", agents=["pull:name=faulty,wait=1", "pull:name=good"], rounds=2, seed=2,
+                       time_per_move=1.0)  # fmt: skip
+    stage.finished(tid)
+    matches = stage.matches(tid)
+    assert len(matches) == 2
+    for match in matches:
+        assert match["reason"] == reason, match
+        faulty = next(s for s in match["seats"] if s["agent"].startswith("pull:name=faulty"))
+        assert faulty["outcome"] == "loss" and match["detail"]
+
+
+def test_a_bot_that_never_connects_forfeits_as_disconnected(stage: Stage) -> None:
+    stage.serve()
+    stage.token("absent")
+    tid = stage.submit(game="tic_tac_toe", agents=["pull:name=absent,wait=0.5", "random"], rounds=1, seed=2)
+    stage.finished(tid)
+    assert {m["reason"] for m in stage.matches(tid)} == {"agent_disconnected"}
+
+
+def test_hello_is_checked(stage: Stage) -> None:
+    from websockets.sync.client import connect
+
+    stage.serve()
+    user = stage.writer["Authorization"][7:]
+    url = "ws" + stage.server.url[4:] + "/api/v1/bots/connect"  # type: ignore[union-attr]
+    cases = [
+        ("not json", "JSON"),
+        (json.dumps({"type": "hello", "token": user}), "not a bot token"),
+        (json.dumps({"type": "hello", "token": "arena_nope_nope_nope"}), "unknown"),
+        (json.dumps({"type": "hello", "token": stage.token("alice"), "agent": "bob"}), "plays as 'alice'"),
+        (json.dumps({"type": "hello", "protocol": 9, "token": stage.token("alice")}), "protocol"),
+    ]
+    for hello, error in cases:
+        with connect(url, open_timeout=DEADLINE) as socket:
+            socket.send(hello)
+            answer = json.loads(socket.recv(DEADLINE))
+            assert answer["type"] == "error" and error in answer["error"], (hello, answer)
+
+
+def test_a_server_that_stops_mid_match_scores_nothing_against_the_bot(stage: Stage, tmp_path: Path) -> None:
+    """The server stops while a bot thinks: the match is not stored, the tournament goes back to the queue, and
+    a restarted server plays it to its end."""
+    server = stage.serve()
+    log = tmp_path / "messages.jsonl"
+    staller = stage.bot("slowpoke", "stall", log)
+    tid = stage.submit(game="tic_tac_toe", agents=["pull:name=slowpoke", "random"], rounds=1, seed=4)
+    wait_for(lambda: any(m["type"] == "act" for m in read_log(log)), "the first act")
+    assert server.stop(signal.SIGTERM) in (0, -signal.SIGTERM)  # uvicorn re-raises the signal after a clean stop
+    staller.kill()
+    status, stored, _ = tournaments_library.progress(stage.database, tid)
+    assert status != "failed" and stored == 0  # released for a server to resume; nothing scored
+    stage.serve()
+    stage.bot("slowpoke", "random")
+    stage.finished(tid)
+    assert {m["reason"] for m in stage.matches(tid)} == {"normal"}
+
+
+def test_pull_needs_a_server() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_BOT_HUB"}
+    result = subprocess.run([ARENA, "--db", "sqlite://", "run-tournament", "--game",
+                             "tic_tac_toe", "--agents", "pull:name=x,random"], check=False, capture_output=True, text=True, env=env,
+                            timeout=DEADLINE)  # fmt: skip
+    assert result.returncode == 2 and "arena serve" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_arena_connect_serves_minimax_to_the_server(stage: Stage) -> None:
+    """`arena connect` plays minimax:depth=3 from 'another machine' (a subprocess); it beats random."""
+    stage.serve()
+    argv = [ARENA, "connect", "--server", stage.server.url, "--token", stage.token("mini"), "minimax:depth=3"]  # type: ignore[union-attr]
+    stage.start(argv)
+    tid = stage.submit(game="connect_four", agents=["pull:name=mini", "random"], rounds=4, seed=11)
+    stage.finished(tid)
+    matches = stage.matches(tid)
+    assert len(matches) == 4 and {m["reason"] for m in matches} == {"normal"}
+    wins = sum(s["outcome"] == "win" for m in matches for s in m["seats"] if s["agent"] == "pull:name=mini")
+    assert wins >= 3
+    seats = [s for m in matches for s in m["seats"] if s["agent"] == "pull:name=mini"]
+    assert all(s["think_time"] > 0 and s["network_time"] > 0 for s in seats)
+
+
+def test_arena_connect_refused_is_one_line(stage: Stage) -> None:
+    stage.serve()
+    result = subprocess.run([ARENA, "connect", "--server", stage.server.url, "--token", "arena_wrong_token_000",  # type: ignore[union-attr]
+                             "random"], check=False, capture_output=True, text=True, timeout=DEADLINE)  # fmt: skip
+    assert result.returncode == 2 and "refused" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: the JavaScript example bot is not run")
+def test_the_node_example_bot_plays_a_round_robin_with_the_python_one_and_built_ins(stage: Stage) -> None:
+    stage.serve()
+    argv = ["node", str(NODE_BOT), stage.server.url, stage.token("jsbot")]  # type: ignore[union-attr]
+    stage.start(argv, limit_memory=False)  # V8 reserves more address space than the bots' limit; the test bounds its time
+    stage.bot("pybot", script=EXAMPLE)
+    tid = stage.submit(game="tic_tac_toe", agents=["pull:name=jsbot", "pull:name=pybot", "greedy", "random"], rounds=2, seed=1)
+    stage.finished(tid)
+    matches = stage.matches(tid)
+    assert len(matches) == 12 and {m["reason"] for m in matches} == {"normal"}
