@@ -112,7 +112,7 @@ def database_exists(url: str | None = None) -> bool:
     """False only for a SQLite file that does not exist yet (a server database is assumed to exist)."""
     try:
         path = _sqlite_file(resolve_url(url))
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         return True  # open_database reports the bad URL
     return path is None or path.exists()
 

@@ -90,13 +90,13 @@ def test_an_in_process_agent_that_kills_its_process_ends_the_run_in_one_line_and
     base = [ARENA, "--db", str(db), "--plugins-dir", str(TEST_PLUGINS), "run-tournament"]
     env = dict(os.environ, ARENA_FLUSH_SECONDS="0")
     args = ["--game", "tic_tac_toe", "--agents", f"random,greedy,crasher:how={how}", "--rounds", "4", "--name", "c", "--quiet"]
-    run = subprocess.run([*base, *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    run = subprocess.run([*base, *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300,
                          preexec_fn=limit_child)  # fmt: skip
     assert run.returncode == 2, run.stderr
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "--isolate" in lines[0] and "--resume" in lines[0], run.stderr
     resumed = subprocess.run([*base, "--resume", "c", "--isolate", "--quiet"], env=env, cwd=tmp_path, capture_output=True,
-                             text=True, timeout=120, preexec_fn=limit_child)  # fmt: skip
+                             text=True, timeout=300, preexec_fn=limit_child)  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr
     with sqlite3.connect(db) as c:
         assert c.execute("select count(*) from matches").fetchone() == (12,)
@@ -124,7 +124,7 @@ def test_an_agent_that_hangs_loses_by_timeout_at_the_default_deadline_and_the_ru
     run = subprocess.run([ARENA, "--db", str(db), "--plugins-dir", str(TEST_PLUGINS), "run-tournament", "--game",
                           "tic_tac_toe", "--agents", f"random,crasher:how={how}", "--rounds", "2", "--quiet",
                           *(["--isolate"] if isolate else [])], env=env,
-                         cwd=tmp_path, capture_output=True, text=True, timeout=120, preexec_fn=limit_child)  # fmt: skip
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300, preexec_fn=limit_child)  # fmt: skip
     assert run.returncode == 0, run.stderr
     with sqlite3.connect(db) as c:
         rows = c.execute("select reason, detail from matches").fetchall()
