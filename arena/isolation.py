@@ -81,8 +81,13 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
                 conn.send(("crash", "MemoryError: over the memory limit"))
             finally:
                 os._exit(70)
+        except (BrokenPipeError, ConnectionResetError):  # the owner is gone (Ctrl-C, kill): leave without a word
+            os._exit(0)
         except Exception as exc:
-            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+            try:
+                conn.send(("error", f"{type(exc).__name__}: {exc}"))
+            except OSError:  # the owner is gone
+                os._exit(0)
 
 
 class _Deadline(BaseException):

@@ -29,7 +29,7 @@ def _start(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, Path]:
     db = tmp_path / "run.db"
     env = dict(os.environ, ARENA_DB=str(db), ARENA_FLUSH_SECONDS="0.05")
     run = subprocess.Popen([ARENA, "run-tournament", "--game", "connect_four", "--agents", "greedy,random,mcts:simulations=30",
-                            "--rounds", "400", "--quiet", *extra], env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+                            "--rounds", "4000", "--quiet", *extra], env=env, cwd=tmp_path, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_child)  # fmt: skip
     return run, db
 
