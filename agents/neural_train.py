@@ -36,13 +36,14 @@ versions) floating-point sums may differ in the last bits, and training amplifie
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import random
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -667,22 +668,39 @@ def make_learner(torch: Any, plan: Plan) -> Learner:
     return NetworkLearner(Reinforce(torch, plan) if algorithm == "reinforce" else DQN(torch, plan), plan)
 
 
-def train(config: TrainConfig, registry: Registry | None = None, report: Callable[[str], None] | None = None,
-          progress: bool = False) -> TrainSummary:  # fmt: skip
-    """Train and write the checkpoint to `config.out` and its metrics beside it; ArenaError (nothing written) on bad input."""
-    registry = registry if registry is not None else get_registry()
-    checked = plan(config, registry)
+@contextlib.contextmanager
+def seeded_torch(config: TrainConfig) -> Iterator[Any]:
+    """Torch (None for tabular Q-learning) seeded from the config's seed, on one thread, the caller's RNG untouched."""
     torch = import_torch() if config.algorithm != "qlearning" else None
     if torch is None:
-        return _train(None, checked, registry, report or (lambda line: None), progress)
+        yield None
+        return
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # determinism, and the machines this runs on have few cores
     try:
         with torch.random.fork_rng(devices=[]):  # seed torch without changing the caller's global RNG
             torch.manual_seed(derive_seed(config.seed, "torch"))
-            return _train(torch, checked, registry, report or (lambda line: None), progress)
+            yield torch
     finally:
         torch.set_num_threads(threads)
+
+
+def train(config: TrainConfig, registry: Registry | None = None, report: Callable[[str], None] | None = None,
+          progress: bool = False) -> TrainSummary:  # fmt: skip
+    """Train and write the checkpoint to `config.out` and its metrics beside it; ArenaError (nothing written) on bad input."""
+    registry = registry if registry is not None else get_registry()
+    checked = plan(config, registry)
+    with seeded_torch(config) as torch:
+        return _train(torch, checked, registry, report or (lambda line: None), progress)
+
+
+def untrained(config: TrainConfig, registry: Registry | None = None) -> tuple[Plan, Values]:
+    """The learner as `train` starts it with this config (same initial weights; an empty Q-table), not trained:
+    the baseline a training run is measured against. Writes nothing."""
+    registry = registry if registry is not None else get_registry()
+    checked = plan(config, registry)
+    with seeded_torch(config) as torch:
+        return checked, make_learner(torch, checked).snapshot()
 
 
 def evaluate(plan: Plan, registry: Registry, values: Values) -> tuple[float, float, float]:

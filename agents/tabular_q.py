@@ -8,7 +8,8 @@ opponent's replies are part of the environment (the report: "the other player is
 of the environment"). Exploration is epsilon-greedy with the DQN's linear schedule; an unseen
 position is played at random. `alpha` is `--lr` (default 0.1). The file written is an `.npz` with
 the table (`keys`: uint8 [positions, key bytes], `values`: float32 [positions, actions]) and a
-`metadata` JSON string (format `arena-qtable`), read without pickle.
+`metadata` JSON string (format `arena-qtable`), read without pickle; the `neural` agent plays it
+(agents/models/qtable.py).
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agents.models.qtable import FORMAT_NAME, FORMAT_VERSION
 from agents.neural import choose_action, game_description, write_atomically
 from arena.seeding import derive_seed
 
 if TYPE_CHECKING:
     from agents.neural_train import Plan, Trajectory, Values
 
-FORMAT_NAME = "arena-qtable"
 
 
 class TabularQ:
@@ -94,7 +95,7 @@ class TabularQ:
         import io
 
         keys = sorted(self.table)
-        metadata = {"format": FORMAT_NAME, "version": 1, **game_description(self.plan.game), "output": self.output,
+        metadata = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **game_description(self.plan.game), "output": self.output,
                     "algorithm": "qlearning", "positions": len(keys), "training": training}  # fmt: skip
         key_array = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), -1) if keys else np.zeros((0, 0), np.uint8)
         value_array = np.stack([self.table[k] for k in keys]) if keys else np.zeros((0, self.actions), np.float32)
@@ -102,10 +103,3 @@ class TabularQ:
         np.savez(buffer, keys=key_array, values=value_array, metadata=np.array(json.dumps(metadata, sort_keys=True)))
         write_atomically(path, buffer.getvalue())
 
-
-def load_table(path: str) -> tuple[dict[bytes, np.ndarray], dict[str, Any]]:
-    """A table written by `TabularQ.save`, and its metadata."""
-    with np.load(path, allow_pickle=False) as archive:
-        metadata = json.loads(str(archive["metadata"]))
-        keys, values = archive["keys"], archive["values"]
-    return {bytes(k): v for k, v in zip(keys, values)}, metadata

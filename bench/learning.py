@@ -6,7 +6,9 @@
 For each set-up and seed it trains with `arena train`'s library function (agents.neural_train.train),
 then plays the trained network's best action against `random` and `greedy` (`--games` games each,
 seats alternating, fixed seeds) and prints, per opponent, the win/draw/loss rates pooled over the
-seeds with a Wilson 95% interval on the win rate, and the spread of the per-seed win rates. Tabular
+seeds with a Wilson 95% interval on the win rate, and the spread of the per-seed win rates; and, as the
+baseline training is measured against, the same network before training (same seed, same initial
+weights; an empty table for Q-learning) against `random` (`--no-baseline` skips it). Tabular
 Q-learning on 2x2 Dots and Boxes also prints training games per second (the report: 100,000 games in
 about 80 s, 1250 games/s). The fully convolutional Dots and Boxes network trained on 3x3 is also
 evaluated on 2x2 and 4x4 (the report's tables 7 and 8).
@@ -28,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.neural_train import TrainConfig, evaluate_against, train
+from agents.neural_train import TrainConfig, evaluate_against, train, untrained
 from arena.plugins import get_registry
 
 OPPONENTS = ("random", "greedy")
@@ -63,6 +65,8 @@ SETUPS = (
            "channels": (16, 16), "hidden": (64,), "shaping": "positional"}, 300, ".pt"),
     Setup("dab22-qlearning", "Dots and Boxes report table 2: tabular Q on 2x2 against greedy, 30% wins after 100,000 games",
           {"game": "dots_and_boxes:rows=2,cols=2", "algorithm": "qlearning", "opponent": "greedy"}, 20_000),
+    Setup("dab22-qlearning-random", "Dots and Boxes report table 1: tabular Q on 2x2 trained against random",
+          {"game": "dots_and_boxes:rows=2,cols=2", "algorithm": "qlearning", "opponent": "random"}, 30_000),
 )  # fmt: skip
 
 
@@ -96,23 +100,18 @@ def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def torchscript_values(path: str, game: Any) -> Any:
-    import torch
-
+def file_values(path: str, game: Any) -> Any:
+    """The written file as the `neural` agent loads it, checked against `game` (another board size for `fcn`)."""
+    from agents.models import check_fits, load_model
     from agents.neural import observation_shape
-    from agents.train_nets import load_torchscript
 
-    module, _ = load_torchscript(torch, path)
+    model = load_model(path)
+    check_fits(model, game, with_params=True)
     shape = observation_shape(game)
-
-    def values(observation: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            return module(torch.from_numpy(observation).view(1, *shape))[0].numpy()
-
-    return values
+    return lambda observation: model.run(observation.reshape(1, *shape))[0][0]
 
 
-def run(setup: Setup, seeds: int, scale: float, games: int, folder: Path) -> None:
+def run(setup: Setup, seeds: int, scale: float, games: int, folder: Path, baseline: bool) -> None:
     registry = get_registry()
     episodes = max(1, round(setup.episodes * scale))
     print(f"\n{setup.name}: {setup.report}\n  {episodes} episodes per seed, {seeds} seeds, {games} evaluation games per opponent")
@@ -124,6 +123,10 @@ def run(setup: Setup, seeds: int, scale: float, games: int, folder: Path) -> Non
         start = time.perf_counter()
         summary = train(config, registry)
         seconds.append(time.perf_counter() - start)
+        if baseline:  # the same network (or an empty table) before training, against random
+            plan, values = untrained(config, registry)
+            rates = evaluate_against(plan, registry, values, "random", games)
+            pooled.setdefault("untrained vs random", Pooled()).add(rates, games)
         assert summary.plan is not None and summary.policy is not None
         for opponent in OPPONENTS:
             rates = evaluate_against(summary.plan, registry, summary.policy, opponent, games)
@@ -132,7 +135,7 @@ def run(setup: Setup, seeds: int, scale: float, games: int, folder: Path) -> Non
             from arena.tournament import make_game
 
             other = make_game(registry, spec)
-            values = torchscript_values(out, other)
+            values = file_values(out, other)
             for opponent in OPPONENTS:
                 rates = evaluate_against(summary.plan, registry, values, opponent, games, game=other)
                 pooled.setdefault(f"{other.label()} vs {opponent}", Pooled()).add(rates, games)
@@ -147,6 +150,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every set-up's training episodes")
     parser.add_argument("--games", type=int, default=100, help="evaluation games per opponent and seed")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the untrained network's games against random")
     parser.add_argument("--only", default="", help="comma-separated set-up names (" + ", ".join(s.name for s in SETUPS) + ")")
     args = parser.parse_args()
     chosen = [s for s in SETUPS if not args.only or s.name in args.only.split(",")]
@@ -155,7 +159,7 @@ def main() -> None:
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads available (training uses 1)")
     with tempfile.TemporaryDirectory() as folder:
         for setup in chosen:
-            run(setup, args.seeds, args.scale, args.games, Path(folder))
+            run(setup, args.seeds, args.scale, args.games, Path(folder), not args.no_baseline)
 
 
 if __name__ == "__main__":

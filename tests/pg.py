@@ -24,6 +24,10 @@ from pathlib import Path
 import pytest
 
 ENV = "ARENA_TEST_POSTGRES_URL"
+#: The data directory of the pgserver this session started (None with $ARENA_TEST_POSTGRES_URL).
+_PGDATA: Path | None = None
+#: A role that must give its password (the pgserver trusts every other local connection).
+PASSWORD_ROLE, PASSWORD = "arena_password", "right-password"
 
 
 def _server_url() -> str:
@@ -41,6 +45,8 @@ def _server_url() -> str:
     else:
         pgdata = Path(tempfile.mkdtemp(prefix="arena-pg-")) / "data"
     server = pgserver.get_server(pgdata, cleanup_mode="delete")
+    global _PGDATA
+    _PGDATA = Path(server.pgdata)
     return server.get_uri()
 
 
@@ -108,6 +114,40 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
     yield make_url(postgres_server).set(database=name).render_as_string(hide_password=False)
     with _admin(postgres_server) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def password_url(postgres_url: str) -> str:
+    """A URL of the test database as a role whose password the server checks (scram-sha-256), with the right password.
+
+    The session's pgserver trusts local connections: a pg_hba.conf line for this one role, put first,
+    makes the server ask for its password (a server named by $ARENA_TEST_POSTGRES_URL is not edited)."""
+    from sqlalchemy.engine import make_url
+
+    if _PGDATA is None:
+        pytest.skip("checks passwords on the session's own pgserver only (it edits its pg_hba.conf)")
+    hba = _PGDATA / "pg_hba.conf"
+    line = f"local all {PASSWORD_ROLE} scram-sha-256\n"
+    with _admin(make_url(postgres_url).set(database="postgres").render_as_string(hide_password=False)) as admin:
+        if not admin.execute("select 1 from pg_roles where rolname = %s", (PASSWORD_ROLE,)).fetchone():
+            admin.execute(f"CREATE ROLE {PASSWORD_ROLE} LOGIN PASSWORD '{PASSWORD}'")  # (xdist: one test asks for it)
+        if line not in hba.read_text():
+            hba.write_text(line + hba.read_text())  # in place: the file keeps its owner
+        admin.execute("select pg_reload_conf()")
+    url = make_url(postgres_url).set(username=PASSWORD_ROLE, password=PASSWORD)
+    wrong = url.set(password="wrong", drivername="postgresql").render_as_string(hide_password=False)
+    deadline = time.monotonic() + 30
+    while True:  # the server reloads its configuration on its own time
+        try:
+            import psycopg
+
+            psycopg.connect(wrong, connect_timeout=10).close()
+        except psycopg.OperationalError as exc:
+            if "password authentication failed" in str(exc):
+                break
+        assert time.monotonic() < deadline, "the server does not ask for the password"
+        time.sleep(0.1)
+    return url.render_as_string(hide_password=False)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -1,6 +1,7 @@
 """PostgreSQL as a first-class database: URLs, `arena db check`, and every failure as one line, exit 2."""
 
 import socket
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -79,7 +80,32 @@ def test_every_command_on_postgresql(postgres_url, dialect, tmp_path):
     assert len(arena.json("matches")) == 6
     assert arena.json("tournaments")[0]["done"] == 6
     assert {r["agent"] for r in arena.json("leaderboard")} == {"random", "greedy", "center"}
-    for command in (["matrix"], ["stats"], ["seats"], ["elo-history"], ["replay", "1"]):
+    for command in (["matrix"], ["stats"], ["seats"], ["elo-history"], ["replay", "1"], ["games"], ["plugins"], ["db", "upgrade"]):
         arena(*command)
     arena("report", "--out", str(tmp_path / "report"))
     assert (tmp_path / "report" / "report.html").exists()
+    arena("plot", "net-wins", "--out", str(tmp_path / "net-wins.png"))
+    assert (tmp_path / "net-wins.png").stat().st_size > 0
+    arena("agents", "register", "deep", "--type", "minimax", "--param", "depth=2")
+    assert any(a["name"] == "deep" for a in arena.json("agents", "list")["named"])
+    arena("run-tournament", "--game", "tic_tac_toe", "--agents", "deep,random", "--rounds", "2", "--name", "named", "--quiet")
+    arena("run-tournament", "--resume", "named", "--quiet")  # nothing left to play
+    named = {t["name"]: t for t in arena.json("tournaments")}["named"]
+    assert (named["done"], named["status"]) == (2, "done") and arena.json("agents", "show", "deep")["type"] == "minimax"
+    arena("agents", "remove", "deep")
+    token = arena("tokens", "create", "someone").stdout.strip().splitlines()[-1]
+    assert [t["name"] for t in arena.json("tokens", "list")] == ["someone"] and token not in arena("tokens", "list").stdout
+    arena("tokens", "revoke", "someone")
+
+
+def test_wrong_password_and_missing_driver_are_one_line_exit_2(password_url, monkeypatch):
+    url = make_url(password_url)
+    assert _run("--db", password_url, "db", "check").exit_code == 0  # the right password
+    wrong = url.set(password="not-the-password").render_as_string(hide_password=False)
+    for command in (["db", "check"], ["leaderboard"], ["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy"]):
+        result = _run("--db", wrong, *command)
+        _one_line_error(result, f'password authentication failed for user "{url.username}"')
+        assert "not-the-password" not in result.stderr
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if psycopg were not installed
+    result = _run("--db", password_url, "db", "check")
+    _one_line_error(result, "no driver psycopg (install it: pip install 'arena[postgres]')")

@@ -1,35 +1,39 @@
-"""The Ray executor on real Ray: a local Ray started for the run, and a two-node cluster started as
-separate processes (`ray start --head`, `ray start --address`) with one node killed mid-run.
+"""The Ray executor on real Ray: a local Ray started for one run, and a two-node cluster started as
+separate processes (`ray start --head`, `ray start --address`, tests/ray_cluster.py) on which a
+tournament loses a node mid-run, isolated agents forfeit, and `arena serve --executor ray` plays its
+queue into PostgreSQL.
 
-Every Ray process a test starts is found by the cluster's own GCS address or temp dir and killed by
-pid at the end (never `ray stop`: it would stop other clusters on this machine too).
+Loose-file plugins come from a copy of the test plugins in the test's own directory, so the shipped
+copy is what the Ray workers load (a worker that does not find it fails: see _shipped_dir). Every
+Ray process a test starts is killed by pid at the end.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import signal
-import socket
+import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+import httpx
 import psutil
 import pytest
-
+from arena.library import tokens
+from arena.library.storage import open_database
 from tests.conftest import TEST_PLUGINS, Arena
+from tests.ray_cluster import RayCluster, free_port, ray_env
 
 pytest.importorskip("ray")
 
-BIN = Path(sys.executable).parent
-ARENA = str(BIN / "arena")
-OBJECT_STORE = str(80 * 1024 * 1024)  # Ray's minimum is 75 MB
-# Ray reads ~/.ray (an auth token another user of this machine generated would be enforced by one side
-# only): the test's Ray processes get a home of their own.
-RAY_HOME = tempfile.mkdtemp(prefix="arena-ray-home-")
-RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DEDUP_LOGS": "0", "HOME": RAY_HOME, "RAY_AUTH_MODE": "disabled"}
+ARENA = str(Path(sys.executable).parent / "arena")
+DEADLINE = 300  # seconds any one run may take on a loaded machine
+# A sleeper (deterministic: first legal move) gives every run a floor of wall time that no machine beats,
+# while it costs no CPU: the node is always killed mid-run, on a fast idle machine too.
+AGENTS = "mcts:simulations=30,sleeper:seconds=0.05,center"
+TOURNAMENT = ["--game", "connect_four", "--agents", AGENTS, "--rounds", "8", "--seed", "8"]  # 24 matches
 
 
 def _matches(arena: Arena, tournament: str) -> list[tuple]:
@@ -38,140 +42,142 @@ def _matches(arena: Arena, tournament: str) -> list[tuple]:
             for m in arena.json("matches", "--tournament", tournament)]  # fmt: skip
 
 
+def _plugins(tmp_path: Path) -> Path:
+    copy = tmp_path / "my-plugins"
+    shutil.copytree(TEST_PLUGINS, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def _arena(db: Path | str, plugins: Path, env: dict[str, str], *args: str) -> None:
+    """`arena` in a process of its own, as a user runs it (Ray's driver state stays out of pytest)."""
+    command = [ARENA, "--db", str(db), "--plugins-dir", str(plugins), *args]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=DEADLINE, env=env, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
 def test_local_ray_for_the_run_equals_one_local_worker(tmp_path):
     """No address: a Ray is started for the run (2 CPUs) and stopped after it; a loose-file plugin agent
-    (`center`, from --plugins-dir) reaches the workers with the job; forfeits under isolation are the same."""
-    db = tmp_path / "arena.db"
+    (`center`, from --plugins-dir) reaches the workers with the job; results equal one local worker's."""
+    db, plugins = tmp_path / "arena.db", _plugins(tmp_path)
+    home = str(tmp_path / "home")
+    env = {**os.environ, **ray_env(home)}
+    plain = ["run-tournament", "--game", "connect_four", "--agents", "random,greedy,center", "--rounds", "4", "--seed", "5", "--quiet"]
+    _arena(db, plugins, env, *plain, "--name", "local")
+    _arena(db, plugins, env, *plain, "--name", "ray", "--executor", "ray", "--workers", "2")
     arena = Arena(db)
-
-    def run(*args: str) -> None:  # in a process of its own, as a user runs it (Ray's driver state stays out of pytest)
-        command = [ARENA, "--db", str(db), "--plugins-dir", str(TEST_PLUGINS), "run-tournament", *args, "--quiet"]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=300, env={**os.environ, **RAY_ENV})
-        assert result.returncode == 0, result.stderr
-
-    plain = ["--game", "connect_four", "--agents", "random,greedy,center", "--rounds", "4", "--seed", "5"]
-    run(*plain, "--name", "local")
-    run(*plain, "--name", "ray", "--executor", "ray", "--workers", "2")
     assert _matches(arena, "ray") == _matches(arena, "local") and len(_matches(arena, "local")) == 12
-    # Isolated agents inside Ray workers: a timeout and an exception are forfeits, exactly as locally.
-    faulty = ["--game", "tic_tac_toe", "--agents", "sleeper:seconds=0.6,raiser:after=1,random", "--rounds", "1",
-              "--time-per-move", "0.4", "--memory-limit", "300"]  # fmt: skip
-    run(*faulty, "--name", "faulty-local")
-    run(*faulty, "--name", "faulty-ray", "--executor", "ray", "--workers", "2")
-    ray_faulty = _matches(arena, "faulty-ray")
-    assert ray_faulty == _matches(arena, "faulty-local")
-    assert {m[3] for m in ray_faulty} == {"timeout", "agent_error"}
 
 
 def test_bad_ray_options_are_one_line_exit_2(tmp_path):
     arena = Arena(tmp_path / "arena.db")
     result = arena("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--ray-address", "1.2.3.4:1", ok=False)
     assert result.exit_code == 2 and "--ray-address is for --executor ray" in result.stderr
-    port = _free_port()
     result = subprocess.run([ARENA, "--db", str(tmp_path / "arena.db"), "run-tournament", "--game", "tic_tac_toe", "--agents",
-                             "random,greedy", "--executor", "ray", "--ray-address", f"127.0.0.1:{port}", "--quiet"],
-                            capture_output=True, text=True, timeout=120, env={**os.environ, **RAY_ENV})  # fmt: skip
+                             "random,greedy", "--executor", "ray", "--ray-address", f"127.0.0.1:{free_port()}", "--quiet"],
+                            check=False, capture_output=True, text=True, timeout=120, env={**os.environ, **ray_env(str(tmp_path))})  # fmt: skip
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert lines[-1].startswith("Error: cannot connect to Ray at 127.0.0.1:") and "Traceback" not in result.stderr, result.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _wait(predicate, what: str) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
 
 
-def _ours(process: psutil.Process, *marks: str) -> bool:
+def _stop(server: subprocess.Popen) -> None:
+    """SIGTERM (the server stops its queue workers), then SIGKILL whatever of it is left, by pid."""
     try:
-        line = " ".join(process.info["cmdline"] or [])
-    except (psutil.NoSuchProcess, psutil.AccessDenied, KeyError):
-        return False
-    return any(mark in line for mark in marks)
+        children = psutil.Process(server.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        children = []
+    server.terminate()
+    try:
+        server.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+    for child in children:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.kill()
 
 
-def _cluster_pids(*marks: str) -> set[int]:
-    """Every process of the test's cluster: those naming its GCS address or temp dir, and their descendants."""
-    found: set[int] = set()
-    for process in psutil.process_iter(["cmdline"]):
-        if process.pid != os.getpid() and _ours(process, *marks):
-            found.add(process.pid)
-            try:
-                found.update(child.pid for child in process.children(recursive=True))
-            except psutil.NoSuchProcess:
-                pass
-    return found
+def _stored(arena: Arena, tournament: str) -> int:
+    rows = arena.rows(f"select count(*) from matches m join tournaments t on t.id = m.tournament_id where t.name = '{tournament}'")
+    return rows[0][0] if rows else 0
 
 
-def _kill(pids: set[int]) -> None:
-    for pid in pids:
+def test_two_node_cluster_node_killed_isolation_and_serve(tmp_path, postgres_url):
+    """A head and a second node (1 CPU each), as a user starts them:
+    - isolated agents (--time-per-move, --memory-limit) forfeit inside Ray workers exactly as locally;
+    - the second node's raylet is killed once matches are stored: its chunks are played again on the head,
+      every match is stored once, and the results equal one local worker's;
+    - `arena serve --executor ray --ray-address` plays a queued tournament on the cluster into PostgreSQL."""
+    db, plugins = tmp_path / "arena.db", _plugins(tmp_path)
+    arena = Arena(db)
+    with RayCluster() as cluster:
+        cluster.add_node(1)
+        second = cluster.add_node(1)
+        env = {**cluster.env, "ARENA_FLUSH_SECONDS": "0.05"}
+        on_cluster = ["--executor", "ray", "--ray-address", cluster.address, "--quiet"]
+        # Isolated agents inside Ray workers: a timeout, an exception and a process over its memory limit.
+        faulty = ["run-tournament", "--game", "tic_tac_toe", "--agents", "sleeper:seconds=0.6,raiser:after=1,crasher:how=memory,random",
+                  "--rounds", "1", "--time-per-move", "0.4", "--memory-limit", "300", "--seed", "3"]  # fmt: skip
+        _arena(db, plugins, env, *faulty, "--name", "faulty-ray", *on_cluster)
+        _arena(db, plugins, env, *faulty, "--name", "faulty-local", "--quiet")
+        ray_faulty = _matches(arena, "faulty-ray")
+        assert ray_faulty == _matches(arena, "faulty-local") and len(ray_faulty) == 6
+        assert {m[3] for m in ray_faulty} == {"timeout", "agent_error", "agent_crashed"}
+        # A node dies mid-run.
+        log = (tmp_path / "cluster-run.log").open("w")
+        run = subprocess.Popen([ARENA, "--db", str(db), "--plugins-dir", str(plugins), "run-tournament", *TOURNAMENT,
+                                "--name", "cluster", *on_cluster], env=env, stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
         try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+            _wait(lambda: run.poll() is not None or _stored(arena, "cluster") > 0, "the first stored matches")
+            stored = _stored(arena, "cluster")
+            assert run.poll() is None, f"the run ended before the node was killed: {(tmp_path / 'cluster-run.log').read_text()}"
+            cluster.kill_node(second)  # the node's raylet dies; its workers go with it
+            assert run.wait(timeout=DEADLINE) == 0, (tmp_path / "cluster-run.log").read_text()
+        finally:
+            if run.poll() is None:
+                run.kill()
+                run.wait()
+        assert 0 < stored < 24, stored
+        # The server plays its queue on the cluster (one node left) into a PostgreSQL database.
+        token = tokens.create(open_database(postgres_url), "ray")
+        port = free_port()
+        serve_log = tmp_path / "serve.log"
+        server = subprocess.Popen([ARENA, "--db", postgres_url, "--plugins-dir", str(plugins), "serve", "--port", str(port),
+                                   "--executor", "ray", "--ray-address", cluster.address],
+                                  env=env, stdout=serve_log.open("w"), stderr=subprocess.STDOUT)  # fmt: skip
+        try:
+            url = f"http://127.0.0.1:{port}"
+            client = httpx.Client(timeout=60)
 
+            def answers() -> bool:
+                assert server.poll() is None, serve_log.read_text()
+                try:
+                    return client.get(url + "/api/v1/games").status_code == 200
+                except httpx.HTTPError:
+                    return False
 
-def _raylets(address: str) -> set[int]:
-    return {p.pid for p in psutil.process_iter(["cmdline", "name"]) if p.info["name"] == "raylet" and _ours(p, address)}
-
-
-def _ray_start(*args: str) -> None:
-    result = subprocess.run([str(BIN / "ray"), "start", "--num-cpus", "1", "--object-store-memory", OBJECT_STORE,
-                             "--disable-usage-stats", *args], capture_output=True, text=True, timeout=240,
-                            env={**os.environ, **RAY_ENV})  # fmt: skip
-    assert result.returncode == 0, result.stderr[-700:]
-
-
-def test_two_node_cluster_with_a_node_killed_mid_run(tmp_path):
-    """A head and a second node (1 CPU each); the second node's raylet is killed once matches are stored:
-    its chunks are played again on the head, every match is stored once, and the results equal one local worker's."""
-    port = _free_port()
-    address = f"127.0.0.1:{port}"
-    temp_dir = tempfile.mkdtemp(prefix="arena-ray-", dir="/tmp")  # short: Ray's socket paths live under it
-    db = tmp_path / "arena.db"
-    args = ["run-tournament", "--game", "connect_four", "--agents", "mcts:simulations=30,greedy,random", "--rounds", "12",
-            "--seed", "8", "--quiet"]  # fmt: skip
-    try:
-        # Every fixed default port made free: other clusters may run on this machine (other test workers, other users).
-        _ray_start("--head", "--node-ip-address", "127.0.0.1", "--port", str(port), "--include-dashboard", "false",
-                   "--dashboard-port", str(_free_port()),
-                   "--temp-dir", temp_dir)  # fmt: skip
-        # Ray names the GCS by the node's address (not 127.0.0.1): its processes are found by the port.
-        head_raylets = _raylets(f":{port}")
-        _ray_start("--address", address, "--node-ip-address", "127.0.0.1")
-        deadline = time.monotonic() + 60
-        while len(_raylets(f":{port}")) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-        second = _raylets(f":{port}") - head_raylets
-        assert len(second) == 1, "the second node did not start"
-        arena = Arena(db, plugins_dirs=())
-        env = {**os.environ, **RAY_ENV, "ARENA_FLUSH_SECONDS": "0.05"}
-        run = subprocess.Popen([ARENA, "--db", str(db), *args, "--name", "cluster", "--executor", "ray", "--ray-address", address],
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-        deadline = time.monotonic() + 240
-        while run.poll() is None and time.monotonic() < deadline and arena.rows("select count(*) from matches") in ([], [(0,)]):
-            time.sleep(0.1)
-        stored = arena.rows("select count(*) from matches")
-        assert run.poll() is None, f"the run ended before the node was killed: {run.communicate()}"
-        _kill(second)  # the node's raylet dies; its workers go with it
-        out, err = run.communicate(timeout=300)
-        assert run.returncode == 0, err
-        assert stored and 0 < stored[0][0] < 36, stored
-        subprocess.run([ARENA, "--db", str(db), *args, "--name", "local"], check=True, capture_output=True, timeout=300)
-        cluster = _matches(arena, "cluster")
-        assert len(cluster) == 36 and [m[0] for m in cluster] == list(range(36))  # each match stored once
-        assert cluster == _matches(arena, "local")
-        assert arena.rows('select count(*), count(distinct "index") from matches where tournament_id = 1') == [(36, 36)]
-    finally:
-        _kill(_cluster_pids(f":{port}", temp_dir))
-        time.sleep(0.5)
-        _kill(_cluster_pids(f":{port}", temp_dir))
-        subprocess.run(["rm", "-rf", temp_dir], check=False)
-    assert not _cluster_pids(f":{port}", temp_dir)
-
-
-def test_plugins_dir_travels_with_the_job(tmp_path):
-    """The Ray worker loads loose-file plugins from the copy shipped with the job (py_modules), not the driver's path."""
-    from arena.executors.ray_executor import _shipped_dir
-
-    assert _shipped_dir(str(TEST_PLUGINS)) == str(TEST_PLUGINS)  # outside Ray: the original directory
+            _wait(answers, "arena serve")
+            body = {"game": "connect_four", "agents": AGENTS.split(","), "rounds": 8, "seed": 8, "name": "served"}
+            created = client.post(url + "/api/v1/tournaments", json=body, headers={"Authorization": f"Bearer {token}"})
+            assert created.status_code == 201, created.text
+            status = url + f"/api/v1/tournaments/{created.json()['id']}"
+            _wait(lambda: client.get(status).json()["status"] in ("done", "failed"), "the served tournament")
+            assert client.get(status).json()["status"] == "done", serve_log.read_text()[-2000:]
+        finally:
+            _stop(server)
+    _arena(db, plugins, dict(os.environ), "run-tournament", *TOURNAMENT, "--name", "local", "--quiet")
+    local = _matches(arena, "local")
+    cluster_matches = _matches(arena, "cluster")
+    assert len(cluster_matches) == 24 and [m[0] for m in cluster_matches] == list(range(24))  # each match stored once
+    assert cluster_matches == local
+    assert arena.rows("select count(*), count(distinct \"index\") from matches m join tournaments t on t.id = m.tournament_id "
+                      "where t.name = 'cluster'") == [(24, 24)]  # fmt: skip
+    assert _matches(Arena(postgres_url), "served") == local
+    assert not cluster.pids(), "a process of the cluster outlived the test"

@@ -1,5 +1,6 @@
 """The leaderboard's stored fold (arena.results.standings) equals one pass over every match, whatever
-order the matches are stored in, across tournaments, gaps, interruptions and a tampered store."""
+order the matches are stored in, across tournaments, gaps, interruptions and a tampered store (on
+SQLite, and on PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -59,10 +60,10 @@ def _check(database: Database, selection_of: list) -> None:  # type: ignore[type
         assert folded.distinct.rows() == distinct_games(fresh.records, fresh.moves)
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_stored_fold_equals_one_pass(tmp_path: Path, seed: int) -> None:
+@pytest.mark.parametrize("seed, database_url", [*((seed, "sqlite") for seed in range(6)), (0, "postgresql")], indirect=["database_url"])
+def test_stored_fold_equals_one_pass(database_url: str, seed: int) -> None:
     rng = random.Random(seed)
-    database = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    database = open_database(database_url)
     registry = get_registry()
     tournaments = [_tournament(database, rng, rng.randint(20, 60)) for _ in range(3)]
     pending = [(keys, outcome) for _, outcomes, keys in tournaments for outcome in outcomes]
@@ -83,9 +84,9 @@ def test_stored_fold_equals_one_pass(tmp_path: Path, seed: int) -> None:
     assert stored.rows() == leaderboard_rows(selections[-1]().records)
 
 
-def test_tampered_or_stale_fold_is_recomputed(tmp_path: Path) -> None:
+def test_tampered_or_stale_fold_is_recomputed(database_url: str) -> None:
     rng = random.Random(9)
-    database = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    database = open_database(database_url)
     registry = get_registry()
     tid, outcomes, keys = _tournament(database, rng, 40)
     queries.save_results(database, keys, outcomes[:30])

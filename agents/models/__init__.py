@@ -44,6 +44,10 @@ def load_model(path: str, device: str = "cpu") -> Model:
     if kind == ARENA_MLP:
         if device != "cpu":
             raise arena.ArenaError(f"checkpoint {path}: Arena's .npz networks run on the CPU (numpy); use device=cpu")
+        from agents.models.qtable import is_qtable, load_qtable
+
+        if is_qtable(path):  # tabular Q-values (arena train --algorithm qlearning), also an .npz of arrays
+            return load_qtable(path, device)
         from agents.neural import read_checkpoint
 
         return MlpModel(path, device, read_checkpoint(path))

@@ -1,6 +1,7 @@
 """Which kind of network file this is, read from its content (never from its name), without unpickling anything.
 
-- a zip archive whose members are all `.npy` arrays: Arena's own MLP checkpoint (`arena-mlp`);
+- a zip archive whose members are all `.npy` arrays: Arena's own MLP checkpoint (`arena-mlp`), or
+  its tabular Q-values (`keys`, `values`, `metadata`: agents/models/qtable.py tells them apart);
 - a zip archive with TorchScript's layout (`code/`, `constants.pkl`, `data.pkl` under one folder):
   `torchscript`, read by `torch.jit.load`, whose unpickler builds TorchScript objects only;
 - a zip archive with `archive_format` = `pt2`: a `torch.export` program (`torch-export`); its

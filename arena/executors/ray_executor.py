@@ -7,21 +7,25 @@ soon as it finishes, so they are stored in batches as they come. A chunk whose w
 died is a fault of the cluster, never of an agent: it is sent again (each match is stored once
 anyway: ON CONFLICT DO NOTHING).
 
-Loose-file plugins (`--plugins-dir`) travel with the job as Ray `py_modules`; entry-point plugins
-must be installed on every node, as Arena itself.
+Loose-file plugins (`--plugins-dir`) travel with the job as Ray `py_modules` (a copy of each
+directory under a name of its own); entry-point plugins must be installed on every node, as Arena itself.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import os
 import pickle
+import shutil
 import socket
 import sys
+import tempfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
 
@@ -55,13 +59,22 @@ def chunked(tasks: Sequence[MatchTask], size: int) -> list[list[MatchTask]]:
 _players: dict[str, Player] = {}
 
 
+def shipped_name(original: str) -> str:
+    """The name a loose-file plugins directory travels under: one per directory, whatever its own name."""
+    return "arena_plugins_" + hashlib.sha256(original.encode()).hexdigest()[:12]
+
+
 def _shipped_dir(original: str) -> str:
-    """Where a plugins directory shipped as a Ray py_module is on this node (the original path if not shipped)."""
-    name = Path(original).name
+    """Where the copy of a plugins directory shipped with the job (a Ray py_module) is on this node.
+
+    Never the driver's path: a node of another machine does not have it, so a copy that did not
+    arrive is an error here too, not a silent fallback that works only on the driver's machine.
+    """
+    name = shipped_name(original)
     for entry in sys.path:
         if "_ray_pkg_" in entry and (Path(entry) / name).is_dir():
             return str(Path(entry) / name)
-    return original
+    raise ArenaError(f"the loose-file plugins of {original} did not reach this Ray worker ({socket.gethostname()})")
 
 
 def _player(setup: Setup, key: str) -> Player:
@@ -98,21 +111,23 @@ class RayExecutor:
         if not tasks:
             return
         ray = _import_ray()
-        started = self._connect(ray, setup)
-        try:
-            yield from self._play(ray, setup, tasks)
-        finally:
-            if started:
-                ray.shutdown()
+        with tempfile.TemporaryDirectory(prefix="arena-ray-plugins-") as staging:
+            # Ray uploads local directories only with the job (ray.init), then unpacks them once per node.
+            runtime_env = {"py_modules": [_stage(d, staging) for d in setup.plugins_dirs]} if setup.plugins_dirs else None
+            started = self._connect(ray, runtime_env)
+            try:
+                yield from self._send(ray, ray.remote(num_cpus=1, max_retries=2)(play_chunk), setup, tasks)
+            finally:
+                if started:
+                    ray.shutdown()
 
-    def _connect(self, ray: Any, setup: Setup) -> bool:
+    def _connect(self, ray: Any, runtime_env: dict[str, Any] | None) -> bool:
         """Connect (or start a local Ray); True when this run owns the Ray session and must shut it down."""
         if ray.is_initialized():
+            if runtime_env:
+                raise ArenaError("loose-file plugins travel only with a Ray session Arena starts (this process has one already)")
             return False
-        runtime_env: dict[str, Any] = {}
-        if setup.plugins_dirs:
-            runtime_env["py_modules"] = [str(Path(d)) for d in setup.plugins_dirs]
-        options: dict[str, Any] = {"runtime_env": runtime_env or None, "logging_level": "ERROR", "log_to_driver": False}
+        options: dict[str, Any] = {"logging_level": "ERROR", "log_to_driver": False, "runtime_env": runtime_env}
         try:
             if self.address:
                 _check_reachable(self.address)
@@ -121,14 +136,13 @@ class RayExecutor:
                 ray.init(num_cpus=self.cpus, object_store_memory=OBJECT_STORE_BYTES, include_dashboard=False, **options)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             where = self.address or "a local Ray"
-            raise ArenaError(f"cannot connect to Ray at {where}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+            raise ArenaError(f"cannot connect to Ray at {where}: {_first_line(exc) or type(exc).__name__}") from None
         return True
 
-    def _play(self, ray: Any, setup: Setup, tasks: Sequence[MatchTask]) -> Iterator[MatchOutcome]:
+    def _send(self, ray: Any, remote: Any, setup: Setup, tasks: Sequence[MatchTask]) -> Iterator[MatchOutcome]:
         from ray.exceptions import RayTaskError
 
         cpus = max(1, int(ray.cluster_resources().get("CPU", self.cpus)))
-        remote = ray.remote(num_cpus=1, max_retries=2)(play_chunk)
         key = hashlib.sha256(pickle.dumps(setup)).hexdigest()[:16]
         setup_ref = ray.put(setup)
         pending = chunked(tasks, chunk_size(len(tasks), cpus))
@@ -136,31 +150,47 @@ class RayExecutor:
         resends: dict[int, int] = {}
         in_flight: dict[Any, list[MatchTask]] = {}
         limit = cpus * IN_FLIGHT_PER_CPU
-        while pending or in_flight:
-            while pending and len(in_flight) < limit:
-                chunk = pending.pop()
-                in_flight[remote.remote(setup_ref, key, chunk)] = chunk
-            ready, _ = ray.wait(list(in_flight), num_returns=1)
-            for ref in ready:
-                chunk = in_flight.pop(ref)
-                try:
-                    outcomes = ray.get(ref)
-                except RayTaskError as exc:  # our code raised in the worker: a real error, not a cluster fault
-                    cause = exc.cause if getattr(exc, "cause", None) is not None else exc
-                    if isinstance(cause, ArenaError):
-                        raise cause from None
-                    raise ArenaError(f"a Ray task failed: {type(cause).__name__}: {str(cause).splitlines()[0] if str(cause) else ''}") from None
-                except ray.exceptions.RayError as exc:  # the worker or its node died: play the chunk elsewhere
-                    first = chunk[0].schedule_index
-                    resends[first] = resends.get(first, 0) + 1
-                    if resends[first] > MAX_RESENDS:
-                        raise ArenaError(
-                            f"matches from {first} failed on {MAX_RESENDS + 1} Ray workers ({type(exc).__name__}); "
-                            "--resume the tournament when the cluster is healthy (or try --isolate)"
-                        ) from None
-                    pending.append(chunk)
-                    continue
-                yield from outcomes
+        try:
+            while pending or in_flight:
+                while pending and len(in_flight) < limit:
+                    chunk = pending.pop()
+                    in_flight[remote.remote(setup_ref, key, chunk)] = chunk
+                ready, _ = ray.wait(list(in_flight), num_returns=1)
+                for ref in ready:
+                    chunk = in_flight.pop(ref)
+                    try:
+                        outcomes = ray.get(ref)
+                    except RayTaskError as exc:  # our code raised in the worker: a real error, not a cluster fault
+                        cause = exc.cause if getattr(exc, "cause", None) is not None else exc
+                        if isinstance(cause, ArenaError):
+                            raise cause from None
+                        raise ArenaError(f"a Ray task failed: {type(cause).__name__}: {_first_line(cause)}") from None
+                    except ray.exceptions.RayError as exc:  # the worker or its node died: play the chunk elsewhere
+                        first = chunk[0].schedule_index
+                        resends[first] = resends.get(first, 0) + 1
+                        if resends[first] > MAX_RESENDS:
+                            raise ArenaError(
+                                f"matches from {first} failed on {MAX_RESENDS + 1} Ray workers ({type(exc).__name__}); "
+                                "--resume the tournament when the cluster is healthy (or try --isolate)"
+                            ) from None
+                        pending.append(chunk)
+                        continue
+                    yield from outcomes
+        finally:  # stopped early (the caller closed us): a cluster that outlives this run plays nothing more of it
+            for ref in in_flight:
+                with contextlib.suppress(Exception):  # already finished, or its node is gone
+                    ray.cancel(ref)
+
+
+def _stage(original: str, staging: str) -> str:
+    """A copy of a plugins directory under the name it travels by (see shipped_name)."""
+    target = Path(staging) / shipped_name(original)
+    shutil.copytree(original, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return str(target)
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else ""
 
 
 def _check_reachable(address: str) -> None:
