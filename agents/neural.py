@@ -56,6 +56,10 @@ _ZIP_MAGIC = b"PK\x03\x04"  # how every .npz (a zip archive) starts
 # Zip entries carry a modification time; a fixed one makes the same weights give the same bytes.
 _FIXED_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
+#: What a checkpoint's members may inflate to, in all: a small archive with a huge member (a deflate
+#: bomb) is refused before anything is inflated. $ARENA_MAX_CHECKPOINT_MB overrides.
+MAX_CHECKPOINT_BYTES = int(float(os.environ.get("ARENA_MAX_CHECKPOINT_MB", "256")) * 1024 * 1024)
+
 #: One checkpoint file's identity: absolute path, modification time (ns) and size.
 FileKey = tuple[str, int, int]
 
@@ -253,6 +257,7 @@ def read_checkpoint(path: str) -> Network:
         raise arena.ArenaError(f"checkpoint {path}: cannot read it ({exc.strerror or exc})") from None
     if magic != _ZIP_MAGIC:  # numpy would blame pickled data, which is not what is wrong
         raise arena.ArenaError(f"checkpoint {path}: not a .npz checkpoint (not a zip archive)")
+    _check_inflated_size(path)
     try:
         loaded = np.load(path, allow_pickle=False)
     except Exception as exc:  # an untrusted file: whatever numpy trips on, the file is unusable
@@ -267,6 +272,19 @@ def read_checkpoint(path: str) -> Network:
     metadata = _metadata(path, arrays)
     weights, biases = _layers(path, arrays, metadata)
     return Network(path, metadata, weights, biases)
+
+
+def _check_inflated_size(path: str) -> None:
+    """Refuse an archive whose members declare more than MAX_CHECKPOINT_BYTES (zipfile never inflates past a
+    member's declared size, so the declared sizes bound what loading it can take)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            total = sum(member.file_size for member in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise arena.ArenaError(f"checkpoint {path}: not a readable .npz checkpoint ({_reason(exc)})") from None
+    if total > MAX_CHECKPOINT_BYTES:
+        raise arena.ArenaError(f"checkpoint {path}: its members inflate to {total / 2**20:.0f} MB, more than the "
+                               f"{MAX_CHECKPOINT_BYTES / 2**20:.0f} MB allowed ($ARENA_MAX_CHECKPOINT_MB)")  # fmt: skip
 
 
 def _reason(exc: BaseException) -> str:
@@ -374,6 +392,12 @@ class NeuralAgent(arena.Agent):
         own = {k: v for k, v in params.items() if k != "seed"}
         values = validate_params(cls.info.params, own, f"agent '{cls.info.id}'")
         model_for(_required_key(values["checkpoint"]), game, values["device"], with_params=True)
+
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        """At registration: the checkpoint must be a readable, well-formed one."""
+        if params.get("checkpoint"):
+            load_network(params["checkpoint"])
 
     @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:

@@ -241,6 +241,11 @@ class Agent(ABC):
     def check_game(cls, game: Game, params: dict[str, Any]) -> None:
         """Raise ArenaError if this agent cannot play `game`; called before a tournament starts."""
 
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        """Raise ArenaError if the parameters alone are unusable (e.g. a checkpoint that is no checkpoint);
+        called when a named agent is registered without a game."""
+
     @abstractmethod
     def act(self, state: State) -> int:
         """Choose a legal action in `state`: the live state (perfect information) or this seat's view.

@@ -12,7 +12,7 @@ from typing import Any
 import click
 from sqlalchemy.exc import SQLAlchemyError
 
-from arena import tournament
+from arena import results, tournament, verify
 from arena.errors import ArenaError
 from arena.executors import EXECUTORS, make_executor
 from arena.leaderboard import SYSTEMS, distinct_warning
@@ -20,6 +20,7 @@ from arena.library import analysis, catalog
 from arena.library import matches as matches_library
 from arena.library import tournaments as tournaments_library
 from arena.library.storage import HEAD_REVISION, Database, StorageError, database_status, open_database
+from db.session import database_exists
 from arena.match import DEFAULT_MAX_TURNS
 from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, print_table
 from arena.params import parse_assignments
@@ -46,9 +47,10 @@ class Context:
                 click.echo(f"warning: {message}", err=True)
         return registry
 
-    def database(self) -> Database:
+    def database(self, create: bool = True) -> Database:
+        """The database; a command that only reads passes create=False, so a mistyped --db creates no file."""
         if self._database is None:
-            self._database = open_database(self.db_url)
+            self._database = open_database(self.db_url, create=create)
         return self._database
 
 
@@ -224,7 +226,7 @@ def agents_register(ctx: Context, name: str, type_id: str, params: tuple[str, ..
 @_output_options(csv=False)
 def agents_show(ctx: Context, name: str, as_json: bool) -> None:
     """Show a named agent."""
-    data = catalog.named_agent(ctx.database(), name)
+    data = catalog.named_agent(ctx.database(create=False), name)
     if as_json:
         print_json(data)
         return
@@ -237,7 +239,7 @@ def agents_show(ctx: Context, name: str, as_json: bool) -> None:
 @_common
 def agents_remove(ctx: Context, name: str) -> None:
     """Remove a named agent (its past results stay)."""
-    catalog.remove_agent(ctx.database(), name)
+    catalog.remove_agent(ctx.database(create=False), name)
     click.echo(f"removed agent '{name}'")
 
 
@@ -323,6 +325,8 @@ class _Progress:
 @click.option("--resume", default=None, metavar="ID|NAME", help="Finish an interrupted tournament.")
 @click.option("--isolate", is_flag=True, help="Run agents in their own processes, killed when they hang or crash.")
 @click.option("--memory-limit", type=int, default=None, metavar="MB", help="Memory limit per agent process (implies --isolate).")
+@click.option("--trust-agents", is_flag=True,
+              help="Play agents of a hidden-information game in-process even when they are not Arena's own.")
 @click.option("--network-allowance", type=float, default=50.0, show_default=True, metavar="MS",
               help="Milliseconds of round trip a remote agent gets on top of --time-per-move.")
 @click.option("--concurrent-matches", "concurrent", type=int, default=1, show_default=True, metavar="N",
@@ -333,7 +337,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
                    max_turns: int, time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
                    budget: int | None, players: int | None, openings: str | None, sprt_text: str | None, workers: str,
                    executor: str, ray_address: str | None, resume: str | None, isolate: bool, memory_limit: int | None,
-                   network_allowance: float, concurrent: int, quiet: bool) -> None:  # fmt: skip
+                   trust_agents: bool, network_allowance: float, concurrent: int, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
     n_workers = _workers(workers)
@@ -342,10 +346,10 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         raise ArenaError(f"--memory-limit must be at least 50 (megabytes), got {memory_limit}")
     if concurrent < 1:
         raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
-    database = ctx.database()
     if resume is not None:
         if game_spec or agents_text:
             raise ArenaError("--resume takes the tournament's own settings; do not give --game or --agents")
+        database = ctx.database(create=False)
         tournament_id = tournaments_library.one(database, resume)["id"]
     else:
         if not game_spec or not agents_text:
@@ -358,13 +362,19 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
             openings=openings, sprt=sprt_text, budget=budget,
             network_allowance=network_allowance / 1000.0,
         )  # fmt: skip
+        if not database_exists(ctx.db_url):
+            tournament.prepare(registry, None, request)  # bad input must not leave a new, empty database file
+        database = ctx.database()
         tournament_id = tournament.create(registry, database, request)
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
         log = None if quiet else functools.partial(click.echo, err=True)
         played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit,
                                  concurrent, notify=lambda text: click.echo(f"note: {text}", err=True), log=log,
-                                 executor=runner)  # fmt: skip
+                                 executor=runner, trust_agents=trust_agents)  # fmt: skip
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
+    notice = results.game_error_notice(database, tournament_id)
+    if notice:
+        click.echo(notice, err=True)
     report = sprt_report_if_run(database, str(tournament_id))
     if report is not None:
         for line in summary_lines(report):
@@ -450,7 +460,7 @@ def play_command(ctx: Context, game_spec: str, against: str, seat: int, name: st
 @_output_options()
 def tournaments_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
     """List tournaments: game with its parameters, agents, format, rounds, status, progress, start time."""
-    rows = tournaments_library.listing(ctx.database())
+    rows = tournaments_library.listing(ctx.database(create=False))
     if as_json:
         print_json(rows)
         return
@@ -523,7 +533,7 @@ def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warn
 def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str | None, system: str, weighted: bool,
                         as_json: bool, as_csv: bool) -> None:  # fmt: skip
     """Ratings and results per agent."""
-    database = ctx.database()
+    database = ctx.database(create=False)
     selection = analysis.select(database, ctx.registry(), tournament_key, game_spec)
     rows, warning = analysis.leaderboard_and_warning(database, selection, system, weighted)
     if as_json:
@@ -545,7 +555,7 @@ def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str
 @_output_options()
 def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool, as_csv: bool) -> None:
     """Elo of every agent after each match, in schedule order (JSON: only the agents of each match)."""
-    selection = analysis.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    selection = analysis.select(ctx.database(create=False), ctx.registry(), tournament_key, game_spec)
     history = analysis.elo_history_of(selection)
     if as_json:
         print_json(history)
@@ -572,7 +582,7 @@ def elo_history_command(ctx: Context, tournament_key: str | None, game_spec: str
 @_output_options()
 def seats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool, as_csv: bool) -> None:
     """Score rate by seat, overall and per agent (first-mover advantage)."""
-    selection = analysis.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    selection = analysis.select(ctx.database(create=False), ctx.registry(), tournament_key, game_spec)
     data = analysis.seats_of(selection)
     if as_json:
         print_json(data)
@@ -602,7 +612,7 @@ def seats_command(ctx: Context, tournament_key: str | None, game_spec: str | Non
 def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spec: str | None, as_json: bool,
                    as_csv: bool) -> None:  # fmt: skip
     """Pairwise matrix, row agent against column agent, agents in leaderboard order."""
-    database = ctx.database()
+    database = ctx.database(create=False)
     selection = analysis.select(database, ctx.registry(), tournament_key, game_spec)
     data = analysis.matrix_of(database, selection, kind)
     agents, values = data["agents"], data["values"]
@@ -629,7 +639,7 @@ def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spe
 @_output_options(csv=False)
 def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool) -> None:
     """Match length, end reasons, legal moves per turn and think time."""
-    database = ctx.database()
+    database = ctx.database(create=False)
     selection = analysis.select(database, ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
     data = analysis.stats_of(database, selection)
     if as_json:
@@ -661,8 +671,8 @@ def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | Non
 def matches_command(ctx: Context, tournament_key: str | None, game_spec: str | None, agent: str | None,
                     limit: int | None, as_json: bool, as_csv: bool) -> None:  # fmt: skip
     """List played matches."""
-    selection = analysis.select(ctx.database(), ctx.registry(), tournament_key, game_spec)
-    data = matches_library.matches(ctx.database(), selection, agent, limit)
+    selection = analysis.select(ctx.database(create=False), ctx.registry(), tournament_key, game_spec)
+    data = matches_library.matches(ctx.database(create=False), selection, agent, limit)
     if as_json:
         print_json(data)
         return
@@ -682,7 +692,7 @@ def matches_command(ctx: Context, tournament_key: str | None, game_spec: str | N
 @_output_options(csv=False)
 def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> None:
     """Show a stored match move by move."""
-    loaded = matches_library.load_replay(ctx.database(), ctx.registry(), match_id)
+    loaded = matches_library.load_replay(ctx.database(create=False), ctx.registry(), match_id)
     data = loaded.to_json()
     if as_json:
         print_json(data)
@@ -708,6 +718,25 @@ def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> 
 @cli.group("db")
 def db_group() -> None:
     """Database maintenance."""
+
+
+@db_group.command("verify")
+@click.option("--tournament", "tournament_key", default=None, metavar="ID|NAME", help="One tournament (default: every match).")
+@_common
+@_output_options(csv=False)
+def db_verify(ctx: Context, tournament_key: str | None, as_json: bool) -> None:
+    """Replay stored matches; report those whose moves do not lead to the stored result (exit code 1 if any)."""
+    database = ctx.database(create=False)
+    tournament_id = tournaments_library.one(database, tournament_key)["id"] if tournament_key is not None else None
+    report = verify.verify(database, ctx.registry(), tournament_id)
+    if as_json:
+        print_json(report)
+    else:
+        for item in report["mismatches"]:
+            click.echo(f"match {item['match']} (tournament {item['tournament']}, {item['reason']}): {item['problem']}")
+        click.echo(f"{report['checked']} matches replayed, {len(report['mismatches'])} do not lead to their stored result")
+    if report["mismatches"]:
+        sys.exit(1)
 
 
 @db_group.command("upgrade")

@@ -15,12 +15,14 @@ from typing import Any, Sequence
 
 from arena.api import Agent, AgentInfo, Game, State
 from arena.params import format_value
+from arena.lifeline import bind_to_parent
 from arena.match import AGENT_CRASHED, AGENT_ERROR, TIMEOUT, Forfeit
 
 #: Seconds past the time per move before a silent agent is killed (pickling and scheduling take some).
 KILL_MARGIN = 1.0
-#: Seconds an isolated agent may take per move when the tournament sets no time per move.
-NO_LIMIT_DEADLINE = 300.0
+#: Seconds an agent in its own process (or an in-process agent that is not one of Arena's own, under a
+#: watchdog) may take for one move when the tournament sets no time per move ($ARENA_MOVE_DEADLINE).
+NO_LIMIT_DEADLINE = float(os.environ.get("ARENA_MOVE_DEADLINE", "60"))
 #: Seconds a new agent process may take to start and build its agent.
 START_DEADLINE = 60.0
 
@@ -37,6 +39,7 @@ def _limit_memory(megabytes: int | None) -> None:
 
 def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory_limit: int | None) -> None:
     """The agent process: build agents on request and answer `act` for them."""
+    bind_to_parent(os.getppid())  # the forkserver, which itself ends with the process that owns it
     from arena.agents import entry_from_json
     from arena.plugins import get_registry
     from arena.tournament import make_game
@@ -49,7 +52,7 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
     while True:
         try:
             message = conn.recv()
-        except EOFError:
+        except (EOFError, OSError):  # the owner closed the pipe, or died
             return
         kind = message[0]
         try:
@@ -78,8 +81,47 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
                 conn.send(("crash", "MemoryError: over the memory limit"))
             finally:
                 os._exit(70)
+        except (BrokenPipeError, ConnectionResetError):  # the owner is gone (Ctrl-C, kill): leave without a word
+            os._exit(0)
         except Exception as exc:
-            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+            try:
+                conn.send(("error", f"{type(exc).__name__}: {exc}"))
+            except OSError:  # the owner is gone
+                os._exit(0)
+
+
+class _Deadline(BaseException):
+    """Raised into an in-process agent by the watchdog's alarm (a BaseException: agents' `except Exception` miss it)."""
+
+
+def _alarm(_signum: int, _frame: Any) -> None:
+    raise _Deadline
+
+
+def watch(agent: Agent, time_per_move: float | None) -> None:
+    """A per-move watchdog for an agent in this process: a move that takes longer than the deadline (the time per
+    move plus KILL_MARGIN, else NO_LIMIT_DEADLINE) is interrupted and forfeited (`timeout`). It uses SIGALRM,
+    so only in a process's main thread (elsewhere the agent plays unwatched); --isolate is the hard boundary."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        return
+    deadline = (time_per_move + KILL_MARGIN) if time_per_move is not None else NO_LIMIT_DEADLINE
+    inner = agent.act
+    signal.signal(signal.SIGALRM, _alarm)
+
+    def act(state: State) -> int:
+        signal.setitimer(signal.ITIMER_REAL, deadline, 1.0)  # re-fires each second if the first is swallowed
+        try:
+            try:
+                return inner(state)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except _Deadline:
+            raise Forfeit(TIMEOUT, f"no answer within {deadline:g}s; the in-process watchdog stopped the agent") from None
+
+    agent.act = act  # type: ignore[method-assign]
 
 
 class AgentProcess:

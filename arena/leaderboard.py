@@ -21,6 +21,7 @@ from arena.ratings import (
     count_pairs,
     elo,
     pair_results_from_counts,
+    rated,
     separated_ranks,
     trueskill_ratings,
 )
@@ -59,7 +60,9 @@ class Standings:
     distinct: DistinctGames = field(default_factory=DistinctGames)
 
     def add(self, records: Sequence[MatchRecord], moves: Mapping[int, bytes] | None = None) -> Standings:
-        """Continue with `records` (in schedule order); `moves` (match id -> move list) for the distinct games."""
+        """Continue with `records` (in schedule order); `moves` (match id -> move list) for the distinct games.
+        Matches the game broke (`game_error`) are no one's result: they are skipped."""
+        records = rated(records)
         agent_counts(records, self.counts)
         count_pairs(records, self.pairs)
         elo(records, ratings=self.elo)

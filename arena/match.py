@@ -6,7 +6,7 @@ import numbers
 import time
 from array import array
 from dataclasses import dataclass, field
-from typing import Any, Generator, Sequence
+from typing import Any, Callable, Generator, Sequence
 
 from arena.api import Agent, Game, State
 from arena.errors import ArenaError
@@ -20,12 +20,14 @@ AGENT_ERROR = "agent_error"
 AGENT_CRASHED = "agent_crashed"
 BAD_REPLY = "bad_reply"  # a remote agent's answer was not {"action": <integer>}
 AGENT_DISCONNECTED = "agent_disconnected"  # a remote agent refused the connection, failed over HTTP or dropped it
-REASONS = (NORMAL, TURN_LIMIT, ILLEGAL_ACTION, TIMEOUT, AGENT_ERROR, AGENT_CRASHED, BAD_REPLY, AGENT_DISCONNECTED)
+GAME_ERROR = "game_error"  # the game broke (apply raised, no legal action): nobody's result, never rated
+REASONS = (NORMAL, TURN_LIMIT, ILLEGAL_ACTION, TIMEOUT, AGENT_ERROR, AGENT_CRASHED, BAD_REPLY, AGENT_DISCONNECTED, GAME_ERROR)
 
 #: Seconds a remote agent's round trip may add to the time per move (`--network-allowance`).
 DEFAULT_NETWORK_ALLOWANCE = 0.05
 
 WIN, DRAW, LOSS = "win", "draw", "loss"
+NO_RESULT = "none"  # the outcome of every seat of a game_error match
 
 
 class Forfeit(Exception):
@@ -89,6 +91,11 @@ def forfeit_result(num_players: int, seat: int) -> tuple[list[float], list[str],
     return scores, outcomes, ranks
 
 
+def game_error_result(num_players: int) -> tuple[list[float], list[str], list[int]]:
+    """A match the game itself broke: no seat wins or loses (outcome `none`); ratings and records skip it."""
+    return [0.0] * num_players, [NO_RESULT] * num_players, [0] * num_players
+
+
 def play_match(
     game: Game,
     agents: Sequence[Agent],
@@ -98,17 +105,35 @@ def play_match(
     opening: Sequence[int] = (),
     network_allowance: float = DEFAULT_NETWORK_ALLOWANCE,
     match_id: str | None = None,
+    remake: Callable[[], Sequence[Agent]] | None = None,
+    trusted: bool = False,
+    game_seed: int | None = None,
 ) -> MatchResult:
-    """Play one match to its end, the turn limit, or the first fault of an agent.
+    """Play one match to its end, the turn limit, or the first fault of an agent or of the game.
+
+    No agent can change a result. An agent gets a copy of the state (perfect information) or its
+    seat's view, never the real state, and the result is checked at the end: the moves, replayed from
+    the seed, must lead to the position the match ended in. When they do not (an agent reached the
+    real state some other way), the match is played again, guarded: the real state is compared before
+    and after every answer, and the agent that changed it forfeits. `remake` gives fresh agents for
+    that (so the guarded match is the one its seed gives); without it the same ones play on.
+    A fault of the game (apply raising, no legal action in a running game) is also re-played guarded
+    before it is recorded as `game_error`.
 
     The `opening` plies are applied first: they are no agent's turns and no agent's think time, and
     the turn limit counts from the end of the opening. `moves` and `turns` are the agents' alone.
+    `game_seed` seeds the game's own chance when it is not the match seed (see arena.seeding.game_seed).
+
+    `trusted` agents (Arena's own, which the conformance suite checks never to change what they are
+    given, or agents in their own processes, which only ever see a pickled copy) get the live state
+    with no copy and no check: a copy per move measured a third of the arena's own time per move.
+
     A remote agent's time per move is `time_per_move + network_allowance`; its measured network time
     is taken out of its think time and reported apart. Every agent is told the result (`Agent.end`).
     An `ArenaFault` (Arena failed, not an agent) propagates: the match is not scored.
     """
     steps = match_steps(game, agents, seed, max_turns, time_per_move, opening, network_allowance=network_allowance,
-                        match_id=match_id)  # fmt: skip
+                        match_id=match_id, remake=remake, trusted=trusted, game_seed=game_seed)  # fmt: skip
     try:
         next(steps)  # with no batched seat the match runs to its end here
     except StopIteration as stop:
@@ -133,6 +158,9 @@ def match_steps(
     batched: Sequence[bool] = (),
     network_allowance: float = DEFAULT_NETWORK_ALLOWANCE,
     match_id: str | None = None,
+    remake: Callable[[], Sequence[Agent]] | None = None,
+    trusted: bool = False,
+    game_seed: int | None = None,
 ) -> Generator[Decision, Answer, MatchResult]:
     """`play_match` as a generator, so a runner can interleave many matches (arena.interleave).
 
@@ -140,15 +168,37 @@ def match_steps(
     and waits for the answer (sent in), which the runner computes for many matches at once. Every
     other seat is asked inline. The result (the generator's return value) is the same either way.
     """
+    deal = seed if game_seed is None else game_seed
     match_id = match_id if match_id is not None else f"{seed & 0xFFFFFFFFFFFFFFFF:016x}"
+    limits = _seat(agents, time_per_move, network_allowance, match_id)
+    try:
+        result, state = yield from _steps(game, agents, deal, max_turns, time_per_move, limits, opening, batched, False, trusted)
+        if result.reason != GAME_ERROR and (trusted or _replays_to(game, deal, list(opening) + result.moves, state)):
+            return _ended(agents, result)
+    except ArenaFault:
+        raise
+    except Exception:  # a state an agent broke can fail anywhere: the guarded match says who broke it
+        pass
+    if remake is not None:
+        agents = remake()
+        limits = _seat(agents, time_per_move, network_allowance, match_id)
+    result, _ = yield from _steps(game, agents, deal, max_turns, time_per_move, limits, opening, batched, True, False)
+    return _ended(agents, result)
+
+
+def _seat(agents: Sequence[Agent], time_per_move: float | None, network_allowance: float, match_id: str) -> list[float | None]:
+    """Tell the agents about the match; each seat's limit per move (remote agents get the network allowance too)."""
     for agent in agents:
         agent.time_per_move = time_per_move
         agent.match_id = match_id
         if agent.remote:
             agent.network_allowance = network_allowance
             agent.network_time = 0.0
-    limits = [None if time_per_move is None else time_per_move + (network_allowance if a.remote else 0.0) for a in agents]
-    result = yield from _steps(game, agents, seed, max_turns, time_per_move, limits, opening, batched)
+    return [None if time_per_move is None else time_per_move + (network_allowance if a.remote else 0.0) for a in agents]
+
+
+def _ended(agents: Sequence[Agent], result: MatchResult) -> MatchResult:
+    """Network time apart from think time, and every agent told the result."""
     result.network_times = [agent.network_time if agent.remote else 0.0 for agent in agents]
     for seat, agent in enumerate(agents):
         if agent.remote:  # network time is not thinking time
@@ -160,10 +210,35 @@ def match_steps(
     return result
 
 
+def _outcome(state: State) -> tuple[Any, ...]:
+    """What a match's result depends on, comparable between two states of one game."""
+    terminal = state.is_terminal()
+    return state.current_player, terminal, state.legal_actions(), state.returns() if terminal else None
+
+
+def _position(state: State) -> tuple[Any, ...]:
+    """The outcome and the whole position as text: what the guarded runner compares before and after each answer."""
+    return _outcome(state), state.render()
+
+
+def _replays_to(game: Game, seed: int, moves: Sequence[int], state: State) -> bool:
+    """Do `moves`, played from the seed's initial state, lead to `state`? (Each move was legal when it was made.)"""
+    honest = game.new_initial_state(seed)
+    apply, legal_actions = honest.apply, honest.legal_actions
+    try:
+        for action in moves:
+            if action not in legal_actions():
+                return False
+            apply(action)
+        return _outcome(honest) == _outcome(state)
+    except Exception:  # a move list that breaks the game is no honest one
+        return False
+
+
 def _steps(
     game: Game, agents: Sequence[Agent], seed: int, max_turns: int, time_per_move: float | None,
-    limits: Sequence[float | None], opening: Sequence[int], batched: Sequence[bool],
-) -> Generator[Decision, Answer, MatchResult]:  # fmt: skip
+    limits: Sequence[float | None], opening: Sequence[int], batched: Sequence[bool], guarded: bool, trusted: bool,
+) -> Generator[Decision, Answer, tuple[MatchResult, State]]:  # fmt: skip
     state: State = game.new_initial_state(seed)
     for action in opening:
         state.apply(action)
@@ -174,64 +249,77 @@ def _steps(
     moves: list[int] = []
     legal_counts: list[int] = []
     clock = time.perf_counter
-    # Perfect information: the agent gets the live state (no clone per move: measured a third of
-    # the arena's own time per move); the conformance suite checks that agents never change it, and
-    # the runner checks the player to move after every answer. Hidden information: the seat's view.
-    live = game.info.perfect_information
+    perfect = game.info.perfect_information
+    live = perfect and trusted
 
-    def forfeit(seat: int, reason: str, detail: str) -> MatchResult:
-        scores, outcomes, ranks = forfeit_result(num_players, seat)
+    def end(reason: str, detail: str | None, seat: int | None = None) -> tuple[MatchResult, State]:
+        if reason == GAME_ERROR:
+            scores, outcomes, ranks = game_error_result(num_players)
+        elif seat is not None:
+            scores, outcomes, ranks = forfeit_result(num_players, seat)
+        else:
+            scores, outcomes, ranks = [0.0] * num_players, [DRAW] * num_players, [1] * num_players
         return MatchResult(scores, outcomes, ranks, turns, reason, detail, think, moves, legal_counts, made,
-                           state.rounds_played(), first_player, list(opening))  # fmt: skip
+                           state.rounds_played(), first_player, list(opening)), state  # fmt: skip
 
     # Bound methods: this loop is the arena's own cost per move, measured against a bare loop.
-    is_terminal, legal_actions, apply = state.is_terminal, state.legal_actions, state.apply
+    is_terminal, legal_actions, apply, clone, view = state.is_terminal, state.legal_actions, state.apply, state.clone, state.view
     acts = [agent.act for agent in agents]
     record_move, record_legal = moves.append, legal_counts.append
     turns = 0
+    before: tuple[Any, ...] = ()
     while not is_terminal():
         if turns >= max_turns:
-            return MatchResult(
-                [0.0] * num_players, [DRAW] * num_players, [1] * num_players, turns, TURN_LIMIT, None,
-                think, moves, legal_counts, made, state.rounds_played(), first_player, list(opening),
-            )  # fmt: skip
+            return end(TURN_LIMIT, None)
         seat = state.current_player
-        legal = legal_actions()
+        try:
+            legal = legal_actions()
+        except Exception as exc:
+            return end(GAME_ERROR, f"the game failed to list the legal actions at turn {turns + 1}: {type(exc).__name__}: {exc}")
+        if not legal or not 0 <= seat < num_players:
+            return end(GAME_ERROR, f"the game offers seat {seat} no legal action in a running game (turn {turns + 1})")
+        if guarded:
+            before = _position(state)
+        given = state if live else clone() if perfect else view(seat)  # made before the clock starts: not think time
         start = clock()
         action: Any
         try:
             if batched and batched[seat]:
-                action, start = yield seat, (state if live else state.view(seat))
+                action, start = yield seat, given
                 if isinstance(action, Exception):
                     raise action
             else:
-                action = acts[seat](state if live else state.view(seat))
+                action = acts[seat](given)
         except Forfeit as exc:
             think[seat] += clock() - start
-            return forfeit(seat, exc.reason, exc.detail)
+            return end(exc.reason, exc.detail, seat)
         except ArenaFault:
             raise
         except Exception as exc:  # a fault of the agent, not of the arena
             think[seat] += clock() - start
-            detail = f"{type(exc).__name__}: {exc}"
-            return forfeit(seat, AGENT_ERROR, detail)
+            return end(AGENT_ERROR, f"{type(exc).__name__}: {exc}", seat)
+        except SystemExit as exc:  # sys.exit() in an agent ends its match, not the tournament
+            think[seat] += clock() - start
+            return end(AGENT_ERROR, f"seat {seat} called sys.exit({exc.code!r}); run such agents with --isolate", seat)
         elapsed = clock() - start
         think[seat] += elapsed
+        if guarded and _position(state) != before:
+            return end(AGENT_ERROR, f"seat {seat} changed the game's own state, not a copy: it cannot play in-process "
+                                    "(run it with --isolate)", seat)  # fmt: skip
         if time_per_move is not None and elapsed > limits[seat]:  # type: ignore[operator]
-            detail = f"seat {seat} took {elapsed:.3f}s, limit {limits[seat]:g}s"
-            return forfeit(seat, TIMEOUT, detail)
+            return end(TIMEOUT, f"seat {seat} took {elapsed:.3f}s, limit {limits[seat]:g}s", seat)
         if type(action) is not int:  # numpy integers are fine; bools, floats and strings are not
             if isinstance(action, numbers.Integral) and not isinstance(action, bool):
                 action = int(action)
             else:
                 action = None if isinstance(action, bool) else action
         if action not in legal or type(action) is not int:
-            detail = f"seat {seat} answered {action!r}, not a legal action"
-            return forfeit(seat, ILLEGAL_ACTION, detail)
-        if live and state.current_player != seat:
-            detail = f"seat {seat} changed the state it was given (agents must clone before looking ahead)"
-            return forfeit(seat, AGENT_ERROR, detail)
-        apply(action)
+            return end(ILLEGAL_ACTION, f"seat {seat} answered {action!r}, not a legal action", seat)
+        try:
+            apply(action)
+        except Exception as exc:  # the game's fault: a legal action it cannot play
+            return end(GAME_ERROR, f"the game failed to apply seat {seat}'s legal action {action} at turn {turns + 1}: "
+                                   f"{type(exc).__name__}: {exc}")  # fmt: skip
         record_move(action)
         record_legal(len(legal))
         made[seat] += 1
@@ -239,7 +327,7 @@ def _steps(
     returns = state.returns()
     ranks, outcomes = outcomes_from_returns(returns)
     return MatchResult([float(r) for r in returns], outcomes, ranks, turns, NORMAL, None, think, moves, legal_counts, made,
-                       state.rounds_played(), first_player, list(opening))  # fmt: skip
+                       state.rounds_played(), first_player, list(opening)), state  # fmt: skip
 
 
 def encode_ints(values: Sequence[int]) -> bytes:

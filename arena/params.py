@@ -136,7 +136,16 @@ class Spec:
     def __str__(self) -> str:
         if not self.params:
             return self.id
-        return self.id + ":" + ",".join(f"{k}={v}" for k, v in self.params.items())
+        return self.id + ":" + ",".join(f"{k}={quote_value(v, i == 0)}" for i, (k, v) in enumerate(self.params.items()))
+
+
+def quote_value(value: str, first: bool = False) -> str:
+    """A parameter value as a spec writes it: in double quotes only where it would not read back otherwise (see
+    parse_specs): a comma always (list values of numbers, `0,2,4`, excepted), a colon unless it is the spec's first
+    parameter (`http:url=http://host:9000` reads back as it is). So labels stay as they were wherever they could."""
+    if '"' in value or ("," in value and all(_looks_like_value(part) for part in value.split(","))):
+        return value
+    return f'"{value}"' if "," in value or (":" in value and not first) else value
 
 
 def _looks_like_value(token: str) -> bool:
@@ -147,21 +156,60 @@ def _looks_like_value(token: str) -> bool:
     return True
 
 
+def _split_outside_quotes(text: str) -> list[str]:
+    """`text` split at the commas that are not inside double quotes."""
+    if '"' not in text:
+        return text.split(",")
+    parts, current, quoted = [], [], False
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted
+        if ch == "," and not quoted:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    if quoted:
+        raise ArenaError(f"unclosed double quote in {text!r}")
+    parts.append("".join(current))
+    return parts
+
+
+def _index_outside_quotes(token: str, ch: str) -> int:
+    quoted = False
+    for i, c in enumerate(token):
+        if c == '"':
+            quoted = not quoted
+        elif c == ch and not quoted:
+            return i
+    return -1
+
+
+def _unquote(value: str, text: str) -> str:
+    if '"' not in value:
+        return value
+    if len(value) >= 2 and value[0] == value[-1] == '"' and '"' not in value[1:-1]:
+        return value[1:-1]
+    raise ArenaError(f"a quoted value must be the whole value, in double quotes: {value!r} in {text!r}")
+
+
 def parse_specs(text: str) -> list[Spec]:
     """Parse a comma-separated list of specs.
 
     `random,greedy:eval=heuristic,minimax:depth=3,weights=0,2,4` gives three specs: a token with
     `:` starts a spec, `key=value` adds a parameter to the current one, and a bare number
-    continues the previous value (so list-valued parameters need no quoting).
+    continues the previous value (so list-valued parameters need no quoting). A value in double
+    quotes is taken as it is, commas, colons and equals signs included: `checkpoint="a,b.npz"`.
     """
     specs: list[tuple[str, dict[str, str]]] = []
     last_key: str | None = None
-    for raw in text.split(","):
+    for raw in _split_outside_quotes(text):
         token = raw.strip()
         if not token:
             raise ArenaError(f"empty item in {text!r}")
-        if ":" in token:
-            name, _, rest = token.partition(":")
+        colon = _index_outside_quotes(token, ":")
+        if colon >= 0:
+            name, rest = token[:colon], token[colon + 1:]
             name = name.strip()
             if not name:
                 raise ArenaError(f"missing name before ':' in {token!r}")
@@ -181,7 +229,7 @@ def parse_specs(text: str) -> list[Spec]:
                 raise ArenaError(f"missing parameter name in {token!r}")
             if key in specs[-1][1]:
                 raise ArenaError(f"parameter '{key}' given twice for '{specs[-1][0]}'")
-            specs[-1][1][key] = value.strip()
+            specs[-1][1][key] = _unquote(value.strip(), text)
             last_key = key
         elif last_key is not None and _looks_like_value(token):
             specs[-1][1][last_key] += "," + token

@@ -23,6 +23,8 @@ from arena.api import Agent, Game
 from arena.errors import ArenaError
 
 ENTRY_POINT_GROUP = "arena"
+#: PluginInfo.source of the plugins Arena itself ships (its built-in games and agents).
+BUILTIN_SOURCE = "entry point (arena)"
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,11 @@ class Registry:
 
     def owner(self, kind: str, item_id: str) -> str:
         return self._owner[(kind, item_id)]
+
+    def is_builtin(self, kind: str, item_id: str) -> bool:
+        """Was `item_id` registered by one of Arena's own plugins (an entry point of the arena distribution)?"""
+        owner = self._owner.get((kind, item_id))
+        return any(p.name == owner and p.source == BUILTIN_SOURCE for p in self.plugins)
 
 
 def _plugin_dirs(extra: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -151,6 +158,12 @@ def _register(
     try:
         pm.register(module, name=name)
     except Exception as exc:  # pluggy rejects bad hook signatures here
+        report(f"plugin '{name}' ({source}) failed to register: {exc}")
+        return
+    try:
+        pm.check_pending()  # a misspelled hook name (register_agentz): this plugin's, the others passed already
+    except pluggy.PluginValidationError as exc:
+        pm.unregister(module, name=name)
         report(f"plugin '{name}' ({source}) failed to register: {exc}")
         return
     registry.plugins.append(PluginInfo(name, source, version, _hooks_of(pm, module)))

@@ -16,7 +16,13 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import trueskill
 
+from arena.match import GAME_ERROR
 from db.records import MatchRecord
+
+def rated(records: Iterable[MatchRecord]) -> list[MatchRecord]:
+    """The matches that say something about the agents: not those the game itself broke (`game_error`)."""
+    return [record for record in records if record.reason != GAME_ERROR]
+
 
 ELO_START = 1000.0
 ELO_K = 32.0
@@ -54,7 +60,7 @@ def elo(
     """
     ratings = {} if ratings is None else ratings
     history: list[EloPoint] = []
-    for n, record in enumerate(records, start=1):
+    for n, record in enumerate(rated(records), start=1):
         if len(record.seats) == 2:  # the common case, without the general pairwise bookkeeping
             first, second = record.seats
             ra, rb = ratings.get(first.agent, start), ratings.get(second.agent, start)

@@ -254,3 +254,13 @@ def leaderboard_of(database: Database, selection: Selection, system: str = "bt")
     rows = sort_rows(leaderboard(database, selection), system)
     warning = add_distinct_games(rows, distinct_games_of(database, selection))
     return rows, warning
+
+
+def game_error_notice(database: Database, tournament_id: int) -> str | None:
+    """A line saying how many of the tournament's matches the game itself broke (`game_error`), or None."""
+    with database.session() as session:
+        count = queries.reason_counts(session, tournament_id).get("game_error", 0)
+    if not count:
+        return None
+    return (f"warning: {count} match(es) of tournament {tournament_id} ended in game_error: the game failed "
+            "(see `arena matches`, detail), not an agent; they count for no one and are left out of every rating")

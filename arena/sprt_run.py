@@ -42,7 +42,7 @@ class SprtState:
 
     params: sprt.SprtParams
     paired: bool
-    scores: dict[int, float] = field(default_factory=dict)  # schedule index -> B's score
+    scores: dict[int, float | None] = field(default_factory=dict)  # schedule index -> B's score (None: game_error)
     counts: list[int] = field(default_factory=list)
     units: int = 0  # games (or pairs) counted so far: a contiguous prefix of the schedule
     llr: float = 0.0
@@ -51,15 +51,19 @@ class SprtState:
     def __post_init__(self) -> None:
         self.counts = [0] * (5 if self.paired else 3)
 
-    def add(self, index: int, score: float) -> list[str]:
-        """Record one match; returns a progress line per unit that completes (none once decided)."""
+    def add(self, index: int, score: float | None) -> list[str]:
+        """Record one match; returns a progress line per unit that completes (none once decided).
+
+        A match the game broke (`game_error`, score None) is nobody's result: its unit is passed over uncounted."""
         self.scores[index] = score
         lines = []
         size = 2 if self.paired else 1
         while self.decided is None and all(self.units * size + k in self.scores for k in range(size)):
-            total = sum(self.scores[self.units * size + k] for k in range(size))
-            self.counts[round(total * 2)] += 1
+            unit_scores = [self.scores[self.units * size + k] for k in range(size)]
             self.units += 1
+            if None in unit_scores:
+                continue
+            self.counts[round(sum(unit_scores) * 2)] += 1  # type: ignore[arg-type]
             self.llr = sprt.llr(self.counts, self.params)
             self.decided = sprt.decision(self.llr, self.params)
             unit = "pair" if self.paired else "game"
@@ -68,20 +72,27 @@ class SprtState:
         return lines
 
 
-def score_of(seating: Sequence[int], ranks: Sequence[int]) -> float:
-    """B's (position 1) score against A (position 0) in one match: 1 ahead, 0.5 level, 0 behind."""
+def score_of(seating: Sequence[int], ranks: Sequence[int]) -> float | None:
+    """B's (position 1) score against A (position 0) in one match: 1 ahead, 0.5 level, 0 behind; None for a match
+    the game broke (`game_error`: every rank is 0)."""
     b, a = ranks[seating.index(1)], ranks[seating.index(0)]
-    return 1.0 if b < a else 0.5 if b == a else 0.0
+    return _score(b, a)
 
 
-def record_scores(records: Iterable[MatchRecord], test: str) -> dict[int, float]:
+def _score(mine: int, other: int) -> float | None:
+    if mine == 0 or other == 0:
+        return None
+    return 1.0 if mine < other else 0.5 if mine == other else 0.0
+
+
+def record_scores(records: Iterable[MatchRecord], test: str) -> dict[int, float | None]:
     """Schedule index -> B's score, from stored matches."""
     scores = {}
     for record in records:
         mine = [seat.rank for seat in record.seats if seat.agent == test]
         other = [seat.rank for seat in record.seats if seat.agent != test]
         if mine and other:
-            scores[record.index] = 1.0 if mine[0] < other[0] else 0.5 if mine[0] == other[0] else 0.0
+            scores[record.index] = _score(mine[0], other[0])
     return scores
 
 

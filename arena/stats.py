@@ -12,6 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from arena.match import decode_ints
+from arena.ratings import rated
 from db.records import MatchRecord
 
 
@@ -139,13 +140,14 @@ MATRIX_KINDS = ("net-wins", "win-rate", "games", "avg-turns")
 
 
 def matrix(records: Sequence[MatchRecord], kind: str, agents: Sequence[str]) -> list[list[float | None]]:
-    """A square matrix over `agents`, row agent against column agent; None where undefined.
+    """A square matrix over `agents`, row agent against column agent; None where undefined (game_error matches skipped).
 
     net-wins: row's wins minus its losses against column (pairwise finishes in N-player matches);
     win-rate: row's wins / games against column; games: matches together; avg-turns: mean turns.
     """
     if kind not in MATRIX_KINDS:
         raise ValueError(f"unknown matrix kind {kind!r}")
+    records = rated(records)
     index = {agent: i for i, agent in enumerate(agents)}
     n = len(agents)
     wins = np.zeros((n, n))
@@ -229,6 +231,7 @@ def legal_move_counts(records: Iterable[MatchRecord]) -> np.ndarray:
 
 def seat_results(records: Sequence[MatchRecord]) -> dict[str, Any]:
     """Score by seat (win 1, draw 0.5, loss 0) for the whole selection and for every agent: the first-mover advantage."""
+    records = rated(records)
 
     def summary(games: float, score: float) -> dict[str, float | int | None]:
         return {"games": int(games), "score": score, "score_rate": score / games if games else None}

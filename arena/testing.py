@@ -11,8 +11,12 @@ Each check raises AssertionError with a message that says what is wrong.
 
 from __future__ import annotations
 
+import dataclasses
+import enum
+import gc
 import math
 import random
+import types
 from typing import Any, Callable, Iterable
 
 from arena.api import TERMINAL, Agent, Game, State
@@ -106,6 +110,48 @@ def check_clone_independent(game: Game, seed: int) -> None:
         state.apply(rng.choice(state.legal_actions()))
 
 
+_IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), range, frozenset, tuple, type, types.ModuleType,
+              types.FunctionType, types.BuiltinFunctionType, types.MethodType, enum.Enum)  # fmt: skip
+
+
+def _mutable_parts(root: object) -> dict[int, object]:
+    """Every object reachable from `root` that could be changed in place (containers of immutables are walked)."""
+    found: dict[int, object] = {}
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType, Game)):
+            continue  # classes, modules and the configured game are not part of a position
+        seen.add(id(obj))
+        frozen = dataclasses.is_dataclass(obj) and obj.__dataclass_params__.frozen  # type: ignore[union-attr]
+        if not isinstance(obj, _IMMUTABLE) and not frozen and obj is not root:
+            found[id(obj)] = obj
+        stack.extend(gc.get_referents(obj))
+        for name in getattr(type(obj), "__slots__", ()):  # slot values (get_referents skips untracked ones)
+            if hasattr(obj, name):
+                stack.append(getattr(obj, name))
+    return found
+
+
+def check_no_shared_state(game: Game, seed: int) -> None:
+    """A clone and every seat's view share no mutable object with the state they come from: an agent that changes
+    what it was given can never change the real state (or learn its hidden parts through a shared object)."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    for _ in range(30):
+        if state.is_terminal():
+            break
+        real = _mutable_parts(state)
+        for label, copy in [("clone()", state.clone())] + [(f"view({p})", state.view(p)) for p in range(game.num_players)]:
+            shared = [obj for key, obj in _mutable_parts(copy).items() if key in real]
+            assert not shared, (
+                f"game '{game.info.id}': {label} shares mutable objects with the state it was made from: "
+                f"{sorted({type(obj).__name__ for obj in shared})}"
+            )
+        state.apply(rng.choice(state.legal_actions()))
+
+
 def check_observation(game: Game, seed: int) -> None:
     state = game.new_initial_state(seed)
     try:
@@ -133,6 +179,7 @@ def check_game(game: Game, seeds: Iterable[int] = range(20)) -> None:
         assert first == again, f"game '{game.info.id}' seed {seed}: same seed and actions gave another trajectory"
     for seed in seeds[:3]:
         check_clone_independent(game, seed)
+        check_no_shared_state(game, seed)
         check_observation(game, seed)
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import secrets
 import json
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -12,7 +15,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence
 from arena.adaptive_run import adaptive_settings, extend
 from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game
 from arena.api import Agent, Game
-from arena.isolation import AgentProcess, IsolatedAgent
+from arena.isolation import AgentProcess, IsolatedAgent, watch
 from arena.errors import ArenaError
 from arena.executors import Executor
 from arena.heap import frozen_heap
@@ -22,13 +25,21 @@ from arena.params import canonical, parse_spec
 from arena.plugins import Registry
 from arena.openings import check_file_openings, opening_for, parse_openings
 from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin, round_robin_sets
-from arena.seeding import derive_seed
+from arena.seeding import derive_seed, game_seed
 from arena.sprt_run import SprtMonitor, sprt_settings
 from db import queries
 from db.models import Tournament
 from db.session import Database
 
 FORMATS = ("round-robin", "gauntlet", "adaptive")
+#: The most matches one tournament may schedule (the schedule is written whole before play starts).
+MAX_SCHEDULED = 10_000_000
+#: Seeds are stored as 64-bit integers.
+SEED_RANGE = (-(2**63), 2**63 - 1)
+#: Longest tournament name (the column's size, on every database).
+MAX_NAME = 200
+#: A day: a longer --time-per-move (or inf, nan) is a mistake, not a limit.
+MAX_TIME_PER_MOVE = 86_400.0
 #: Results are written at least this often ($ARENA_FLUSH_SECONDS overrides), and at most this many matches at a time.
 FLUSH_SECONDS = float(os.environ.get("ARENA_FLUSH_SECONDS", "2.0"))
 FLUSH_MATCHES = 2000
@@ -79,27 +90,32 @@ def game_with_players(registry: Registry, spec_text: str, players: int | None) -
     return game_cls(**params)
 
 
-def prepare(registry: Registry, database: Database, request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[Table], dict[str, Any]]:
+def prepare(registry: Registry, database: Database | None, request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[Table], dict[str, Any]]:
     """Check everything and build the schedule (agent positions by seat, match by match); nothing is written."""
     if request.rounds < 1:
         raise ArenaError(f"--rounds must be at least 1, got {request.rounds}")
     if request.max_turns < 1:
         raise ArenaError(f"--max-turns must be at least 1, got {request.max_turns}")
-    if request.time_per_move is not None and request.time_per_move <= 0:
-        raise ArenaError(f"--time-per-move must be positive, got {request.time_per_move:g}")
-    if request.network_allowance < 0:
-        raise ArenaError(f"--network-allowance must be at least 0, got {request.network_allowance * 1000:g}")
+    if request.time_per_move is not None and not (0 < request.time_per_move <= MAX_TIME_PER_MOVE):
+        raise ArenaError(f"--time-per-move must be a number of seconds above 0 and at most {MAX_TIME_PER_MOVE:g}, "
+                         f"got {request.time_per_move:g}")  # fmt: skip
+    if not math.isfinite(request.network_allowance) or not 0 <= request.network_allowance <= MAX_TIME_PER_MOVE:
+        raise ArenaError(f"--network-allowance must be at least 0 (and finite), got {request.network_allowance * 1000:g}")
+    if not SEED_RANGE[0] <= request.seed <= SEED_RANGE[1]:
+        raise ArenaError(f"--seed must be between {SEED_RANGE[0]} and {SEED_RANGE[1]} (a 64-bit integer), got {request.seed}")
+    if request.name is not None and not 0 < len(request.name.strip()) <= MAX_NAME:
+        raise ArenaError(f"--name must be 1 to {MAX_NAME} characters, not only spaces")
     if request.format not in FORMATS:
         raise ArenaError(f"unknown format '{request.format}' (choose: {', '.join(FORMATS)})")
     game = _game_with_players(registry, request)
-    with database.session() as session:
-        if request.name is not None and queries.find_tournament(session, request.name) is not None:
+    with database.session() if database is not None else contextlib.nullcontext(None) as session:
+        if session is not None and request.name is not None and queries.find_tournament(session, request.name) is not None:
             raise ArenaError(f"a tournament named '{request.name}' exists already (use --resume to finish it)")
         if request.name is not None and request.name.isdigit():
             raise ArenaError("a tournament name cannot be a number (numbers are tournament ids)")
 
         def lookup(name: str) -> dict[str, Any] | None:
-            row = queries.get_named_agent(session, name)
+            row = queries.get_named_agent(session, name) if session is not None else None
             if row is None:
                 return None
             return {"type": row.type, "params": json.loads(row.params), "game": row.game, "checkpoint": row.checkpoint}
@@ -116,13 +132,19 @@ def prepare(registry: Registry, database: Database, request: TournamentRequest) 
     if request.format == "gauntlet":
         if players != 2:
             raise ArenaError("the gauntlet format is for two-player games")
-        tables = gauntlet(len(entries), request.rounds)
+        schedule: Callable[[int], list[Table]] = lambda rounds: gauntlet(len(entries), rounds)  # noqa: E731
     elif request.format == "adaptive":  # a first round; the rest is chosen as results come (arena.adaptive_run)
-        tables = round_robin_sets(len(entries), 1, players) if request.openings is not None else round_robin(len(entries), 1, players)
+        first = round_robin_sets(len(entries), 1, players) if request.openings is not None else round_robin(len(entries), 1, players)
+        schedule = lambda rounds: first  # noqa: E731
     elif request.openings is not None:
-        tables = round_robin_sets(len(entries), request.rounds, players)
+        schedule = lambda rounds: round_robin_sets(len(entries), rounds, players)  # noqa: E731
     else:
-        tables = round_robin(len(entries), request.rounds, players)
+        schedule = lambda rounds: round_robin(len(entries), rounds, players)  # noqa: E731
+    per_round = len(schedule(1))
+    if per_round * request.rounds > MAX_SCHEDULED:  # refused before the schedule takes any memory
+        raise ArenaError(f"{request.rounds} rounds of {per_round} matches is more than the {MAX_SCHEDULED:,} matches a "
+                         "tournament may schedule; play it as several tournaments")  # fmt: skip
+    tables = schedule(request.rounds)
     settings = {
         "game": game.label(),
         "agents": [entry.to_json() for entry in entries],
@@ -162,6 +184,7 @@ def _create(registry: Registry, database: Database, request: TournamentRequest, 
         game_params=canonical(game.params), format=request.format, rounds=request.rounds, seed=request.seed,
         max_turns=request.max_turns, time_per_move=request.time_per_move, players=game.num_players,
         settings=settings, schedule=encode_schedule(tables), scheduled=len(tables), status=status,
+        secret=None if game.info.perfect_information else secrets.token_hex(16),
     )  # fmt: skip
 
 
@@ -187,6 +210,7 @@ class Setup:
     memory_limit: int | None = None  # megabytes per agent process
     openings: dict[str, Any] | None = None  # the settings' openings (arena.openings), or None
     set_size: int = 1  # consecutive matches that share a seed and an opening (2 for a pair)
+    secret: str | None = None  # the tournament's, mixed into a hidden-information game's chance (never shown)
     concurrent: int = 1  # matches interleaved in one worker, their network decisions batched (arena.interleave)
     network_allowance: float = DEFAULT_NETWORK_ALLOWANCE
 
@@ -204,6 +228,8 @@ class Player:
         self.processes: list[AgentProcess] = []
         self._seat_params = any(entry.seat_params for entry in self.entries)
         self._seated_games: dict[Table, Game] = {}
+        # Arena's own agents, or agents in their own processes, may be handed the live state (see play_match).
+        self.trusted = setup.isolate or all(registry.is_builtin("agent", entry.type_id) for entry in self.entries)
 
     def _game_for(self, seating: Table) -> Game:
         """The tournament's game, with the seat parameters (e.g. decks) of the agents in these seats."""
@@ -216,7 +242,11 @@ class Player:
 
     def _agents(self, task: MatchTask, seed: int, game: Game) -> list[Agent]:
         if not self.setup.isolate:
-            return [self.makers[position](game, seat, seed) for seat, position in enumerate(task.seating)]
+            agents = [self.makers[position](game, seat, seed) for seat, position in enumerate(task.seating)]
+            if not self.trusted:  # not Arena's own: a per-move watchdog, so that a hang never stops the run
+                for agent in agents:
+                    watch(agent, self.setup.time_per_move)
+            return agents
         while len(self.processes) < len(task.seating):
             self.processes.append(AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit))
         return [
@@ -225,20 +255,29 @@ class Player:
             for seat, position in enumerate(task.seating)
         ]  # fmt: skip
 
-    def _prepare(self, task: MatchTask) -> tuple[int, Game, Sequence[int], list[Agent]]:
-        """The match's seed, game, opening and agents."""
+    def _fresh(self, used: list[Agent], task: MatchTask, seed: int, game: Game) -> list[Agent]:
+        """New agents for a match played again (see play_match); `used` are closed and replaced in place."""
+        for agent in used:
+            agent.close()
+        used[:] = self._agents(task, seed, game)
+        return used
+
+    def _prepare(self, task: MatchTask) -> tuple[int, int, Game, Sequence[int], list[Agent]]:
+        """The match's seed, the seed of the game's own chance, the game, the opening and the agents."""
         set_size = self.setup.set_size
         seed = derive_seed(self.setup.seed, task.schedule_index - task.schedule_index % set_size)  # a set shares its seed
         game = self._game_for(task.seating)
-        opening = opening_for(game, self.setup.openings, task.schedule_index // set_size, seed)
-        return seed, game, opening, self._agents(task, seed, game)
+        deal = game_seed(game, seed, self.setup.secret)  # the game's own chance: agents cannot predict it
+        opening = opening_for(game, self.setup.openings, task.schedule_index // set_size, deal)
+        return seed, deal, game, opening, self._agents(task, seed, game)
 
     def play(self, task: MatchTask) -> queries.MatchOutcome:
         start = time.perf_counter()
-        seed, game, opening, agents = self._prepare(task)
+        seed, deal, game, opening, agents = self._prepare(task)
         try:
             result = play_match(game, agents, seed, self.setup.max_turns, self.setup.time_per_move, opening,
-                                self.setup.network_allowance)  # fmt: skip
+                                self.setup.network_allowance, remake=lambda: self._fresh(agents, task, seed, game),
+                                trusted=self.trusted, game_seed=deal)  # fmt: skip
         finally:
             for agent in agents:
                 agent.close()
@@ -253,11 +292,13 @@ class Player:
         running: dict[int, tuple[int, float, list[Agent]]] = {}  # by schedule index: seed, start time, agents
 
         def start(task: MatchTask) -> tuple[Any, list[Agent]]:
-            seed, game, opening, agents = self._prepare(task)
+            seed, deal, game, opening, agents = self._prepare(task)
             running[task.schedule_index] = (seed, time.perf_counter(), agents)
             setup = self.setup
-            return match_steps(game, agents, seed, setup.max_turns, setup.time_per_move, opening, batched=batch_flags(agents),
-                               network_allowance=setup.network_allowance), agents  # fmt: skip
+            steps = match_steps(game, agents, seed, setup.max_turns, setup.time_per_move, opening, batched=batch_flags(agents),
+                                network_allowance=setup.network_allowance, remake=lambda: self._fresh(agents, task, seed, game),
+                                trusted=self.trusted, game_seed=deal)  # fmt: skip
+            return steps, agents
 
         try:
             for task, result in play_interleaved(tasks, start, self.setup.concurrent):
@@ -291,22 +332,24 @@ def play(
     database: Database, registry: Registry, tournament_id: int, workers: int = 1, progress: Progress | None = None,
     plugins_dirs: Sequence[str] = (), isolate: bool = False, memory_limit: int | None = None,
     concurrent: int = 1, notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None,
-    executor: Executor | None = None,
+    executor: Executor | None = None, trust_agents: bool = False,
 ) -> int:  # fmt: skip
     """Play every pending match of the tournament; returns how many were played.
 
     Agents run in their own processes with `isolate`, and always when there is a time per move and
-    more than one worker (a worker must never hang on an agent). `concurrent` > 1 interleaves that
-    many matches in each worker and batches their networks' decisions (arena.interleave); isolated
-    agents answer one by one from their own processes, so then matches are played one at a time
-    and `notify` is told why. A tournament run as an SPRT stops at the match that decides the test
-    (in schedule order), reporting each step to `log`; an adaptive tournament grows batch by batch.
+    more than one worker (a worker must never hang on an agent), and on a game of hidden information
+    when any agent is not one of Arena's own, unless `trust_agents` (an agent in the runner's process
+    can read what its seat may not see). `concurrent` > 1 interleaves that many matches in each
+    worker and batches their networks' decisions (arena.interleave); isolated agents answer one by
+    one from their own processes, so then matches are played one at a time and `notify` is told why.
+    A tournament run as an SPRT stops at the match that decides the test (in schedule order),
+    reporting each step to `log`; an adaptive tournament grows batch by batch.
     """
     if concurrent < 1:
         raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
     with frozen_heap():
         args = (database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, concurrent, notify, log,
-                executor)
+                executor, trust_agents)  # fmt: skip
         played = _play(*args)
         while extend(database, tournament_id):  # an adaptive tournament: its next batch, chosen from the results
             played += _play(*args)
@@ -336,6 +379,7 @@ def _play(
     database: Database, registry: Registry, tournament_id: int, workers: int, progress: Progress | None,
     plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None, concurrent: int = 1,
     notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None, executor: Executor | None = None,
+    trust_agents: bool = False,
 ) -> int:  # fmt: skip
     monitor = None
     with database.session() as session:
@@ -347,9 +391,11 @@ def _play(
         played = queries.played_indices(session, tournament.id)
         parallel = executor.parallel if executor is not None else workers > 1  # a worker must never hang on an agent
         isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and parallel)
+        if not trust_agents and not isolate and not make_game(registry, settings["game"]).info.perfect_information:
+            isolate = not all(registry.is_builtin("agent", data["type"]) for data in settings["agents"])
         setup = Setup(settings["game"], settings["agents"], tournament.seed, tournament.max_turns, tournament.time_per_move,
                       tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit,
-                      settings.get("openings"), settings.get("set_size", 1), concurrent,
+                      settings.get("openings"), settings.get("set_size", 1), tournament.secret, concurrent,
                       settings.get("network_allowance", DEFAULT_NETWORK_ALLOWANCE))  # fmt: skip
         if concurrent > 1 and isolate and notify is not None:
             notify("isolated agents answer one by one from their own processes: --concurrent-matches is ignored, "

@@ -53,6 +53,8 @@ class Tournament(Base):
     status: Mapped[str] = mapped_column(String(20), default="running", index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
+    # Mixed into the seeds of a hidden-information game's chance (arena.seeding.game_seed); never shown or exported.
+    secret: Mapped[str | None] = mapped_column(String(64))
     # Bumped by every batch of stored results: cached analyses compare it to know they are current.
     revision: Mapped[int] = mapped_column(default=0, server_default="0")
     # The tournament queue of `arena serve`: status queued -> running -> done | cancelled | failed;

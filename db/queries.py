@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -73,7 +73,7 @@ def remove_named_agent(session: Session, name: str) -> bool:
 def create_tournament(
     database: Database, *, name: str | None, game_id: str, game_version: str, game_params: str, format: str,
     rounds: int, seed: int, max_turns: int, time_per_move: float | None, players: int, settings: dict[str, Any],
-    schedule: bytes, scheduled: int, status: str = "running",
+    schedule: bytes, scheduled: int, status: str = "running", secret: str | None = None,
 ) -> int:  # fmt: skip
     """Write the tournament with its whole schedule (packed seatings, see Tournament.schedule); returns its id."""
 
@@ -83,6 +83,7 @@ def create_tournament(
                 name=name, game_id=game_id, game_version=game_version, game_params=game_params, format=format,
                 rounds=rounds, seed=seed, max_turns=max_turns, time_per_move=time_per_move, players=players,
                 settings=json.dumps(settings, sort_keys=True), schedule=schedule, scheduled=scheduled, status=status,
+                secret=secret,
             )  # fmt: skip
             session.add(tournament)
             session.flush()
@@ -398,3 +399,53 @@ def put_cached(database: Database, key: str, fingerprint: str, payload: str) -> 
             connection.execute(statement)
 
     retrying(write)
+
+
+# ---------------------------------------------------------------- replays (arena db verify)
+
+
+@dataclass(frozen=True)
+class StoredMatch:
+    """What replaying one stored match needs: its game, seed, moves and the result it claims."""
+
+    id: int
+    tournament_id: int
+    game_id: str
+    game_version: str
+    game_params: str
+    seed: int
+    turns: int
+    reason: str
+    moves: bytes
+    max_turns: int
+    opening_plies: int  # the first plies of `moves` were the opening's, not the agents'
+    secret: str | None  # the tournament's (arena.seeding.game_seed); never shown
+    scores: tuple[float, ...]
+    seat_params: tuple[str, ...]  # each seat's agent parameters (JSON), for the seat parameters (decks) it brought
+
+
+def stored_matches(session: Session, tournament_id: int | None = None) -> Iterator[StoredMatch]:
+    """Played matches (of one tournament, or all) in schedule order, with their seats."""
+    query = (
+        select(Match.id, Match.tournament_id, Match.game_id, Match.game_version, Match.game_params, Match.seed,
+               Match.turns, Match.reason, Match.moves, Tournament.max_turns, Match.opening_plies, Tournament.secret)
+        .join(Tournament, Tournament.id == Match.tournament_id)
+        .order_by(Match.tournament_id, Match.index)
+    )  # fmt: skip
+    seats = select(MatchSeat.match_id, MatchSeat.score, MatchSeat.agent_params).order_by(MatchSeat.match_id, MatchSeat.seat)
+    if tournament_id is not None:
+        query = query.where(Match.tournament_id == tournament_id)
+        seats = seats.join(Match, Match.id == MatchSeat.match_id).where(Match.tournament_id == tournament_id)
+    by_match: dict[int, list[tuple[float, str]]] = {}
+    for match_id, score, params in session.execute(seats):
+        by_match.setdefault(match_id, []).append((score or 0.0, params))
+    for row in session.execute(query):
+        seat_rows = by_match.get(row[0], [])
+        yield StoredMatch(*row[:8], row[8] or b"", row[9], row[10] or 0, row[11], tuple(s for s, _ in seat_rows),
+                          tuple(p for _, p in seat_rows))  # fmt: skip
+
+
+def reason_counts(session: Session, tournament_id: int) -> dict[str, int]:
+    """How many of the tournament's played matches ended for each reason."""
+    query = select(Match.reason, func.count()).where(Match.tournament_id == tournament_id).group_by(Match.reason)
+    return {reason: count for reason, count in session.execute(query)}

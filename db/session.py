@@ -23,7 +23,7 @@ T = TypeVar("T")
 DEFAULT_URL = "sqlite:///arena.db"
 #: The newest migration in db/migrations/versions (a test checks it against Alembic's head), so that
 #: opening a current database needs no Alembic import: commands start faster.
-HEAD_REVISION = "0008"
+HEAD_REVISION = "0009"
 MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_TIMEOUT_MS = 60_000
 #: Seconds to wait for a PostgreSQL server to answer before saying it is down.
@@ -108,8 +108,20 @@ class Database:
         return self.engine.dialect.name
 
 
-def open_database(url: str | None = None, migrate: bool = True) -> Database:
-    """Open (and create or upgrade, on first use) the database at `url`."""
+def database_exists(url: str | None = None) -> bool:
+    """False only for a SQLite file that does not exist yet (a server database is assumed to exist)."""
+    try:
+        path = _sqlite_file(resolve_url(url))
+    except (ArgumentError, ValueError):
+        return True  # open_database reports the bad URL
+    return path is None or path.exists()
+
+
+def open_database(url: str | None = None, migrate: bool = True, create: bool = True) -> Database:
+    """Open (and create or upgrade, on first use) the database at `url`.
+
+    With `create=False` (commands that only read) a SQLite file that does not exist is not created: the
+    answer is that of an empty database (an in-memory one)."""
     resolved = resolve_url(url)
     shown = display_url(resolved)
     parsed = _parse(resolved)
@@ -119,6 +131,8 @@ def open_database(url: str | None = None, migrate: bool = True) -> Database:
         parent = path.resolve().parent
         if not parent.is_dir():
             raise StorageError(f"cannot open database {shown}: directory {parent} does not exist")
+        if not create and not path.exists():  # nothing stored there yet: read an empty database, create no file
+            return open_database("sqlite://", migrate)
     connect_args: dict[str, Any] = {"timeout": BUSY_TIMEOUT_MS / 1000} if is_sqlite else {"connect_timeout": CONNECT_TIMEOUT}
     try:
         engine = create_engine(resolved, connect_args=connect_args)

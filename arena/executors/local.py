@@ -5,15 +5,17 @@ from __future__ import annotations
 import atexit
 import gc
 import multiprocessing
+import os
 import sys
 import threading
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import InvalidStateError, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from arena.errors import ArenaError
 from arena.interleave import concurrent_chunks
+from arena.lifeline import bind_to_parent
 from arena.plugins import get_registry
 
 if TYPE_CHECKING:
@@ -27,10 +29,11 @@ FORK_UNSAFE_MODULES = ("torch", "tensorflow", "jax")
 _worker: Player | None = None
 
 
-def _init_worker(setup: Setup) -> None:
+def _init_worker(setup: Setup, parent_pid: int) -> None:
     from arena.tournament import Player
 
     global _worker
+    bind_to_parent(parent_pid)  # a worker never outlives the run that started it (kill -9 included)
     _worker = Player(setup, get_registry(setup.plugins_dirs))
     atexit.register(_worker.close)
     gc.freeze()  # for the worker's whole life: see arena.heap
@@ -77,7 +80,11 @@ class LocalPool:
         return self.workers > 1
 
     def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Iterator[MatchOutcome]:
-        if self.workers <= 1 or len(tasks) <= 1:
+        # Agents other than Arena's own play in a worker process even with one worker, unless isolated already:
+        # one that calls os._exit or segfaults then ends a worker (one line, --resume finishes), not the run.
+        # (Only where a child process may be started: not in a daemonic process, as a server's tournament runner is.)
+        own = setup.isolate or all(registry.is_builtin("agent", data["type"]) for data in setup.agents)
+        if (self.workers <= 1 or len(tasks) <= 1) and (own or multiprocessing.current_process().daemon):
             from arena.tournament import Player
 
             player = Player(setup, registry)
@@ -88,16 +95,43 @@ class LocalPool:
             return
         context = multiprocessing.get_context(start_method(setup.isolate))
         chunk = max(1, min(64, len(tasks) // (self.workers * 8)))
-        with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_init_worker, initargs=(setup,)) as pool:
+        with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_init_worker,
+                                 initargs=(setup, os.getpid())) as pool:  # fmt: skip
             try:
                 if setup.concurrent > 1 and not setup.isolate:  # each worker interleaves its chunk's matches
                     for outcomes in pool.map(_play_chunk_in_worker, concurrent_chunks(tasks, self.workers, setup.concurrent)):
                         yield from outcomes
                 else:
                     yield from pool.map(_play_in_worker, tasks, chunksize=chunk)
+            except KeyboardInterrupt:
+                # Ctrl-C (workers ignore it: see arena.lifeline): end the workers now instead of waiting for their chunks.
+                _end_pool(pool)
+                raise
             except BrokenProcessPool:
                 raise ArenaError(
-                    "a worker process died (an agent crashed it?); run again with --isolate and --resume the tournament"
+                    "a worker process died while playing (an agent in it exited or crashed); what was played is stored: "
+                    "--resume the tournament with --isolate (each agent in its own process)"
                 ) from None
             finally:  # stopped early (the caller closed us): drop the matches not started yet instead of playing them
                 pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _end_pool(pool: ProcessPoolExecutor) -> None:
+    """Kill the pool's workers at once. Its manager thread then fails the futures that map() has already
+    cancelled (CPython raises InvalidStateError there): that is expected, so it is not printed."""
+    previous = threading.excepthook
+
+    def quiet(args: threading.ExceptHookArgs) -> None:
+        if not isinstance(args.exc_value, InvalidStateError):
+            previous(args)
+
+    threading.excepthook = quiet
+    try:
+        manager = getattr(pool, "_executor_manager_thread", None)
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.kill()
+        pool.shutdown(wait=False)
+        if manager is not None:
+            manager.join(10)
+    finally:
+        threading.excepthook = previous

@@ -95,6 +95,8 @@ def register_agent(
     """Check and save a named agent (type plus parameters, optional game and checkpoint); returns it."""
     from arena import tournament
 
+    if len(name) > 200:
+        raise ArenaError(f"an agent name is at most 200 characters, got {len(name)}")
     if not name or any(ch in name for ch in ",:= /") or name.isdigit():
         raise ArenaError(f"bad agent name {name!r}: use letters, digits, '-', '_' or '.' (no ',', ':', '=' or spaces)")
     if name in registry.agents:
@@ -112,7 +114,8 @@ def register_agent(
         declared = agent_specs.declared_params(agent_cls)
         if checkpoint and not any(p.name == "checkpoint" for p in declared):
             raise ArenaError(f"agent type '{type_id}' takes no checkpoint file")
-        validate_params(declared, raw, f"agent '{type_id}'")
+        values = validate_params(declared, {**raw, **({"checkpoint": checkpoint} if checkpoint else {})}, f"agent '{type_id}'")
+        agent_cls.check_params({k: v for k, v in values.items() if k != "seed"})  # a checkpoint is read now, not at play
         game_id = None
     with database.session() as session, session.begin():
         if queries.get_named_agent(session, name) is not None:

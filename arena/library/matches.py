@@ -11,7 +11,8 @@ from arena import results
 from arena.api import Game, State
 from arena.errors import ArenaError
 from arena.match import decode_ints
-from arena.match import replay as replay_moves
+from arena.seeding import game_seed
+from arena.verify import replay_or_explain
 from arena.plugins import Registry
 from db import queries
 from db.records import MatchRecord
@@ -100,7 +101,10 @@ def load_replay(database: Database, registry: Registry, match_id: int) -> Replay
                    if key.startswith(agent_specs.SEAT_PREFIX)}  # fmt: skip
     raw = dict(item.split("=", 1) for item in data["game_params"].split(";") if item)
     game = game_cls(**{**raw, **seat_params})  # the seats' own parameters (decks) as they were played
-    return Replay(data, game, game.new_initial_state(data["seed"]), replay_moves(game, data["seed"], data["moves"]))
+    with database.session() as session:  # the seed of the game's own chance mixes the tournament's secret
+        row = queries.get_match(session, match_id)
+        deal = game_seed(game, data["seed"], row.tournament.secret if row is not None else None)
+    return Replay(data, game, game.new_initial_state(deal), replay_or_explain(game, deal, data["moves"], f"match {match_id}"))
 
 
 def render_svg(state: State) -> str | None:

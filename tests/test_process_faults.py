@@ -1,0 +1,133 @@
+"""kill -9 and Ctrl-C of a running tournament: no child process survives its owner, and Ctrl-C says one line."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.test_storage_faults import limit_child
+
+ARENA = str(Path(sys.executable).parent / "arena")
+
+
+def _child() -> None:
+    """The run's preexec_fn: bounded memory, and Ctrl-C answered as in a terminal even if the test process was
+    started with SIGINT ignored (an ignored signal stays ignored across exec)."""
+    limit_child()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _start(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, Path]:
+    db = tmp_path / "run.db"
+    env = dict(os.environ, ARENA_DB=str(db), ARENA_FLUSH_SECONDS="0.05")
+    run = subprocess.Popen([ARENA, "run-tournament", "--game", "connect_four", "--agents", "greedy,random,mcts:simulations=30",
+                            "--rounds", "4000", "--quiet", *extra], env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_child)  # fmt: skip
+    return run, db
+
+
+def _wait_for_play(run: subprocess.Popen, db: Path, children: int) -> list[psutil.Process]:
+    """Wait until matches are being stored and the run has its child processes; returns every descendant."""
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        assert run.poll() is None, run.communicate()
+        stored = 0
+        if db.exists():
+            try:
+                with sqlite3.connect(db, timeout=5) as c:
+                    stored = c.execute("select count(*) from matches").fetchone()[0]
+            except sqlite3.OperationalError:
+                pass  # not migrated yet
+        descendants = psutil.Process(run.pid).children(recursive=True)
+        if stored and len(descendants) >= children:
+            return descendants
+        time.sleep(0.1)
+    raise AssertionError("the run did not start playing in time")
+
+
+def _assert_all_end(processes: list[psutil.Process]) -> None:
+    _gone, alive = psutil.wait_procs(processes, timeout=15)
+    for process in alive:  # clean up before failing: only processes this test started
+        process.kill()
+    assert not alive, [(p.pid, p.name()) for p in alive]
+
+
+@pytest.mark.parametrize("extra,children", [(("--workers", "2"), 2), (("--isolate",), 2), (("--isolate", "--workers", "2"), 4)])
+def test_kill_9_leaves_no_child_behind(tmp_path, extra, children):
+    run, db = _start(tmp_path, *extra)
+    descendants = _wait_for_play(run, db, children)
+    os.kill(run.pid, signal.SIGKILL)
+    run.communicate(timeout=30)
+    _assert_all_end(descendants)
+
+
+def test_ctrl_c_with_isolated_agents_and_workers_says_one_line(tmp_path):
+    run, db = _start(tmp_path, "--isolate", "--workers", "2")
+    descendants = _wait_for_play(run, db, 4)
+    os.killpg(run.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
+    _out, err = run.communicate(timeout=60)
+    assert err.strip() == "Aborted.", err
+    assert run.returncode == 130
+    _assert_all_end(descendants)
+    with sqlite3.connect(db) as c:
+        stored = c.execute("select count(*) from matches").fetchone()[0]
+    assert stored > 0  # what was played is kept; --resume plays the rest
+
+
+@pytest.mark.parametrize("how", ["exit", "segfault"])
+def test_an_in_process_agent_that_kills_its_process_ends_the_run_in_one_line_and_resume_finishes(tmp_path, how):
+    from tests.conftest import TEST_PLUGINS
+
+    db = tmp_path / "crash.db"
+    base = [ARENA, "--db", str(db), "--plugins-dir", str(TEST_PLUGINS), "run-tournament"]
+    env = dict(os.environ, ARENA_FLUSH_SECONDS="0")
+    args = ["--game", "tic_tac_toe", "--agents", f"random,greedy,crasher:how={how}", "--rounds", "4", "--name", "c", "--quiet"]
+    run = subprocess.run([*base, *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         preexec_fn=limit_child)  # fmt: skip
+    assert run.returncode == 2, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--isolate" in lines[0] and "--resume" in lines[0], run.stderr
+    resumed = subprocess.run([*base, "--resume", "c", "--isolate", "--quiet"], env=env, cwd=tmp_path, capture_output=True,
+                             text=True, timeout=300, preexec_fn=limit_child)  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    with sqlite3.connect(db) as c:
+        assert c.execute("select count(*) from matches").fetchone() == (12,)
+        crashed = c.execute("select count(*) from matches where reason = 'agent_crashed'").fetchone()[0]
+    assert crashed == 8  # every match of the crasher: it loses them all, in its own process
+
+
+def test_sys_exit_in_an_agent_is_its_fault_only(tmp_path):
+    from tests.conftest import Arena
+
+    arena_cli = Arena(tmp_path / "q.db")
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,quitter", "--rounds", "2", "--quiet")
+    matches = arena_cli.json("matches")
+    assert len(matches) == 2 and all(m["reason"] == "agent_error" and "sys.exit(3)" in m["detail"] for m in matches)
+
+
+@pytest.mark.parametrize("how,isolate", [("hang", False), ("spin", False), ("spin", True)])
+def test_an_agent_that_hangs_loses_by_timeout_at_the_default_deadline_and_the_run_goes_on(tmp_path, how, isolate):
+    """No time per move: in-process (a worker of the run) the watchdog stops a sleeping or a spinning agent; isolated,
+    its process is killed. Either way at the default move deadline, shortened here to 1 s."""
+    from tests.conftest import TEST_PLUGINS
+
+    db = tmp_path / "hang.db"
+    env = dict(os.environ, ARENA_MOVE_DEADLINE="1")  # the default move deadline (60 s), shortened for the test
+    run = subprocess.run([ARENA, "--db", str(db), "--plugins-dir", str(TEST_PLUGINS), "run-tournament", "--game",
+                          "tic_tac_toe", "--agents", f"random,crasher:how={how}", "--rounds", "2", "--quiet",
+                          *(["--isolate"] if isolate else [])], env=env,
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300, preexec_fn=limit_child)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    with sqlite3.connect(db) as c:
+        rows = c.execute("select reason, detail from matches").fetchall()
+    stopped_by = "agent process killed" if isolate else "watchdog"
+    assert len(rows) == 2 and all(reason == "timeout" and "within 1s" in detail and stopped_by in detail
+                                  for reason, detail in rows), rows  # fmt: skip
