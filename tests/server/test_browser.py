@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -63,12 +64,30 @@ def test_pages_in_a_real_browser(tmp_path: Path, serve, browser: webdriver.Chrom
     body = {"game": "connect_four", "agents": ["mcts:simulations=60", "greedy", "random"], "rounds": 12, "seed": 4, "name": "live"}
     live = http.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": f"Bearer {token}"}).json()
     browser.get(f"{server.url}/tournaments/{live['id']}")
-    bar = browser.find_element(By.CSS_SELECTOR, ".progress progress")
-    first = float(bar.get_attribute("value"))
-    wait_for(lambda: 0 < float(browser.find_element(By.CSS_SELECTOR, ".progress progress").get_attribute("value")) < live["matches"]
-             or "Net wins" in browser.page_source, "the progress bar to move")
-    if "Net wins" not in browser.page_source:
-        assert float(browser.find_element(By.CSS_SELECTOR, ".progress progress").get_attribute("value")) > first
+
+    def bar() -> float | None:
+        """The progress bar's value, read in one script (the page reloads itself at the end: no stale element)."""
+        try:
+            value = browser.execute_script("const p = document.querySelector('.progress progress'); return p ? p.value : null")
+        except WebDriverException:
+            return None
+        return None if value is None else float(value)
+
+    first = bar()
+    assert first is not None
+    moved: list[float] = []
+
+    def moving() -> bool:
+        value = bar()
+        if value is not None and first < value < live["matches"]:
+            moved.append(value)
+        try:
+            return bool(moved) or "Net wins" in browser.page_source
+        except WebDriverException:  # read while the page was being replaced
+            return False
+
+    wait_for(moving, "the progress bar to move")
+    if moved:
         shot(browser, tmp_path, "tournament-live")
     wait_for(lambda: "Net wins" in browser.page_source, "the finished tournament's results (the page reloads at the end)")
     assert browser.find_element(By.CSS_SELECTOR, ".progress .status").text == "done"
