@@ -14,11 +14,12 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from arena import tournament
 from arena.errors import ArenaError
+from arena.executors import EXECUTORS, make_executor
 from arena.leaderboard import SYSTEMS, distinct_warning
 from arena.library import analysis, catalog
 from arena.library import matches as matches_library
 from arena.library import tournaments as tournaments_library
-from arena.library.storage import Database, StorageError, open_database
+from arena.library.storage import HEAD_REVISION, Database, StorageError, database_status, open_database
 from arena.match import DEFAULT_MAX_TURNS
 from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, print_table
 from arena.params import parse_assignments
@@ -271,7 +272,7 @@ class _Progress:
                 TimeRemainingColumn,
             )
 
-            # No refresh thread (redrawn from __call__): worker processes may then be forked (tournament.start_method).
+            # No refresh thread (redrawn from __call__): worker processes may then be forked (arena.executors.local.start_method).
             self.bar = Progress(
                 TextColumn("[bold]matches"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("{task.fields[rate]} games/s"), TimeRemainingColumn(), transient=True, auto_refresh=False,
@@ -316,7 +317,9 @@ class _Progress:
               help="Start each set of matches (a pair, seats swapped; N players: every seating) from an opening: N random plies, or one line of FILE.")
 @click.option("--sprt", "sprt_text", default=None, metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]",
               help="With --agents A,B: play until a sequential test decides whether B is stronger than A (or the round limit).")
-@click.option("--workers", default="1", show_default=True, help="Worker processes, or 'auto' for one per core.")
+@click.option("--workers", default="1", show_default=True, help="Worker processes, or 'auto' for one per core (with --executor ray and no address: the local Ray's CPUs).")
+@click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True, help="Play on this machine's processes, or as Ray tasks.")
+@click.option("--ray-address", default=None, metavar="ADDRESS", help="With --executor ray: the cluster (e.g. 10.0.0.1:6379 or auto); default: a local Ray for this run.")
 @click.option("--resume", default=None, metavar="ID|NAME", help="Finish an interrupted tournament.")
 @click.option("--isolate", is_flag=True, help="Run agents in their own processes, killed when they hang or crash.")
 @click.option("--memory-limit", type=int, default=None, metavar="MB", help="Memory limit per agent process (implies --isolate).")
@@ -329,11 +332,12 @@ class _Progress:
 def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int | None, seed: int,
                    max_turns: int, time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
                    budget: int | None, players: int | None, openings: str | None, sprt_text: str | None, workers: str,
-                   resume: str | None, isolate: bool, memory_limit: int | None, network_allowance: float, concurrent: int,
-                   quiet: bool) -> None:  # fmt: skip
+                   executor: str, ray_address: str | None, resume: str | None, isolate: bool, memory_limit: int | None,
+                   network_allowance: float, concurrent: int, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
     n_workers = _workers(workers)
+    runner = make_executor(executor, n_workers, ray_address)
     if memory_limit is not None and memory_limit < 50:
         raise ArenaError(f"--memory-limit must be at least 50 (megabytes), got {memory_limit}")
     if concurrent < 1:
@@ -358,7 +362,8 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
         log = None if quiet else functools.partial(click.echo, err=True)
         played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit,
-                                 concurrent, notify=lambda text: click.echo(f"note: {text}", err=True), log=log)  # fmt: skip
+                                 concurrent, notify=lambda text: click.echo(f"note: {text}", err=True), log=log,
+                                 executor=runner)  # fmt: skip
     click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
     report = sprt_report_if_run(database, str(tournament_id))
     if report is not None:
@@ -709,7 +714,22 @@ def db_group() -> None:
 def db_upgrade(ctx: Context) -> None:
     """Create or upgrade the schema (also done automatically on first use)."""
     database = ctx.database()
-    click.echo(f"database {database.url} is at the newest schema")
+    click.echo(f"database {database.display} is at the newest schema ({HEAD_REVISION})")
+
+
+@db_group.command("check")
+@_common
+@_output_options(csv=False)
+def db_check(ctx: Context, as_json: bool) -> None:
+    """Say which database this is (URL without password, server version) and its schema revision; change nothing."""
+    data = database_status(open_database(ctx.db_url, migrate=False))
+    if as_json:
+        print_json(data)
+        return
+    state = "the newest" if data["current"] else f"older than the newest, {data['head']} (any command upgrades it)"
+    if data["revision"] is None:
+        state = f"empty (any command creates the schema at {data['head']})"
+    click.echo(f"database {data['url']} ({data['server']}): revision {data['revision'] or '-'}, {state}")
 
 
 from arena.cli_report import plot_command, report_command  # noqa: E402  (at the end: it needs the group defined)

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from arena.cli_report import _Context, db_options
+from arena.executors import EXECUTORS, make_executor
 from arena.library import tokens
 from arena.output import print_json, print_table
 
@@ -24,14 +25,17 @@ from arena.output import print_json, print_table
               help="Tournaments played at once, each in its own process (0: serve, play nothing).")
 @click.option("--match-workers", default=1, show_default=True, type=click.IntRange(1, 256),
               help="Worker processes per tournament for its matches (as run-tournament --workers).")
+@click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
+              help="Play each tournament's matches in local processes (--match-workers) or as Ray tasks.")
+@click.option("--ray-address", default=None, metavar="ADDRESS", help="With --executor ray: the cluster (default: a local Ray per tournament).")
 @click.option("--private", is_flag=True, help="Reads need a token too (writes always do).")
 @click.option("--lease", "lease_seconds", default=30.0, show_default=True, type=click.FloatRange(1, 3600),
               help="Seconds a tournament's claim lasts without renewal; a dead server's tournaments are taken over after this.")
 @click.option("--server-id", default=None, help="This server's name in the queue (default HOST:PORT of this machine); "
               "restarted with the same name, it takes its tournaments back at once.")
 @db_options
-def serve_command(ctx: _Context, host: str, port: int, workers: int, match_workers: int, private: bool,
-                  lease_seconds: float, server_id: str | None) -> None:  # fmt: skip
+def serve_command(ctx: _Context, host: str, port: int, workers: int, match_workers: int, executor: str,
+                  ray_address: str | None, private: bool, lease_seconds: float, server_id: str | None) -> None:  # fmt: skip
     """Serve the JSON API (/api/v1, docs at /docs) and the web pages, and play queued tournaments."""
     import logging
 
@@ -41,11 +45,12 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
         from arena.server import Settings, create_app
     except ImportError as exc:
         raise click.ClickException(f"the server needs its extra: pip install 'arena[server]' ({exc.name} is missing)") from None
+    make_executor(executor, match_workers, ray_address)  # bad combinations fail now, not per tournament
     database, registry = ctx.database(), ctx.registry()
     settings = Settings(
         private=private, workers=workers, match_workers=match_workers,
         worker_id=server_id or f"{socket.gethostname()}:{port}", lease_seconds=lease_seconds,
-        plugins_dirs=tuple(str(Path(d).resolve()) for d in ctx.plugins_dirs),
+        plugins_dirs=tuple(str(Path(d).resolve()) for d in ctx.plugins_dirs), executor=executor, ray_address=ray_address,
     )  # fmt: skip
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("arena.server").info("database %s; %s queue workers; reads %s", database.url, workers,

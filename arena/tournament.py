@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import atexit
-import gc
 import json
 import os
-import multiprocessing
-import sys
-import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
@@ -21,11 +14,12 @@ from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game
 from arena.api import Agent, Game
 from arena.isolation import AgentProcess, IsolatedAgent
 from arena.errors import ArenaError
+from arena.executors import Executor
 from arena.heap import frozen_heap
-from arena.interleave import batch_flags, concurrent_chunks, play_interleaved
+from arena.interleave import batch_flags, play_interleaved
 from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, encode_ints, match_steps, play_match
 from arena.params import canonical, parse_spec
-from arena.plugins import Registry, get_registry
+from arena.plugins import Registry
 from arena.openings import check_file_openings, opening_for, parse_openings
 from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin, round_robin_sets
 from arena.seeding import derive_seed
@@ -293,79 +287,11 @@ def outcome_of(task: MatchTask, seed: int, result: MatchResult, duration: float)
     )  # fmt: skip
 
 
-_worker: Player | None = None
-
-
-def _init_worker(setup: Setup) -> None:
-    global _worker
-    _worker = Player(setup, get_registry(setup.plugins_dirs))
-    atexit.register(_worker.close)
-    gc.freeze()  # for the worker's whole life: see arena.heap
-
-
-def _play_in_worker(task: MatchTask) -> queries.MatchOutcome:
-    assert _worker is not None
-    return _worker.play(task)
-
-
-def _play_chunk_in_worker(tasks: list[MatchTask]) -> list[queries.MatchOutcome]:
-    assert _worker is not None
-    return list(_worker.play_all(tasks))
-
-
-#: Libraries with native thread pools that a forked child may not be able to use.
-FORK_UNSAFE_MODULES = ("torch", "tensorflow", "jax")
-
-
-def start_method(isolate: bool) -> str:
-    """How worker processes start: fork where that is safe, else spawn.
-
-    A forked worker is ready in about 10 ms; a spawned one takes about 0.5 s (a new interpreter
-    importing Arena and its plugins), which on a 40-match mcts tournament measured 1.72x for two
-    workers against 1.94x forked. Forking is safe while the parent runs no other thread (the
-    progress bar refreshes without one) and the workers never touch the parent's database
-    connections (they only play), on Linux (macOS system libraries break in forked children).
-    Workers of isolated agents are spawned: each starts its own forkserver for its agents, and a
-    forked worker would inherit the parent's forkserver state. So are workers of a parent that has
-    loaded a library whose native thread pools do not survive a fork (an agent plugin's PyTorch:
-    GNU OpenMP can hang in a forked child).
-    """
-    if isolate or not sys.platform.startswith("linux") or threading.active_count() > 1:
-        return "spawn"
-    if any(name in sys.modules for name in FORK_UNSAFE_MODULES):
-        return "spawn"
-    return "fork"
-
-
-def _results(player_setup: Setup, registry: Registry, tasks: Sequence[MatchTask], workers: int) -> Iterator[queries.MatchOutcome]:
-    if workers <= 1 or len(tasks) <= 1:
-        player = Player(player_setup, registry)
-        try:
-            yield from player.play_all(tasks)
-        finally:
-            player.close()
-        return
-    context = multiprocessing.get_context(start_method(player_setup.isolate))
-    chunk = max(1, min(64, len(tasks) // (workers * 8)))
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(player_setup,)) as pool:
-        try:
-            if player_setup.concurrent > 1 and not player_setup.isolate:
-                for outcomes in pool.map(_play_chunk_in_worker, concurrent_chunks(tasks, workers, player_setup.concurrent)):
-                    yield from outcomes
-            else:
-                yield from pool.map(_play_in_worker, tasks, chunksize=chunk)
-        except BrokenProcessPool:
-            raise ArenaError(
-                "a worker process died (an agent crashed it?); run again with --isolate and --resume the tournament"
-            ) from None
-        finally:  # stopped early (the caller closed us): drop the matches not started yet instead of playing them
-            pool.shutdown(wait=True, cancel_futures=True)
-
-
 def play(
     database: Database, registry: Registry, tournament_id: int, workers: int = 1, progress: Progress | None = None,
     plugins_dirs: Sequence[str] = (), isolate: bool = False, memory_limit: int | None = None,
     concurrent: int = 1, notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None,
+    executor: Executor | None = None,
 ) -> int:  # fmt: skip
     """Play every pending match of the tournament; returns how many were played.
 
@@ -379,7 +305,8 @@ def play(
     if concurrent < 1:
         raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
     with frozen_heap():
-        args = (database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, concurrent, notify, log)
+        args = (database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, concurrent, notify, log,
+                executor)
         played = _play(*args)
         while extend(database, tournament_id):  # an adaptive tournament: its next batch, chosen from the results
             played += _play(*args)
@@ -408,7 +335,7 @@ def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[
 def _play(
     database: Database, registry: Registry, tournament_id: int, workers: int, progress: Progress | None,
     plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None, concurrent: int = 1,
-    notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None,
+    notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None, executor: Executor | None = None,
 ) -> int:  # fmt: skip
     monitor = None
     with database.session() as session:
@@ -418,7 +345,8 @@ def _play(
         settings = json.loads(tournament.settings)
         tables = decode_schedule(tournament.schedule, tournament.players)
         played = queries.played_indices(session, tournament.id)
-        isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and workers > 1)
+        parallel = executor.parallel if executor is not None else workers > 1  # a worker must never hang on an agent
+        isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and parallel)
         setup = Setup(settings["game"], settings["agents"], tournament.seed, tournament.max_turns, tournament.time_per_move,
                       tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit,
                       settings.get("openings"), settings.get("set_size", 1), concurrent,
@@ -444,7 +372,11 @@ def _play(
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
     last_flush = time.monotonic()
-    outcomes = _results(setup, registry, tasks, workers)
+    if executor is None:  # this machine: this process, or `workers` processes
+        from arena.executors.local import LocalPool
+
+        executor = LocalPool(workers)
+    outcomes = executor.results(setup, registry, tasks)
     try:
         for outcome in outcomes:
             buffer.append(outcome)

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, delete, func, literal, select, tuple_, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from db.models import CacheEntry, Match, MatchSeat, NamedAgent, Tournament, utcnow
@@ -177,7 +179,9 @@ class TournamentKeys:
 
 def save_results(database: Database, keys: TournamentKeys, results: Iterable[MatchOutcome]) -> None:
     """Store a batch of played matches of one tournament in one transaction; a match stored already is left as it is."""
-    results = list(results)
+    # In schedule order: concurrent writers of one tournament then take row locks in the same order
+    # (on PostgreSQL, two runs resuming one tournament would otherwise deadlock on each other's rows).
+    results = sorted(results, key=lambda r: r.schedule_index)
     if not results:
         return
     now = utcnow().isoformat(sep=" ", timespec="microseconds")  # the driver gets plain text, as SQLAlchemy stores it
@@ -383,12 +387,14 @@ def get_cached(session: Session, key: str, fingerprint: str) -> str | None:
 
 
 def put_cached(database: Database, key: str, fingerprint: str, payload: str) -> None:
+    """Insert or replace one entry in one statement: two processes computing the same entry both succeed."""
+    insert = postgresql_insert if database.dialect == "postgresql" else sqlite_insert
+    values = {"key": key, "fingerprint": fingerprint, "payload": payload, "updated_at": utcnow()}
+    statement = insert(CacheEntry).values(**values)
+    statement = statement.on_conflict_do_update(index_elements=[CacheEntry.key], set_={k: v for k, v in values.items() if k != "key"})
+
     def write() -> None:
-        with database.session() as session, session.begin():
-            entry = session.get(CacheEntry, key)
-            if entry is None:
-                session.add(CacheEntry(key=key, fingerprint=fingerprint, payload=payload))
-            else:
-                entry.fingerprint, entry.payload, entry.updated_at = fingerprint, payload, utcnow()
+        with database.engine.begin() as connection:
+            connection.execute(statement)
 
     retrying(write)

@@ -1,4 +1,8 @@
-"""Opening a database: URL resolution, SQLite pragmas, and migrations run on first use."""
+"""Opening a database: URL resolution, SQLite pragmas, and migrations run on first use.
+
+SQLite files and PostgreSQL servers (through psycopg 3) are both first-class: `postgresql://` and
+`postgres://` URLs are normalised to `postgresql+psycopg://`.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 T = TypeVar("T")
@@ -22,6 +26,10 @@ DEFAULT_URL = "sqlite:///arena.db"
 HEAD_REVISION = "0008"
 MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_TIMEOUT_MS = 60_000
+#: Seconds to wait for a PostgreSQL server to answer before saying it is down.
+CONNECT_TIMEOUT = 10
+#: SQLSTATEs of PostgreSQL transactions that may simply be tried again: serialization failure, deadlock.
+RETRYABLE_SQLSTATES = ("40001", "40P01")
 
 
 class StorageError(Exception):
@@ -29,11 +37,37 @@ class StorageError(Exception):
 
 
 def resolve_url(url: str | None = None) -> str:
-    """`--db` beats `$ARENA_DB` beats ./arena.db; a bare file path means a SQLite file."""
+    """`--db` beats `$ARENA_DB` beats ./arena.db; a bare file path means a SQLite file.
+
+    `postgresql://` and `postgres://` mean PostgreSQL through psycopg 3 (`postgresql+psycopg://`).
+    """
     text = url or os.environ.get("ARENA_DB") or DEFAULT_URL
     if "://" not in text:
-        text = f"sqlite:///{text}"
+        return f"sqlite:///{text}"
+    scheme, rest = text.split("://", 1)
+    if scheme in ("postgresql", "postgres"):
+        return f"postgresql+psycopg://{rest}"
     return text
+
+
+def display_url(url: str) -> str:
+    """The URL as messages show it: without its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        return url.split("://", 1)[0] + "://..." if "://" in url else url
+
+
+def _parse(resolved: str) -> URL:
+    try:
+        parsed = make_url(resolved)
+        parsed.port  # noqa: B018  (a port that is not a number fails here, not at connect time)
+    except (ArgumentError, ValueError):
+        raise StorageError(f"cannot parse database URL {display_url(resolved)!r}") from None
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise StorageError(f"unsupported database {backend!r} in {display_url(resolved)} (use sqlite:/// or postgresql://)")
+    return parsed
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -64,24 +98,40 @@ class Database:
     def session(self) -> Session:
         return self.sessions()
 
+    @property
+    def display(self) -> str:
+        """The URL without its password, for messages."""
+        return display_url(self.url)
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
 
 def open_database(url: str | None = None, migrate: bool = True) -> Database:
     """Open (and create or upgrade, on first use) the database at `url`."""
     resolved = resolve_url(url)
-    try:
-        parsed = make_url(resolved)
-    except ArgumentError:
-        raise StorageError(f"cannot parse database URL {resolved!r}") from None
+    shown = display_url(resolved)
+    parsed = _parse(resolved)
     is_sqlite = parsed.get_backend_name() == "sqlite"
     path = _sqlite_file(resolved)
     if path is not None:
         parent = path.resolve().parent
         if not parent.is_dir():
-            raise StorageError(f"cannot open database {resolved}: directory {parent} does not exist")
+            raise StorageError(f"cannot open database {shown}: directory {parent} does not exist")
+    connect_args: dict[str, Any] = {"timeout": BUSY_TIMEOUT_MS / 1000} if is_sqlite else {"connect_timeout": CONNECT_TIMEOUT}
     try:
-        engine = create_engine(resolved, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000} if is_sqlite else {})
-    except (SQLAlchemyError, ImportError) as exc:
-        raise StorageError(f"cannot open database {resolved}: {exc}") from None
+        engine = create_engine(resolved, connect_args=connect_args)
+    except ImportError as exc:
+        if exc.name == "psycopg":
+            hint = " (install it: pip install 'arena[postgres]')"
+        elif not is_sqlite:
+            hint = " (Arena talks to PostgreSQL through psycopg 3: write postgresql://...)"
+        else:
+            hint = ""
+        raise StorageError(f"cannot open database {shown}: no driver {exc.name or exc}{hint}") from None
+    except SQLAlchemyError as exc:
+        raise StorageError(f"cannot open database {shown}: {_short(exc)}") from None
     if is_sqlite:
         event.listen(engine, "connect", _sqlite_pragmas)
     database = Database(resolved, engine, sessionmaker(engine, expire_on_commit=False))
@@ -89,15 +139,19 @@ def open_database(url: str | None = None, migrate: bool = True) -> Database:
         try:
             upgrade(database)
         except SQLAlchemyError as exc:
-            raise StorageError(f"cannot open database {resolved}: {_short(exc)}") from None
+            raise StorageError(f"cannot open database {shown}: {_short(exc)}") from None
         except Exception as exc:  # a migration step failed on the data it found; the upgrade was rolled back
-            raise StorageError(f"cannot upgrade database {resolved}: {type(exc).__name__}: {exc}") from None
+            raise StorageError(f"cannot upgrade database {shown}: {type(exc).__name__}: {exc}") from None
     return database
 
 
 def _short(exc: SQLAlchemyError) -> str:
+    """The first meaningful line of a driver's error (psycopg puts "connection failed:" before the reason)."""
     orig = getattr(exc, "orig", None)
-    return str(orig if orig is not None else exc).splitlines()[0]
+    lines = [line.strip() for line in str(orig if orig is not None else exc).splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    return "; ".join(lines[:2]) if lines[0].endswith(":") else lines[0]
 
 
 def head_revision() -> str | None:
@@ -110,6 +164,26 @@ def head_revision() -> str | None:
 def current_revision(database: Database) -> str | None:
     with database.engine.connect() as connection:
         return _revision_on(connection)
+
+
+def server_version(database: Database) -> str:
+    """What the database says it is, e.g. "SQLite 3.45.1" or "PostgreSQL 16.4"."""
+    with database.engine.connect() as connection:
+        if database.dialect == "sqlite":
+            return "SQLite " + str(connection.exec_driver_sql("select sqlite_version()").scalar())
+        version = str(connection.exec_driver_sql("show server_version").scalar())
+        return f"PostgreSQL {version.split()[0]}"
+
+
+def database_status(database: Database) -> dict[str, Any]:
+    """Which database this is and where its schema stands: what `arena db check` prints."""
+    try:
+        server = server_version(database)
+        revision = current_revision(database)
+    except SQLAlchemyError as exc:
+        raise StorageError(f"cannot open database {database.display}: {_short(exc)}") from None
+    return {"url": database.display, "dialect": database.dialect, "server": server, "revision": revision,
+            "head": HEAD_REVISION, "current": revision == HEAD_REVISION}  # fmt: skip
 
 
 def upgrade(database: Database) -> None:
@@ -170,13 +244,20 @@ def _sqlite_file(url: str) -> Path | None:
 
 
 def retrying(operation: Callable[[], T], attempts: int = 8) -> T:
-    """Run a write, trying again while SQLite says another process holds the lock (beyond busy_timeout)."""
+    """Run a write, trying again while SQLite says another process holds the lock (beyond busy_timeout),
+    or PostgreSQL chose this transaction as a deadlock's or a serialization conflict's victim."""
     for attempt in range(attempts):
         try:
             return operation()
-        except OperationalError as exc:
-            text = str(exc).lower()
-            if attempt == attempts - 1 or ("locked" not in text and "busy" not in text):
+        except DBAPIError as exc:
+            if attempt == attempts - 1 or not _retryable(exc):
                 raise
             time.sleep(0.05 * 2**attempt)
     raise AssertionError("unreachable")
+
+
+def _retryable(exc: DBAPIError) -> bool:
+    if getattr(exc.orig, "sqlstate", None) in RETRYABLE_SQLSTATES:
+        return True
+    message = str(exc).lower()
+    return isinstance(exc, OperationalError) and ("locked" in message or "busy" in message)

@@ -1,4 +1,4 @@
-"""Shared fixtures: real SQLite files, the real CLI through click's runner, the test plugins."""
+"""Shared fixtures: real SQLite files, a real PostgreSQL (tests/pg.py), the real CLI through click's runner, the test plugins."""
 
 from __future__ import annotations
 
@@ -9,8 +9,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from sqlalchemy import Engine, create_engine
+from sqlalchemy.pool import NullPool
 
 from arena.cli import cli
+
+pytest_plugins = ["tests.pg"]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TEST_PLUGINS = FIXTURES / "plugins"
@@ -22,15 +26,18 @@ def db_path(tmp_path: Path) -> Path:
 
 
 class Arena:
-    """Runs `arena` commands in-process against one database file."""
+    """Runs `arena` commands in-process against one database: a SQLite file (a path) or a URL."""
 
-    def __init__(self, db_path: Path, plugins_dirs: tuple[Path, ...] = (TEST_PLUGINS,)) -> None:
-        self.db_path = db_path
+    def __init__(self, db: Path | str, plugins_dirs: tuple[Path, ...] = (TEST_PLUGINS,)) -> None:
+        self.url = db if isinstance(db, str) else f"sqlite:///{db}"
+        # A SQLite file is never created by looking at it (rows() of a missing file are []).
+        self.db_path = db if isinstance(db, Path) else (Path(db[len("sqlite:///"):]) if db.startswith("sqlite:///") else None)
         self.plugins_dirs = plugins_dirs
         self.runner = CliRunner()
+        self._engine: Engine | None = None
 
     def __call__(self, *args: str, ok: bool = True) -> Result:
-        argv = ["--db", f"sqlite:///{self.db_path}"]
+        argv = ["--db", self.url]
         for d in self.plugins_dirs:
             argv += ["--plugins-dir", str(d)]
         result = self.runner.invoke(cli, argv + list(args), catch_exceptions=False)
@@ -42,12 +49,43 @@ class Arena:
         return json.loads(self(*args, "--json").stdout)
 
     def rows(self, sql: str) -> list[tuple]:
-        if not self.db_path.exists():
+        """Rows of a query in plain SQL (the same on SQLite and PostgreSQL); [] before the schema exists."""
+        return self._run(sql, fetch=True)
+
+    def execute(self, sql: str) -> None:
+        self._run(sql, fetch=False)
+
+    def _run(self, sql: str, fetch: bool) -> list[tuple]:
+        if self.db_path is not None and not self.db_path.exists():
             return []
-        with sqlite3.connect(self.db_path) as connection:
-            return connection.execute(sql).fetchall()
+        if self.db_path is not None:
+            with sqlite3.connect(self.db_path, timeout=30) as connection:
+                try:
+                    rows = connection.execute(sql).fetchall()
+                    return rows if fetch else []
+                except sqlite3.OperationalError as exc:
+                    if "no such table" in str(exc):  # before the schema is made
+                        return []
+                    raise
+        if self._engine is None:  # one engine (no pool: nothing held between queries), made once: polls must be quick
+            self._engine = create_engine(self.url.replace("postgresql://", "postgresql+psycopg://", 1), poolclass=NullPool)
+        try:
+            with self._engine.begin() as connection:
+                cursor = connection.connection.cursor()  # the driver's own: no parameter parsing ('%' stays '%')
+                cursor.execute(sql)
+                return [tuple(row) for row in cursor.fetchall()] if fetch else []  # (fetched only when asked)
+        except Exception as exc:  # the driver's own error (a raw cursor)
+            if "does not exist" in str(exc):  # before the schema is made
+                return []
+            raise
 
 
 @pytest.fixture
 def arena_cli(db_path: Path) -> Arena:
     return Arena(db_path)
+
+
+@pytest.fixture
+def arena_db(database_url: str) -> Arena:
+    """The CLI on a SQLite file and, as a second run of the test, on a PostgreSQL database."""
+    return Arena(database_url)

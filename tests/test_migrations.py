@@ -8,8 +8,8 @@ from db.session import HEAD_REVISION, StorageError, alembic_config, current_revi
 
 
 def database_at(path, revision):
-    """A database file with the schema of an older version."""
-    old = open_database(f"sqlite:///{path}", migrate=False)
+    """A database (a SQLite file, or a URL) with the schema of an older version."""
+    old = open_database(path if isinstance(path, str) else f"sqlite:///{path}", migrate=False)
     config = alembic_config()
     with old.engine.begin() as connection:
         config.attributes["connection"] = connection
@@ -17,11 +17,11 @@ def database_at(path, revision):
     assert current_revision(old) == revision
 
 
-def test_old_database_upgrades_on_first_use(tmp_path, arena_cli):
-    url = f"sqlite:///{arena_cli.db_path}"
-    database_at(arena_cli.db_path, "0001")
-    with sqlite3.connect(arena_cli.db_path) as c:
-        c.execute("insert into agents (name, type, params, created_at) values ('kept', 'random', '{}', '2026-01-01')")
+def test_old_database_upgrades_on_first_use(arena_db):
+    """Every migration, from the first, on SQLite and on PostgreSQL."""
+    arena_cli, url = arena_db, arena_db.url
+    database_at(url, "0001")
+    arena_cli.execute("insert into agents (name, type, params, created_at) values ('kept', 'random', '{}', '2026-01-01')")
     arena_cli("run-tournament", "--game", "incan_gold", "--agents", "random,greedy,kept", "--rounds", "3", "--quiet")
     assert current_revision(open_database(url)) == HEAD_REVISION
     assert arena_cli.json("agents", "show", "kept")["type"] == "random"

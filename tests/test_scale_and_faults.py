@@ -1,4 +1,4 @@
-"""Workers, resume after kill -9, agent isolation, several writers on one SQLite file."""
+"""Workers, resume after kill -9, agent isolation, several writers on one database (SQLite and PostgreSQL)."""
 
 import os
 import signal
@@ -63,79 +63,76 @@ def test_bad_input_on_scale_options(arena_cli):
     assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
 
 
-def _done(db_path, name):
-    with sqlite3.connect(db_path, timeout=30) as c:
-        if not c.execute("select name from sqlite_master where name='matches'").fetchone():
-            return 0
-        row = c.execute("select count(*) from matches m join tournaments t on t.id=m.tournament_id "
-                        "where t.name=? and m.status='done'", (name,)).fetchone()  # fmt: skip
-    return row[0]
+def _done(arena, name):
+    rows = arena.rows("select count(*) from matches m join tournaments t on t.id=m.tournament_id "
+                      f"where t.name='{name}' and m.status='done'")  # fmt: skip
+    return rows[0][0] if rows else 0
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, workers):
-    db = tmp_path / "arena.db"
-    env = dict(os.environ, ARENA_DB=str(db), ARENA_FLUSH_SECONDS="0.02")
+@pytest.mark.parametrize("workers, database_url", [("1", "sqlite"), ("2", "sqlite"), ("2", "postgresql")], indirect=["database_url"])
+def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, workers, database_url):
+    arena = Arena(database_url, plugins_dirs=())
+    env = dict(os.environ, ARENA_DB=database_url, ARENA_FLUSH_SECONDS="0.02")
     args = ["run-tournament", "--game", "connect_four", "--agents", "greedy,random,greedy:eval=heuristic", "--rounds", "60",
             "--seed", "21", "--quiet", "--workers", workers]
     log = (tmp_path / "victim.log").open("w")
     victim = subprocess.Popen([ARENA, *args, "--name", "killed"], env=env, cwd=tmp_path, start_new_session=True,
                               stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and victim.poll() is None and (not db.exists() or _done(db, "killed") == 0):
+    while time.monotonic() < deadline and victim.poll() is None and _done(arena, "killed") == 0:
         time.sleep(0.05)
     assert victim.poll() is None, f"the run ended before it was killed: {(tmp_path / 'victim.log').read_text()}"
     os.killpg(victim.pid, signal.SIGKILL)
     victim.wait()
-    stored = _done(db, "killed")
+    stored = _done(arena, "killed")
     assert 0 < stored < 180, "kill the run part-way: adjust the size if this machine is much faster or slower"
     subprocess.run([ARENA, "run-tournament", "--resume", "killed", "--quiet", "--workers", workers], env=env, cwd=tmp_path,
                    check=True, capture_output=True)  # fmt: skip
     subprocess.run([ARENA, *args, "--name", "straight"], env=env, cwd=tmp_path, check=True, capture_output=True)
-    arena = Arena(db, plugins_dirs=())
     killed, straight = _matches(arena, "killed"), _matches(arena, "straight")
     assert len(killed) == 180 and [m[0] for m in killed] == list(range(180))
     assert killed == straight
     assert arena.json("leaderboard", "--tournament", "killed") == arena.json("leaderboard", "--tournament", "straight")
 
 
-def test_four_tournaments_at_once_on_one_file(tmp_path):
-    db = tmp_path / "shared.db"
-    env = dict(os.environ, ARENA_DB=str(db))
+def test_eight_tournaments_at_once_in_one_database(tmp_path, database_url):
+    """Eight processes open one new database at once (one migrates, the others wait) and write into it."""
+    env = dict(os.environ, ARENA_DB=database_url)
     processes = [
         subprocess.Popen([ARENA, "run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy,random:seed=2",
-                          "--rounds", "60", "--seed", str(i), "--name", f"p{i}", "--quiet"],
+                          "--rounds", "20", "--seed", str(i), "--name", f"p{i}", "--quiet"],
                          env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for i in range(4)
+        for i in range(8)
     ]  # fmt: skip
     for p in processes:
         _out, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
         assert "locked" not in err
-    with sqlite3.connect(db) as c:
-        assert c.execute("select count(*), sum(status='done') from matches").fetchone() == (720, 720)
-        assert c.execute("select count(*) from tournaments where status='done'").fetchone() == (4,)
+    arena = Arena(database_url, plugins_dirs=())
+    assert arena.rows("select count(*), sum(case when status='done' then 1 else 0 end) from matches") == [(480, 480)]
+    assert arena.rows("select count(*) from tournaments where status='done'") == [(8,)]
+    assert arena.rows("select count(*) from match_seats") == [(960,)]
 
 
-def test_two_runs_resuming_one_tournament_store_each_match_once(tmp_path):
+def test_two_runs_resuming_one_tournament_store_each_match_once(tmp_path, database_url):
     """Both runs play the pending matches; whichever stores a match first wins, the other's copy is dropped."""
     from arena import tournament
     from arena.plugins import get_registry
     from db.session import open_database
 
-    db = tmp_path / "shared.db"
     request = tournament.TournamentRequest(game="connect_four", agents="random,greedy,random:seed=2", rounds=40, seed=4, name="twice")
-    tournament.create(get_registry(), open_database(f"sqlite:///{db}"), request)
-    env = dict(os.environ, ARENA_DB=str(db), ARENA_FLUSH_SECONDS="0")  # store after every match: the runs interleave
+    database = open_database(database_url)
+    tournament.create(get_registry(), database, request)
+    database.engine.dispose()
+    env = dict(os.environ, ARENA_DB=database_url, ARENA_FLUSH_SECONDS="0")  # store after every match: the runs interleave
     runs = [subprocess.Popen([ARENA, "run-tournament", "--resume", "twice", "--quiet"], env=env, cwd=tmp_path,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]  # fmt: skip
     for run in runs:
         _out, err = run.communicate(timeout=300)
         assert run.returncode == 0, err
-    arena = Arena(db, plugins_dirs=())
-    with sqlite3.connect(db) as c:
-        assert c.execute('select count(*), count(distinct "index") from matches').fetchone() == (120, 120)
-        assert c.execute("select count(*) from match_seats").fetchone() == (240,)
+    arena = Arena(database_url, plugins_dirs=())
+    assert arena.rows('select count(*), count(distinct "index") from matches') == [(120, 120)]
+    assert arena.rows("select count(*) from match_seats") == [(240,)]
     arena("run-tournament", "--game", "connect_four", "--agents", "random,greedy,random:seed=2", "--rounds", "40",
           "--seed", "4", "--name", "once", "--quiet")  # fmt: skip
     assert _matches(arena, "twice") == _matches(arena, "once")
@@ -171,7 +168,7 @@ def test_workers_fork_only_when_it_is_safe(monkeypatch):
     import threading
     import types
 
-    from arena.tournament import FORK_UNSAFE_MODULES, start_method
+    from arena.executors.local import FORK_UNSAFE_MODULES, start_method
 
     for name in FORK_UNSAFE_MODULES:  # another test in this process may have trained with PyTorch
         monkeypatch.delitem(sys.modules, name, raising=False)

@@ -1,4 +1,4 @@
-"""Tournaments through the real CLI on real SQLite files."""
+"""Tournaments through the real CLI on real SQLite files (the storage tests also on PostgreSQL)."""
 
 from collections import Counter
 
@@ -19,7 +19,8 @@ def test_round_robin_alternates_seats():
     assert gauntlet(3, 1) == [(0, 1), (1, 0), (0, 2), (2, 0)]
 
 
-def test_tournament_stores_every_match(arena_cli):
+def test_tournament_stores_every_match(arena_db):
+    arena_cli = arena_db
     arena_cli("run-tournament", "--game", "connect_four", "--agents", "random,greedy,center", "--rounds", "4", "--seed", "5",
               "--name", "t1", "--quiet")
     matches = arena_cli.json("matches", "--tournament", "t1")
@@ -78,7 +79,8 @@ def test_faulty_agents_forfeit_and_the_tournament_goes_on(arena_cli):
     assert board["random"]["losses"] == 0 and board["illegal"]["forfeits"] >= 4
 
 
-def test_named_agents(arena_cli, tmp_path):
+def test_named_agents(arena_db):
+    arena_cli = arena_db
     arena_cli("agents", "register", "careful", "--type", "greedy", "--param", "eval=heuristic", "--game", "connect_four")
     arena_cli("agents", "register", "lucky", "--type", "random", "--param", "seed=3")
     shown = arena_cli.json("agents", "show", "careful")
@@ -181,7 +183,8 @@ def test_unreachable_and_unwritable_database(tmp_path):
     assert Arena(tmp_path / "ro.db").rows("select count(*) from tournaments") == [(0,)]
 
 
-def test_leaderboard_cache_follows_new_results(arena_cli):
+def test_leaderboard_cache_follows_new_results(arena_db):
+    arena_cli = arena_db
     arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "4", "--quiet")
     first = arena_cli.json("leaderboard", "--game", "tic_tac_toe")
     assert arena_cli.rows("select count(*) from cache where key like 'leaderboard:game:tic_tac_toe%'") == [(1,)]
@@ -190,10 +193,7 @@ def test_leaderboard_cache_follows_new_results(arena_cli):
     second = {r["agent"]: r for r in arena_cli.json("leaderboard", "--game", "tic_tac_toe")}
     assert second["random"]["games"] == 8 and "center" in second
     # A stale entry is never served: tamper with the stored payload, then store a new result.
-    import sqlite3
-
-    with sqlite3.connect(arena_cli.db_path) as c:
-        c.execute("update cache set payload='[]'")
+    arena_cli.execute("update cache set payload='[]'")
     assert arena_cli.json("leaderboard", "--game", "tic_tac_toe") == []  # same fingerprint: the cache answers
     arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "1", "--quiet")
     assert arena_cli.json("leaderboard", "--game", "tic_tac_toe") != []

@@ -1,5 +1,5 @@
 """Opening the database, for the skins (they never import `db` themselves)."""
 
-from db.session import Database, StorageError, open_database
+from db.session import HEAD_REVISION, Database, StorageError, database_status, open_database
 
-__all__ = ["Database", "StorageError", "open_database"]
+__all__ = ["HEAD_REVISION", "Database", "StorageError", "database_status", "open_database"]

@@ -20,6 +20,7 @@ from typing import Any
 
 from arena import tournament
 from arena.errors import ArenaError
+from arena.executors import make_executor
 from arena.match import ServerStopping
 from arena.library import queue
 from arena.library.storage import Database, open_database
@@ -67,8 +68,9 @@ def play_claimed(database: Database, registry: Registry, tournament_id: int, set
     claimed = Claimed(database, tournament_id, worker, settings.lease_seconds, stop)
     claimed.thread.start()
     try:
+        executor = make_executor(settings.executor, settings.match_workers, settings.ray_address)
         played = tournament.play(database, registry, tournament_id, settings.match_workers, claimed.progress,
-                                 settings.plugins_dirs)  # fmt: skip
+                                 settings.plugins_dirs, executor=executor)  # fmt: skip
         log.info("tournament %s: played %s matches, done", tournament_id, played)
         return "done"
     except (Stopped, ServerStopping):

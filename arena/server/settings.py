@@ -22,3 +22,7 @@ class Settings:
     poll_seconds: float = 0.5
     #: Loose-file plugin folders, passed on to the processes that play.
     plugins_dirs: tuple[str, ...] = ()
+    #: Where a tournament's matches are played: `local` (match_workers processes) or `ray` (`arena run-tournament --executor`).
+    executor: str = "local"
+    #: With executor `ray`: the cluster's address (default: a local Ray per tournament).
+    ray_address: str | None = None

@@ -1,8 +1,9 @@
-"""Fixtures for the server's tests: an app per test over a real SQLite file, tokens, a played tournament."""
+"""Fixtures for the server's tests: an app per test over a real SQLite file (the queue's also over PostgreSQL), tokens, a played tournament."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,15 +23,15 @@ SETTINGS = Settings(workers=0, poll_seconds=0.05, worker_id="test", lease_second
 class Server:
     """An app (no queue workers: `play()` drains the queue in this process), its client and a writer's token."""
 
-    def __init__(self, db_path: Path, settings: Settings = SETTINGS) -> None:
-        self.db_path = db_path
-        self.database: Database = open_database(f"sqlite:///{db_path}")
+    def __init__(self, db: Path | str, settings: Settings = SETTINGS) -> None:
+        self.db_path = db if isinstance(db, Path) else None
+        self.database: Database = open_database(db if isinstance(db, str) else f"sqlite:///{db}")
         self.registry: Registry = get_registry((str(TEST_PLUGINS),))
         self.settings = settings
         self.client = TestClient(create_app(self.database, self.registry, settings))
         self.token = tokens.create(self.database, "writer")
         self.auth = {"Authorization": f"Bearer {self.token}"}
-        self.cli = Arena(db_path)
+        self.cli = Arena(db)
 
     def submit(self, **body: Any) -> dict[str, Any]:
         response = self.client.post("/api/v1/tournaments", json=body, headers=self.auth)
@@ -52,6 +53,14 @@ class Server:
 @pytest.fixture
 def server(tmp_path: Path) -> Server:
     return Server(tmp_path / "arena.db")
+
+
+@pytest.fixture
+def queue_server(database_url: str) -> Iterator[Server]:
+    """The same server over a SQLite file and over PostgreSQL (claims there take rows FOR UPDATE SKIP LOCKED)."""
+    server = Server(database_url)
+    yield server
+    server.database.engine.dispose()
 
 
 @pytest.fixture

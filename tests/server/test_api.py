@@ -165,7 +165,8 @@ def test_private_server_needs_a_token_to_read(tmp_path) -> None:
     assert private.client.get("/api/v1/games", headers=private.auth).status_code == 200
 
 
-def test_queue_cancel_and_failure(server: Server) -> None:
+def test_queue_cancel_and_failure(queue_server: Server) -> None:
+    server = queue_server
     queued = server.submit(game="tic_tac_toe", agents=["random", "greedy"], rounds=2)
     assert queued["status"] == "queued" and queued["done"] == 0 and queued["matches"] == 2
     cancelled = server.client.post(f"/api/v1/tournaments/{queued['id']}/cancel", headers=server.auth).json()
@@ -174,17 +175,14 @@ def test_queue_cancel_and_failure(server: Server) -> None:
     assert server.cli.rows("select count(*) from matches") == [(0,)]
     # An agent that cannot play a game is refused at submission; a game changed since is refused at play: failed.
     second = server.submit(game="tic_tac_toe", agents=["random", "greedy"], rounds=1)
-    server.cli.rows("select 1")
-    import sqlite3
-
-    with sqlite3.connect(server.db_path) as c:
-        c.execute("update tournaments set game_version = '0' where id = ?", (second["id"],))
+    server.cli.execute(f"update tournaments set game_version = '0' where id = {int(second['id'])}")
     assert server.play() == [(second["id"], "failed")]
     failed = server.get(f"/api/v1/tournaments/{second['id']}")
     assert failed["status"] == "failed" and "version" in failed["error"]
 
 
-def test_claims_are_exclusive_and_leases_run_out(server: Server) -> None:
+def test_claims_are_exclusive_and_leases_run_out(queue_server: Server) -> None:
+    server = queue_server
     ids = [server.submit(game="tic_tac_toe", agents=["random", "greedy"])["id"] for _ in range(3)]
     won: list[int | None] = []
     barrier = threading.Barrier(6)
@@ -205,7 +203,8 @@ def test_claims_are_exclusive_and_leases_run_out(server: Server) -> None:
     assert sorted(queue.claim(server.database, "next", 60) for _ in ids) == ids
 
 
-def test_stopped_play_resumes_to_the_uninterrupted_results(server: Server) -> None:
+def test_stopped_play_resumes_to_the_uninterrupted_results(queue_server: Server) -> None:
+    server = queue_server
     body = {"game": "connect_four", "agents": ["random", "greedy", "random:seed=3"], "rounds": 6, "seed": 11}
     first = server.submit(**body)["id"]
     stop = threading.Event()

@@ -112,7 +112,10 @@ def test_sigterm_stops_cleanly_and_two_servers_share_one_queue(tmp_path: Path, s
     for i in ids:
         assert len({row[0] for row in stored(db_path, i)}) == len(stored(db_path, i)) // 2 == 6
     # SIGTERM while playing: exits 0 promptly, the tournament stays resumable (running, lease given back).
-    long = http.post(first.url + "/api/v1/tournaments", json={**body, "rounds": 400, "seed": 99}, headers=auth).json()
+    # Slow enough (mcts 2000 simulations, ~100 s idle) that it is still running when SIGTERM comes, however long
+    # stopping the second server takes on a loaded machine (with mcts 20 it was once played to its end meanwhile).
+    slow = {**body, "agents": ["mcts:simulations=2000", "greedy"], "rounds": 400, "seed": 99}
+    long = http.post(first.url + "/api/v1/tournaments", json=slow, headers=auth).json()
     second.stop()
     wait_for(lambda: http.get(f"{first.url}/api/v1/tournaments/{long['id']}").json()["done"] > 0, "matches of the long one")
     begun = time.monotonic()

@@ -1,0 +1,43 @@
+"""Where a tournament's matches are played: a local process pool, or a Ray cluster.
+
+An executor turns the pending matches (MatchTask) of one tournament (Setup) into played matches
+(MatchOutcome), in any order; the driver (arena.tournament) stores them in batches as they come,
+so resume, determinism and forfeits do not depend on the executor.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
+
+from arena.errors import ArenaError
+
+if TYPE_CHECKING:
+    from arena.plugins import Registry
+    from arena.tournament import MatchTask, Setup
+    from db.queries import MatchOutcome
+
+EXECUTORS = ("local", "ray")
+
+
+class Executor(Protocol):
+    #: Plays more than one match at a time (agents under a time limit are then isolated: a worker must never hang).
+    parallel: bool
+
+    def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Iterator[MatchOutcome]:
+        """Play every task once; yield each played match as soon as it is known."""
+        ...
+
+
+def make_executor(kind: str, workers: int = 1, ray_address: str | None = None) -> Executor:
+    """The executor the CLI (and the server) names: `local` with `workers` processes, or `ray`."""
+    if kind == "local":
+        if ray_address:
+            raise ArenaError("--ray-address is for --executor ray")
+        from arena.executors.local import LocalPool
+
+        return LocalPool(workers)
+    if kind == "ray":
+        from arena.executors.ray_executor import RayExecutor
+
+        return RayExecutor(ray_address, workers)
+    raise ArenaError(f"unknown executor '{kind}' (choose: {', '.join(EXECUTORS)})")

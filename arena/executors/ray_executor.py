@@ -1,0 +1,183 @@
+"""The Ray executor: matches played as Ray tasks, in chunks, on every node of a cluster.
+
+Patterns from Ray's documentation: the setup is `ray.put` once and passed by reference; matches go
+in chunks (a match can take milliseconds: one task per match would cost more than the match); at
+most a few chunks per CPU are in flight (`ray.wait`), and the driver yields each chunk's matches as
+soon as it finishes, so they are stored in batches as they come. A chunk whose worker or node
+died is a fault of the cluster, never of an agent: it is sent again (each match is stored once
+anyway: ON CONFLICT DO NOTHING).
+
+Loose-file plugins (`--plugins-dir`) travel with the job as Ray `py_modules`; entry-point plugins
+must be installed on every node, as Arena itself.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import pickle
+import socket
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
+
+from arena.errors import ArenaError
+
+if TYPE_CHECKING:
+    from arena.plugins import Registry
+    from arena.tournament import MatchTask, Player, Setup
+    from db.queries import MatchOutcome
+
+#: Object store of a Ray started for one run: the setup and results are small.
+OBJECT_STORE_BYTES = 100 * 1024 * 1024
+#: Chunks in flight per CPU of the cluster: enough to keep every CPU busy while the driver stores.
+IN_FLIGHT_PER_CPU = 2
+#: A chunk is sent again at most this many times after its worker or node died.
+MAX_RESENDS = 5
+MAX_CHUNK = 32
+#: Seconds to wait for the cluster's address to answer.
+CONNECT_TIMEOUT = 10
+
+
+def chunk_size(tasks: int, cpus: int) -> int:
+    """Matches per Ray task: about eight chunks per CPU, between 1 and MAX_CHUNK."""
+    return max(1, min(MAX_CHUNK, tasks // max(1, cpus * 8)))
+
+
+def chunked(tasks: Sequence[MatchTask], size: int) -> list[list[MatchTask]]:
+    return [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
+
+
+# ---------------------------------------------------------------- on the workers
+
+_players: dict[str, Player] = {}
+
+
+def _shipped_dir(original: str) -> str:
+    """Where a plugins directory shipped as a Ray py_module is on this node (the original path if not shipped)."""
+    name = Path(original).name
+    for entry in sys.path:
+        if "_ray_pkg_" in entry and (Path(entry) / name).is_dir():
+            return str(Path(entry) / name)
+    return original
+
+
+def _player(setup: Setup, key: str) -> Player:
+    """One Player per tournament per worker process, kept while the worker lives (Ray reuses workers)."""
+    player = _players.get(key)
+    if player is None:
+        from arena.plugins import get_registry
+        from arena.tournament import Player
+
+        dirs = tuple(_shipped_dir(d) for d in setup.plugins_dirs)
+        setup = replace(setup, plugins_dirs=dirs)
+        player = _players[key] = Player(setup, get_registry(dirs))
+        atexit.register(player.close)
+    return player
+
+
+def play_chunk(setup: Setup, key: str, chunk: list[MatchTask]) -> list[MatchOutcome]:
+    player = _player(setup, key)
+    return list(player.play_all(chunk))  # with --concurrent-matches, interleaved as in a local worker
+
+
+# ---------------------------------------------------------------- on the driver
+
+
+@dataclass
+class RayExecutor:
+    """Play on the Ray cluster at `address`, or on a Ray started for this run with `cpus` CPUs."""
+
+    address: str | None = None
+    cpus: int = 1
+    parallel: bool = True
+
+    def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Iterator[MatchOutcome]:
+        if not tasks:
+            return
+        ray = _import_ray()
+        started = self._connect(ray, setup)
+        try:
+            yield from self._play(ray, setup, tasks)
+        finally:
+            if started:
+                ray.shutdown()
+
+    def _connect(self, ray: Any, setup: Setup) -> bool:
+        """Connect (or start a local Ray); True when this run owns the Ray session and must shut it down."""
+        if ray.is_initialized():
+            return False
+        runtime_env: dict[str, Any] = {}
+        if setup.plugins_dirs:
+            runtime_env["py_modules"] = [str(Path(d)) for d in setup.plugins_dirs]
+        options: dict[str, Any] = {"runtime_env": runtime_env or None, "logging_level": "ERROR", "log_to_driver": False}
+        try:
+            if self.address:
+                _check_reachable(self.address)
+                ray.init(address=self.address, **options)
+            else:
+                ray.init(num_cpus=self.cpus, object_store_memory=OBJECT_STORE_BYTES, include_dashboard=False, **options)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            where = self.address or "a local Ray"
+            raise ArenaError(f"cannot connect to Ray at {where}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        return True
+
+    def _play(self, ray: Any, setup: Setup, tasks: Sequence[MatchTask]) -> Iterator[MatchOutcome]:
+        from ray.exceptions import RayTaskError
+
+        cpus = max(1, int(ray.cluster_resources().get("CPU", self.cpus)))
+        remote = ray.remote(num_cpus=1, max_retries=2)(play_chunk)
+        key = hashlib.sha256(pickle.dumps(setup)).hexdigest()[:16]
+        setup_ref = ray.put(setup)
+        pending = chunked(tasks, chunk_size(len(tasks), cpus))
+        pending.reverse()  # pop() from the end: chunks go out in schedule order
+        resends: dict[int, int] = {}
+        in_flight: dict[Any, list[MatchTask]] = {}
+        limit = cpus * IN_FLIGHT_PER_CPU
+        while pending or in_flight:
+            while pending and len(in_flight) < limit:
+                chunk = pending.pop()
+                in_flight[remote.remote(setup_ref, key, chunk)] = chunk
+            ready, _ = ray.wait(list(in_flight), num_returns=1)
+            for ref in ready:
+                chunk = in_flight.pop(ref)
+                try:
+                    outcomes = ray.get(ref)
+                except RayTaskError as exc:  # our code raised in the worker: a real error, not a cluster fault
+                    cause = exc.cause if getattr(exc, "cause", None) is not None else exc
+                    if isinstance(cause, ArenaError):
+                        raise cause from None
+                    raise ArenaError(f"a Ray task failed: {type(cause).__name__}: {str(cause).splitlines()[0] if str(cause) else ''}") from None
+                except ray.exceptions.RayError as exc:  # the worker or its node died: play the chunk elsewhere
+                    first = chunk[0].schedule_index
+                    resends[first] = resends.get(first, 0) + 1
+                    if resends[first] > MAX_RESENDS:
+                        raise ArenaError(
+                            f"matches from {first} failed on {MAX_RESENDS + 1} Ray workers ({type(exc).__name__}); "
+                            "--resume the tournament when the cluster is healthy (or try --isolate)"
+                        ) from None
+                    pending.append(chunk)
+                    continue
+                yield from outcomes
+
+
+def _check_reachable(address: str) -> None:
+    """Fail at once on a HOST:PORT nobody listens on (Ray itself would retry its GCS for minutes)."""
+    host, _, port = address.rpartition(":")
+    if "://" in address or not host or not port.isdigit():
+        return  # "auto", ray://...: Ray resolves those
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        raise ConnectionError(f"nothing answers at {address} ({exc.strerror or exc})") from None
+
+
+def _import_ray() -> Any:
+    os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+    try:
+        import ray
+    except ImportError:
+        raise ArenaError("--executor ray needs Ray: pip install 'arena[ray]'") from None
+    return ray
