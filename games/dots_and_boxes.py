@@ -268,6 +268,19 @@ class DotsAndBoxes(arena.Game):
     def new_initial_state(self, seed: int = 0) -> DotsAndBoxesState:
         return DotsAndBoxesState(self.layout)
 
+    def state_from_json(self, data: dict, player: int) -> DotsAndBoxesState:
+        """The position of `to_json` (lines, boxes, scores) with `player` to move."""
+        state = self.new_initial_state()
+        lay = self.layout
+        drawn = [lay.h(r, c) for r, row in enumerate(data["horizontal"]) for c, on in enumerate(row) if on]
+        drawn += [lay.v(r, c) for r, row in enumerate(data["vertical"]) for c, on in enumerate(row) if on]
+        state.drawn = sum(1 << line for line in drawn)
+        state.free = [line for line in range(lay.num_lines) if not state.drawn >> line & 1]
+        state.owner = [-1 if owner is None else owner for row in data["boxes"] for owner in row]
+        state.scores = list(data["scores"])
+        state.current_player = player
+        return state
+
     def max_game_length(self) -> int:
         return self.layout.num_lines
 

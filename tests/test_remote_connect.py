@@ -13,7 +13,7 @@ from arena.remote import protocol
 from arena.remote.connect import Connector, websocket_url
 
 REGISTRY = get_registry()
-REBUILDABLE = ["connect_four", "tic_tac_toe", "reversi"]
+REBUILDABLE = ["connect_four", "tic_tac_toe", "reversi", "dots_and_boxes"]
 
 
 @pytest.mark.parametrize("game_id", REBUILDABLE)
