@@ -205,14 +205,14 @@ def test_an_sprt_killed_with_kill_9_resumes_the_test_exactly(tmp_path):
     log = (tmp_path / "victim.log").open("w")
     victim = subprocess.Popen([ARENA, *args, "--name", "killed"], env=env, cwd=tmp_path, start_new_session=True,
                               stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    arena = Arena(db, plugins_dirs=())  # reads the file only once it exists
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and victim.poll() is None and (not db.exists() or _done(db, "killed") < 3):
+    while time.monotonic() < deadline and victim.poll() is None and _done(arena, "killed") < 3:
         time.sleep(0.02)
     assert victim.poll() is None, f"the run ended before it was killed: {(tmp_path / 'victim.log').read_text()}"
     os.killpg(victim.pid, signal.SIGKILL)
     victim.wait()
-    stored = _done(db, "killed")
-    arena = Arena(db, plugins_dirs=())
+    stored = _done(arena, "killed")
     assert arena.json("sprt", "killed")["decision"] == "continue"
     subprocess.run([ARENA, "run-tournament", "--resume", "killed", "--quiet"], env=env, cwd=tmp_path, check=True,
                    capture_output=True)  # fmt: skip
