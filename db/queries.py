@@ -242,6 +242,18 @@ def finish_tournament(database: Database, tournament_id: int) -> None:
 # ---------------------------------------------------------------- reading results
 
 
+def _game_conditions(game_id: str | None, game_version: str | None, game_params: str | None) -> list[Any]:
+    """Tournaments of one game, version and parameters (each left out when None)."""
+    conditions: list[Any] = []
+    if game_id is not None:
+        conditions.append(Tournament.game_id == game_id)
+    if game_version is not None:
+        conditions.append(Tournament.game_version == game_version)
+    if game_params is not None:
+        conditions.append(Tournament.game_params == game_params)
+    return conditions
+
+
 def _match_conditions(tournament_id: int | None, game_id: str | None, game_version: str | None, game_params: str | None,
                       start: tuple[int, int] | None = None) -> list[Any]:  # fmt: skip
     """Played matches of one tournament and/or one game (version, parameters), from position `start` (tournament id, index) on."""
@@ -252,13 +264,7 @@ def _match_conditions(tournament_id: int | None, game_id: str | None, game_versi
     if tournament_id is not None:
         conditions.append(Match.tournament_id == tournament_id)
     # The game is a tournament's: selecting its tournaments lets the (tournament_id, index) index find the matches.
-    game_conditions = []
-    if game_id is not None:
-        game_conditions.append(Tournament.game_id == game_id)
-    if game_version is not None:
-        game_conditions.append(Tournament.game_version == game_version)
-    if game_params is not None:
-        game_conditions.append(Tournament.game_params == game_params)
+    game_conditions = _game_conditions(game_id, game_version, game_params)
     if game_conditions:
         if start is not None:  # only the tournaments from `start` on: the index search skips the others' matches
             game_conditions.append(Tournament.id >= start[0])
@@ -361,15 +367,9 @@ def scope_tournaments(
     game_params: str | None = None,
 ) -> list[tuple[int, int, int]]:  # fmt: skip
     """(id, revision, scheduled matches) of the tournaments a selection covers, by id."""
-    conditions = []
+    conditions = _game_conditions(game_id, game_version, game_params)
     if tournament_id is not None:
         conditions.append(Tournament.id == tournament_id)
-    if game_id is not None:
-        conditions.append(Tournament.game_id == game_id)
-    if game_version is not None:
-        conditions.append(Tournament.game_version == game_version)
-    if game_params is not None:
-        conditions.append(Tournament.game_params == game_params)
     rows = session.execute(
         select(Tournament.id, Tournament.revision, Tournament.scheduled).where(*conditions).order_by(Tournament.id)
     ).all()
