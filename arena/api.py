@@ -153,8 +153,10 @@ class Game(ABC):
     def state_from_json(self, data: dict[str, Any], player: int) -> State:
         """A state that `player` cannot tell from the one whose `State.to_json(player)` gave `data`, with
         `player` to move. Optional: `arena connect` rebuilds the positions it is sent this way, so that an
-        Arena agent can play through the remote protocol. Games with hidden information re-sample what the
-        seat may not see, as `State.view` does."""
+        Arena agent can play through the remote protocol. Games with hidden information (`perfect_information`
+        False) take a keyword `rng: random.Random | None = None` too: the state is then a determinisation, what
+        the seat may not see sampled from `rng` (from the data itself when None), and a view of `player`, as
+        `State.view` makes (see `arena.sampling.SampledViews._determinised`)."""
         raise NotImplementedError(f"game '{self.info.id}' cannot rebuild a position from its JSON view")
 
     # Evaluations: optional knowledge that greedy and search agents use.

@@ -111,9 +111,15 @@ def tokens_revoke(ctx: _Context, name: str) -> None:
 @click.argument("agent_spec")
 @click.option("--server", required=True, help="The server's URL, e.g. http://arena.example:8000.")
 @click.option("--token", required=True, help="A bot token (`arena tokens create --bot NAME` on the server).")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True),
+              help="Append every message the server sends (start, act, end) to this file, one JSON object a line.")
 @db_options
-def connect_command(ctx: _Context, agent_spec: str, server: str, token: str) -> None:
+def connect_command(ctx: _Context, agent_spec: str, server: str, token: str, log_path: str | None) -> None:
     """Serve an agent (e.g. minimax:depth=4) to a remote `arena serve` as a pull bot, until interrupted."""
     from arena.remote.connect import serve
 
-    serve(ctx.registry(), server, token, agent_spec, say=lambda text: click.echo(text))
+    if log_path is None:
+        serve(ctx.registry(), server, token, agent_spec, say=lambda text: click.echo(text))
+        return
+    with open(log_path, "a", encoding="utf-8") as log:
+        serve(ctx.registry(), server, token, agent_spec, say=lambda text: click.echo(text), log=log)

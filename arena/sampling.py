@@ -7,6 +7,7 @@ The game's own chance is never used for, nor recoverable from, what a view shows
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Self
 
@@ -17,6 +18,11 @@ def copy_rng(rng: random.Random) -> random.Random:
     other = random.Random()
     other.setstate(rng.getstate())
     return other
+
+
+def data_rng(data: object, player: int) -> random.Random:
+    """A default RNG for rebuilding a position from its JSON view: a pure function of the view and the seat."""
+    return random.Random(derive_seed("state_from_json", player, json.dumps(data, sort_keys=True)))
 
 
 class SampledViews:
@@ -53,6 +59,15 @@ class SampledViews:
         other._view_stream = random.Random(rng.getrandbits(63))
         other.viewer = player
         return other
+
+    def _determinised(self, player: int, rng: random.Random) -> Self:
+        """This freshly rebuilt state (`Game.state_from_json`) made `player`'s view, its chance seeded from `rng`:
+        the caller then samples what `player` may not see from `self._rng`, as `view` does."""
+        self._rng = random.Random(rng.getrandbits(63))
+        self._view_key = 0
+        self._view_stream = random.Random(self._rng.getrandbits(63))
+        self.viewer = player
+        return self
 
     def _fresh_rng(self, player: int, *public: int) -> random.Random:
         """The RNG of a new view of this state.

@@ -39,7 +39,7 @@ import numpy as np
 import arena
 from arena import TERMINAL, svg
 from arena.api import Evaluation
-from arena.sampling import SampledViews
+from arena.sampling import SampledViews, data_rng
 from arena.seeding import derive_seed
 
 PASS = 0
@@ -292,13 +292,16 @@ class GwentLiteState(SampledViews, arena.State):
 
     def to_json(self, player: int) -> dict:
         """Public: round, wins, totals, the cards on the table and played, who is still active, hand and deck sizes,
-        each seat's unplayed cards as a sorted multiset; private: only `player`'s own hand (slot k = action k)."""
+        each seat's unplayed cards as a sorted multiset, who started round 1 (it settles who starts after a tied
+        round) and the last decision (`last`: player, card (0 = pass), and the totals, active flags, wins and that
+        player's hand size before it); private: only `player`'s own hand (slot k = action k)."""
         return {
             "round": self.round, "wins": list(self.wins), "totals": list(self.totals), "active": list(self.active),
             "on_table": [list(cards) for cards in self.on_table], "played": [list(cards) for cards in self.played],
             "round_results": [list(r) for r in self.round_results],
             "hand_sizes": [len(hand) for hand in self.hands], "deck_sizes": [len(deck) for deck in self.decks],
             "unplayed": [self.unseen(p) for p in (0, 1)], "hand": list(self.hands[player]),
+            "first_starter": self.first_starter, "last": None if self.last is None else _decision_json(self.last),
         }
 
     def render(self) -> str:
@@ -390,6 +393,51 @@ class GwentLiteState(SampledViews, arena.State):
         return np.asarray(features, dtype=np.float32)
 
 
+def _decision_json(last: Decision) -> dict[str, Any]:
+    return {"player": last.player, "card": last.card, "totals": list(last.totals), "active": list(last.active),
+            "wins": list(last.wins), "hand_size": last.hand_size}  # fmt: skip
+
+
+def _decision(data: dict[str, Any] | None) -> Decision | None:
+    if data is None:
+        return None
+    return Decision(data["player"], data["card"], (data["totals"][0], data["totals"][1]),
+                    (data["active"][0], data["active"][1]), (data["wins"][0], data["wins"][1]), data["hand_size"])  # fmt: skip
+
+
+def state_from_json(data: dict[str, Any], player: int, rng: random.Random) -> GwentLiteState:
+    """`player`'s view rebuilt from `to_json(player)`: its hand as sent, its deck order and the opponent's hand
+    and deck sampled from `rng` (out of their unplayed cards), as `GwentLiteState.view` samples them."""
+    state = GwentLiteState.__new__(GwentLiteState)
+    unplayed = [list(cards) for cards in data["unplayed"]]
+    state.played = [list(cards) for cards in data["played"]]
+    state.decklists = (tuple(sorted(unplayed[0] + state.played[0])), tuple(sorted(unplayed[1] + state.played[1])))
+    state.current_player = player
+    state.round = data["round"]
+    state.totals = list(data["totals"])
+    state.wins = list(data["wins"])
+    state.active = list(data["active"])
+    state.on_table = [list(cards) for cards in data["on_table"]]
+    state.round_results = [(a, b) for a, b in data["round_results"]]
+    state.first_starter = data["first_starter"]
+    state.last = _decision(data["last"])
+    chance = state._determinised(player, rng)._rng
+    hand = list(data["hand"])
+    own = unplayed[player]
+    for card in hand:
+        own.remove(card)
+    chance.shuffle(own)
+    opponent = 1 - player
+    pool = unplayed[opponent]
+    chance.shuffle(pool)
+    size = data["hand_sizes"][opponent]
+    state.hands = [[], []]
+    state.decks = [[], []]
+    state.hands[player], state.decks[player] = hand, own
+    state.hands[opponent], state.decks[opponent] = pool[:size], pool[size:]
+    return state
+
+
 # --- evaluations -------------------------------------------------------------------------------
 
 
@@ -451,6 +499,10 @@ class GwentLite(arena.Game):
 
     def new_initial_state(self, seed: int = 0) -> GwentLiteState:
         return GwentLiteState.new(self.decks, seed)
+
+    def state_from_json(self, data: dict[str, Any], player: int, rng: random.Random | None = None) -> GwentLiteState:
+        """A determinisation of what `player` sees (`to_json(player)`): the hidden cards sampled from `rng`."""
+        return state_from_json(data, player, data_rng(data, player) if rng is None else rng)
 
     def max_game_length(self) -> int:
         """Each seat plays at most 10 + 3 + 3 cards and passes at most once a round, over 3 rounds."""

@@ -53,7 +53,7 @@ import numpy as np
 import arena
 from arena import TERMINAL, svg
 from arena.api import Evaluation
-from arena.sampling import SampledViews
+from arena.sampling import SampledViews, data_rng
 from arena.seeding import derive_seed
 
 LEAVE, STAY = 0, 1
@@ -385,8 +385,10 @@ class IncanGoldState(SampledViews, arena.State):
         return "\n".join(lines)
 
     def to_json(self, player: int) -> dict:
-        """Public: round, path, gems, who is inside, scores, the deck's size and sorted composition, the last
-        revealed choices; private: only `player`'s own choice of this turn (others': only whether they chose)."""
+        """Public: round, path, gems, who is inside, scores (and their parts: banked `gems`, `artifact_points`), the
+        deck's size and sorted composition, the last revealed choices and the whole public record of that turn
+        (`last_turn`: round, choices, path, gems on it, round gems, scores, sorted deck, artifacts taken before);
+        private: only `player`'s own choice of this turn (others': only whether they chose)."""
         last = self.last_turn
         return {
             "round": min(self.round, ROUNDS), "path": [card_name(c) for c in self.path], "path_gems": self.path_gems,
@@ -397,6 +399,8 @@ class IncanGoldState(SampledViews, arena.State):
             "chosen": [c is not None for c in self.choices],
             "my_choice": None if self.choices[player] is None else self.action_to_string(self.choices[player]),
             "last_choices": None if last is None else [None if c is None else self.action_to_string(c) for c in last.choices],
+            "gems": list(self.gems), "artifact_points": list(self.artifact_points),
+            "last_turn": None if last is None else _record_json(last),
         }
 
     def render_svg(self) -> str:
@@ -475,6 +479,72 @@ class IncanGoldState(SampledViews, arena.State):
         features += treasure_counts + [c / HAZARD_COPIES for c in hazard_counts]
         features += [artifacts, len(self.deck) / 35, self.artifacts_taken / 5]
         return np.asarray(features, dtype=np.float32)
+
+
+def card_from_name(name: str) -> int:
+    """The card of `card_name`: a gem value, a hazard name or artifactN."""
+    if name.isdigit():
+        return int(name)
+    if name in HAZARD_NAMES:
+        return HAZARD + HAZARD_NAMES.index(name)
+    if name.startswith("artifact") and name[8:].isdigit():
+        return ARTIFACT + int(name[8:]) - 1
+    raise arena.ArenaError(f"incan_gold: unknown card {name!r}")
+
+
+def _cards(names: Sequence[str]) -> list[int]:
+    return [card_from_name(name) for name in names]
+
+
+def _choice_json(choice: int | None) -> str | None:
+    return None if choice is None else "leave" if choice == LEAVE else "stay"
+
+
+def _choice(name: str | None) -> int | None:
+    return None if name is None else LEAVE if name == "leave" else STAY
+
+
+def _record_json(record: TurnRecord) -> dict[str, Any]:
+    return {"round": record.round, "choices": [_choice_json(c) for c in record.choices],
+            "path": [card_name(c) for c in record.path], "path_gems": record.path_gems,
+            "round_gems": list(record.round_gems), "scores": list(record.scores),
+            "deck": [card_name(c) for c in record.deck], "artifacts_taken": record.artifacts_taken}  # fmt: skip
+
+
+def _record(data: dict[str, Any] | None) -> TurnRecord | None:
+    if data is None:
+        return None
+    return TurnRecord(data["round"], tuple(_choice(c) for c in data["choices"]), tuple(_cards(data["path"])),
+                      data["path_gems"], tuple(data["round_gems"]), tuple(data["scores"]),
+                      tuple(sorted(_cards(data["deck"]))), data["artifacts_taken"])  # fmt: skip
+
+
+def state_from_json(config: Config, data: dict[str, Any], player: int, rng: random.Random) -> IncanGoldState:
+    """`player`'s view rebuilt from `to_json(player)`: the deck order and the others' pending choices sampled
+    from `rng`, as `IncanGoldState.view` samples them. The gem statistics (revealed, lost, abandoned) start at 0."""
+    state = IncanGoldState.__new__(IncanGoldState)
+    state.config = config
+    state.current_player = player
+    state.round = data["round"]
+    state.path = _cards(data["path"])
+    state.path_gems = data["path_gems"]
+    state.inside = list(data["inside"])
+    state.round_gems = list(data["round_gems"])
+    state.gems = list(data["gems"])
+    state.artifact_points = list(data["artifact_points"])
+    state.artifacts_held = [_cards(held) for held in data["artifacts_held"]]
+    state.artifacts_taken = sum(len(held) for held in state.artifacts_held)
+    state.removed = _cards(data["removed"])
+    state.last_turn = _record(data["last_turn"])
+    state.gems_revealed = state.gems_lost = state.gems_abandoned = 0
+    chance = state._determinised(player, rng)._rng
+    state.deck = sorted(_cards(data["deck"]))
+    chance.shuffle(state.deck)
+    state.choices = [None] * config.players
+    for p, chosen in enumerate(data["chosen"]):
+        if chosen:
+            state.choices[p] = _choice(data["my_choice"]) if p == player else chance.choice((LEAVE, STAY))
+    return state
 
 
 # --- evaluations -------------------------------------------------------------------------------
@@ -569,6 +639,10 @@ class IncanGold(arena.Game):
 
     def new_initial_state(self, seed: int = 0) -> IncanGoldState:
         return IncanGoldState.new(self.config, seed)
+
+    def state_from_json(self, data: dict[str, Any], player: int, rng: random.Random | None = None) -> IncanGoldState:
+        """A determinisation of what `player` sees (`to_json(player)`): the hidden parts sampled from `rng`."""
+        return state_from_json(self.config, data, player, data_rng(data, player) if rng is None else rng)
 
     def max_game_length(self) -> int:
         """Each decision turn follows a card that did not end the round; in round r at most every

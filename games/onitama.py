@@ -397,9 +397,9 @@ class OnitamaState(arena.State):
         return "\n".join(lines)
 
     def to_json(self, player: int) -> dict:
-        """`board`: rows 5 to 1 (as rendered), each cell null or {"seat", "piece": "master"|"student"}; the cards are open."""
-        board = [[None if not code else {"seat": (code >> 3) - 1, "piece": "master" if code & 7 == MASTER else "student"}
-                  for code in self.board[row * 5:row * 5 + 5]] for row in range(5)]  # fmt: skip
+        """`board`: rows 5 to 1 (as rendered), each cell null, {"seat", "piece": "master"} or {"seat", "piece": "student",
+        "pawn": 1..4} (a pawn keeps its number all game: the observation planes and `piece_action` use it); the cards are open."""
+        board = [[None if not code else _piece_json(code) for code in self.board[row * 5:row * 5 + 5]] for row in range(5)]
         return {"board": board, "hands": [[CARD_NAMES[c] for c in hand] for hand in self.hands], "side": CARD_NAMES[self.side]}
 
     def render_svg(self) -> str:
@@ -512,6 +512,18 @@ def _card_svg(card: int, x: float, y: float, width: float, color: str) -> str:
             fill = "#424242" if (dx, dy) == (0, 0) else color if (dx, dy) in moves else "#fff"
             parts.append(svg.rect(grid_x + col * step, grid_y + row * step, step, step, fill=fill, stroke="#bbb", stroke_width=0.5))
     return "".join(parts)
+
+
+def _piece_json(code: int) -> dict:
+    if code & 7 == MASTER:
+        return {"seat": (code >> 3) - 1, "piece": "master"}
+    return {"seat": (code >> 3) - 1, "piece": "student", "pawn": (code & 7) + 1}
+
+
+def _piece_code(cell: dict | None) -> int:
+    if cell is None:
+        return 0
+    return (cell["seat"] + 1) * 8 + (MASTER if cell["piece"] == "master" else cell["pawn"] - 1)
 
 
 def _new_state(setup: _Setup, board: list[int], hands: Sequence[Sequence[int]], side: int, to_move: int) -> OnitamaState:
@@ -639,6 +651,12 @@ class Onitama(arena.Game):
         if to_move not in (BLUE, RED):
             raise arena.ArenaError("to_move must be 0 (Blue) or 1 (Red)")
         return _new_state(self.setup, cells, (deal[0:2], deal[2:4]), deal[4], to_move)
+
+    def state_from_json(self, data: dict, player: int) -> OnitamaState:
+        """The position of `to_json` (pieces with their pawn numbers, the open cards) with `player` to move."""
+        cells = [_piece_code(cell) for row in data["board"] for cell in row]
+        hands = [[card_index(name) for name in hand] for hand in data["hands"]]
+        return _new_state(self.setup, cells, hands, card_index(data["side"]), player)
 
     def max_game_length(self) -> int | None:
         return None  # no draw rule: the arena's turn limit ends long matches

@@ -405,6 +405,21 @@ class Santorini(arena.Game):
         state.win_way = ""
         return state
 
+    def state_from_json(self, data: dict, player: int) -> SantoriniState:
+        """The position of `to_json` with `player` to move: levels, workers (placed in seat order) and the box."""
+        state = self.new_initial_state()
+        state.levels = [level for row in data["levels"] for level in row]
+        for index, where in enumerate(data["workers"]):
+            if where is not None:
+                sq = where[0] * 5 + where[1]
+                state.workers[index] = sq
+                state.occupant[sq] = index
+                state.placed += 1
+        if data.get("pieces") is not None:
+            state.pieces = list(data["pieces"])
+        state.current_player = player
+        return state
+
     def max_game_length(self) -> int:
         # 4 placements, then every turn but a winning one adds one piece: at most 4 per square
         # (100) or the box's 72 pieces, plus the winning move.

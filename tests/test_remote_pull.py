@@ -261,3 +261,48 @@ def test_the_node_example_bot_plays_a_round_robin_with_the_python_one_and_built_
     stage.finished(tid)
     matches = stage.matches(tid)
     assert len(matches) == 12 and {m["reason"] for m in matches} == {"normal"}
+
+
+@pytest.mark.parametrize(("game", "spec", "opponent"), [("santorini", "minimax:depth=1", "random"),
+                                                        ("gwent_lite", "mcts:simulations=60", "greedy")])  # fmt: skip
+def test_arena_connect_plays_santorini_and_a_hidden_information_game_and_is_sent_no_leak(
+    stage: Stage, tmp_path: Path, game: str, spec: str, opponent: str
+) -> None:  # fmt: skip
+    """`arena connect` rebuilds these games' positions (a determinisation for Gwent Lite, searched by MCTS) and
+    plays whole server matches. Every `state` it was sent is exactly the real position's `to_json(seat)`, replayed
+    from the stored match: public parts and the seat's own hand only (to_json is a function of the seat's view:
+    tests/test_remote_protocol.py), and for Gwent Lite never the other hand."""
+    from arena.library.matches import load_replay
+    from arena.plugins import get_registry
+
+    stage.serve()
+    log = tmp_path / "connect.jsonl"
+    argv = [ARENA, "connect", "--server", stage.server.url, "--token", stage.token("remote"), spec, "--log", str(log)]  # type: ignore[union-attr]
+    stage.start(argv)
+    tid = stage.submit(game=game, agents=["pull:name=remote", opponent], rounds=4, seed=5)
+    stage.finished(tid)
+    matches = stage.matches(tid)
+    assert len(matches) == 4 and {m["reason"] for m in matches} == {"normal"}
+    registry = get_registry()
+    real: dict[tuple[int, int], list[dict[str, Any]]] = {}  # (seat, ply) positions of the bot's seat, by match
+    sent_counts = []
+    for match in matches:
+        seat = next(s["seat"] for s in match["seats"] if s["agent"] == "pull:name=remote")
+        replay = load_replay(stage.database, registry, match["id"])
+        states = [replay.initial] + [state for _, _, _, state in replay.steps]
+        views = [s.to_json(seat) for s in states[:-1] if s.current_player == seat]
+        real[(match["id"], seat)] = views
+        sent_counts.append(len(views))
+    acts = [m for m in read_log(log) if m["type"] == "act"]
+    by_match: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for act in acts:
+        by_match.setdefault((act["match_id"], act["seat"]), []).append(act)
+    assert sorted(len(v) for v in by_match.values()) == sorted(sent_counts)
+    for sent in by_match.values():
+        states = [act["state"] for act in sorted(sent, key=lambda act: act["seq"])]
+        assert states in list(real.values()), "a state sent is not the real position's view of that seat"
+        if game == "gwent_lite":
+            assert all("hands" not in state and "decks" not in state for state in states)
+    if game == "santorini":
+        wins = sum(s["outcome"] == "win" for m in matches for s in m["seats"] if s["agent"] == "pull:name=remote")
+        assert wins >= 3  # minimax (one ply, climbing when it can) against random

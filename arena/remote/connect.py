@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 from arena.agents import AgentEntry, build_entry
-from arena.api import Agent, Game
+from arena.api import Agent, Game, State
 from arena.errors import ArenaError
 from arena.params import parse_spec
 from arena.plugins import Registry
 from arena.remote.protocol import PROTOCOL
+from arena.seeding import derive_seed
 
 #: Seconds between attempts to connect again, doubling up to the last.
 RETRY = (0.5, 1.0, 2.0, 5.0)
@@ -36,6 +38,14 @@ class Refused(ArenaError):
 class Seat:
     game: Game
     agent: Agent
+    #: Samples what the seat may not see when a hidden-information position is rebuilt (seeded from the match).
+    rng: random.Random
+
+    def rebuild(self, data: dict[str, Any], seat: int) -> State:
+        """The position of an act's `state`: for hidden information a determinisation sampled from `rng`."""
+        if self.game.info.perfect_information:
+            return self.game.state_from_json(data, seat)
+        return self.game.state_from_json(data, seat, rng=self.rng)  # type: ignore[call-arg]
 
 
 def websocket_url(server: str) -> str:
@@ -70,7 +80,8 @@ class Connector:
             game = game_cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in described["params"].items()})
             entry: AgentEntry = build_entry(self.registry, str(self.spec), self.spec.id, dict(self.spec.params), game)
             seed = int.from_bytes(hashlib.sha256(message["match_id"].encode()).digest()[:8], "big")
-            seat = self.seats[key] = Seat(game, entry.make(self.registry, game, message["seat"], seed))
+            agent = entry.make(self.registry, game, message["seat"], seed)
+            seat = self.seats[key] = Seat(game, agent, random.Random(derive_seed(seed, message["seat"], "determinise")))
         return seat
 
     def handle(self, text: str) -> str | None:
@@ -82,7 +93,7 @@ class Connector:
             seat = self._seat(message)
             deadline = message.get("deadline_ms")
             seat.agent.time_per_move = None if deadline is None else deadline / 1000.0 * THINK_SHARE
-            state = seat.game.state_from_json(message["state"], message["seat"])
+            state = seat.rebuild(message["state"], message["seat"])
             start = time.perf_counter()
             action = seat.agent.act(state)
             think_ms = (time.perf_counter() - start) * 1000.0
@@ -96,8 +107,9 @@ class Connector:
 
 
 def serve(registry: Registry, server: str, token: str, spec: str, say: Callable[[str], None],
-          once: bool = False) -> None:  # fmt: skip
-    """Connect, play, and connect again when the connection drops (until refused, or after one connection if `once`)."""
+          once: bool = False, log: TextIO | None = None) -> None:  # fmt: skip
+    """Connect, play, and connect again when the connection drops (until refused, or after one connection if `once`).
+    `log` gets every message received, one a line, as it arrives."""
     from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
     from websockets.sync.client import connect
 
@@ -113,8 +125,12 @@ def serve(registry: Registry, server: str, token: str, spec: str, say: Callable[
                     raise Refused(f"the server refused the bot: {welcome.get('error', welcome)}")
                 attempt = 0
                 say(f"connected to {url} as {welcome['agent']}, playing {spec}")
-                for text in socket:
-                    answer = connector.handle(text if isinstance(text, str) else text.decode())
+                for received in socket:
+                    text = received if isinstance(received, str) else received.decode()
+                    if log is not None:
+                        log.write(text + "\n")
+                        log.flush()
+                    answer = connector.handle(text)
                     if answer is not None:
                         socket.send(answer)
         except InvalidURI as exc:

@@ -4,6 +4,10 @@ Every message is an object with `type` ("start", "act" or "end") and `protocol` 
 answers `act` with `{"action": <id>}` (optionally `"think_ms"`: its own thinking time, so Arena
 can tell network time apart more exactly); `start` and `end` may be answered with anything.
 The README's "Remote agents" section shows a full exchange.
+
+Versions: the messages of a protocol version only gain fields (games' `state` views included), and a bot
+ignores fields it does not know; removing a field or changing its meaning bumps PROTOCOL. Additions within
+version 1 are listed in the README ("Versions").
 """
 
 from __future__ import annotations
