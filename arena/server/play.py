@@ -61,6 +61,7 @@ class Table:
     end: dict[str, Any] | None = None
     result: dict[str, Any] | None = None  # the stored match: its id and seats
     error: str | None = None
+    match_id: str | None = None  # the protocol's id of the match this page plays (from its first message)
     played: str | None = None  # the name of the person's last move, shown while the opponents think
     leaving: str | None = None
     watchers: int = 0
@@ -185,6 +186,10 @@ class Tables:
 
     def _received(self, table: Table, message: dict[str, Any]) -> None:
         kind = message.get("type")
+        if table.match_id is None:
+            table.match_id = message.get("match_id")
+        elif message.get("match_id") != table.match_id:  # a seat of `browser:name=...` in another tournament: not this page's
+            return
         if kind == "start":
             table.status = "waiting"
         elif kind == "act":
