@@ -13,7 +13,8 @@ version 1 are listed in the README ("Versions").
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from arena.api import Game, State
 from arena.match import MatchResult
