@@ -10,6 +10,12 @@ the built-in `random` agent. Both are timed per `act` call over the positions of
 the difference is what the transport costs per move (encoding the position, the HTTP round trip
 on loopback, parsing the answer). Target: p50 <= 1 ms per move.
 
+Then where Arena's own CPU time goes per push move (process CPU time, so other load on the machine
+barely moves it): building the `act` message (the game's `to_json`, legal ids and names), encoding
+it, parsing the answer, and the HTTP client itself: Arena's (arena.remote.connection, http.client)
+beside an `httpx.Client` posting the same bytes over one kept-alive connection, which the push
+transport used before (p50 1.34 ms per move then, under load).
+
     .venv/bin/python bench/remote.py [--moves 3000]
 """
 
@@ -106,6 +112,44 @@ def served_hub(db_path: Path) -> Iterator[tuple[str, str]]:
         process.join(30)
 
 
+def cpu_per_call(function, items) -> float:
+    """Process CPU microseconds per call of `function` over `items`."""
+    start = time.process_time()
+    for item in items:
+        function(item)
+    return (time.process_time() - start) / len(items) * 1e6
+
+
+def breakdown(game, states, url: str) -> None:
+    """Arena's CPU time per push move, part by part (see the module's docstring)."""
+    import httpx
+
+    from arena.remote import protocol
+    from arena.remote.connection import BotConnection
+
+    messages = [protocol.act_message(game, "bench", 1, 0, state, 1000.0, 0.4) for state in states]
+    bodies = [protocol.encode(message) for message in messages]
+    parts = {
+        "act message (to_json, legal ids, names)": cpu_per_call(
+            lambda state: protocol.act_message(game, "bench", 1, 0, state, 1000.0, 0.4), states),
+        "JSON encoding": cpu_per_call(protocol.encode, messages),
+        "answer parsing": cpu_per_call(protocol.parse_answer, [b'{"action": 3, "think_ms": 0.05}'] * len(states)),
+    }  # fmt: skip
+    ours = BotConnection(url)
+    parts["HTTP client: Arena's (http.client)"] = cpu_per_call(lambda body: ours.post("/act", body, 5.0), bodies)
+    ours.close()
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+    with httpx.Client(base_url=url, limits=limits, headers={"content-type": "application/json"}) as client:
+        client.post("/act", content=bodies[0])
+        parts["HTTP client: httpx.Client, for comparison"] = cpu_per_call(
+            lambda body: client.post("/act", content=body, timeout=5.0).content, bodies)  # fmt: skip
+    print("Arena's CPU time per push move (process time, microseconds):")
+    for name, micros in parts.items():
+        print(f"  {name + ':':45s} {micros:8.1f} us")
+    ratio = parts["HTTP client: httpx.Client, for comparison"] / parts["HTTP client: Arena's (http.client)"]
+    print(f"  httpx.Client / Arena's client: {ratio:.1f}x the CPU per move")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=3000)
@@ -115,13 +159,14 @@ def main() -> None:
     states = positions(game, args.moves)
     local = registry.agent_class("random")(game, 0, 0)
     local_p50, local_p99 = summary(timed(local, states))
-    print(f"connect four, {len(states)} positions")
+    print(f"connect four, {len(states)} positions; load: {os.getloadavg()[0]:.2f} (1-minute average)")
     print(f"in-process random agent:  p50 {local_p50:.4f} ms  p99 {local_p99:.4f} ms per move")
     with push_bot() as url:
         agent = registry.agent_class("http")(game, 0, 0, url=url)
         agent.match_id = "bench"
         timed(agent, states[:200])  # warm up: the connection, the bot's imports
         push = timed(agent, states)
+        breakdown(game, states[:1000], url)
     with tempfile.TemporaryDirectory() as tmp, served_hub(Path(tmp) / "bench.db") as (url, token):
         with running([sys.executable, str(PULL_BOT), url, token]):
             agent = registry.agent_class("pull")(game, 0, 0, name="bench")

@@ -99,3 +99,15 @@ def test_start_and_end_messages():
     end = protocol.end_message("ab", 1, result)
     assert (end["returns"], end["outcome"], end["reason"]) == ([1.0, -1.0], "loss", "normal")
     json.dumps(start), json.dumps(end)
+
+
+@pytest.mark.parametrize("game_id", [g for g in BUILT_IN if not get_registry().game_class(g).info.perfect_information])
+def test_the_whole_act_message_is_the_same_from_any_view(game_id):
+    """Not only `state`: legal ids and names too are what the seat's own view gives, so nothing in the message can
+    tell the other seats' hidden items (hands, deck order, pending choices) from any re-sample of them."""
+    game = REGISTRY.game_class(game_id)()
+    for state in positions(game, 200, seed=11):
+        seat = state.current_player
+        sent = protocol.encode(protocol.act_message(game, "m", 3, seat, state, 500.0, 1.5))
+        for view in (state.view(seat), state.view(seat).view(seat)):
+            assert protocol.encode(protocol.act_message(game, "m", 3, seat, view, 500.0, 1.5)) == sent

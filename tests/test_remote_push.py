@@ -132,3 +132,19 @@ def test_bad_url_and_games_without_json_are_refused_before_play(arena_cli):
                 return type("S", (), {"to_json": lambda self, p: (_ for _ in ()).throw(NotImplementedError())})()
 
         check_remote_game(Plain())  # type: ignore[arg-type]
+
+
+def test_one_kept_alive_connection_made_again_after_the_bot_hung_up():
+    """Every message of a bot goes over the same connection; one the bot closed is replaced, never reused."""
+    from arena.remote.connection import BotConnection, Disconnected
+
+    with fault_bot("disconnect") as url:
+        connection = BotConnection(url + "/")
+        assert connection.post("/start", b"{}", 20.0) == (200, b"{}")
+        first = connection.conn.sock  # type: ignore[union-attr]
+        assert connection.post("/end", b"{}", 20.0) == (200, b"{}") and connection.conn.sock is first  # type: ignore[union-attr]
+        with pytest.raises(Disconnected, match="disconnected"):
+            connection.post("/act", b'{"legal_actions": [0]}', 20.0)
+        assert connection.conn is None
+        assert connection.post("/start", b"{}", 20.0) == (200, b"{}")
+        connection.close()

@@ -1,19 +1,17 @@
 """Transport 1, push: agent type `http` POSTs the protocol's messages to a bot's URL (`{url}/start`, `/act`, `/end`).
 
-One kept-alive connection per bot URL and process (httpx, at most one connection). The connect and
-read timeouts come from the move's deadline (time per move + network allowance). Faults are typed:
-no answer in time is `timeout`; an answer that is not `{"action": <integer>}` (or not HTTP at all) is
-`bad_reply`; a refused connection, an HTTP error status or a dropped socket is `agent_disconnected`.
+One kept-alive connection per bot URL and thread (arena.remote.connection), reused match after match.
+The connect and read timeouts come from the move's deadline (time per move + network allowance).
+Faults are typed: no answer in time is `timeout`; an answer that is not `{"action": <integer>}` (or not
+HTTP at all) is `bad_reply`; a refused connection, an HTTP error status or a dropped socket is
+`agent_disconnected`.
 """
 
 from __future__ import annotations
 
 import atexit
-import threading
 import time
 from typing import Any
-
-import httpx
 
 from arena import hookimpl
 from arena.api import Agent, AgentInfo, Game, State
@@ -28,31 +26,18 @@ from arena.match import (
 )
 from arena.params import Param
 from arena.remote import protocol
+from arena.remote.connection import (
+    ConnectionFailed,
+    Disconnected,
+    NotHttp,
+    close_all,
+    connection_for,
+)
 
 #: Seconds for the `end` message, which changes nothing (its errors are ignored).
 END_TIMEOUT = 1.0
 
-_clients: dict[tuple[str, int], httpx.Client] = {}
-_clients_lock = threading.Lock()
-
-
-def client_for(url: str) -> httpx.Client:
-    """The kept-alive client of a bot URL in this thread (one connection at most, reused match after match)."""
-    key = (url, threading.get_ident())
-    with _clients_lock:
-        client = _clients.get(key)
-        if client is None:
-            limits = httpx.Limits(max_connections=1, max_keepalive_connections=1, keepalive_expiry=60.0)
-            client = _clients[key] = httpx.Client(base_url=url, limits=limits, headers={"content-type": "application/json"})
-        return client
-
-
-@atexit.register
-def close_clients() -> None:
-    with _clients_lock:
-        for client in _clients.values():
-            client.close()
-        _clients.clear()
+atexit.register(close_all)
 
 
 def check_remote_game(game: Game) -> None:
@@ -143,46 +128,44 @@ class HttpAgent(RemoteAgent):
             raise ArenaError(f"agent 'http' needs url=http://HOST:PORT (got {url!r})")
         super().check_game(game, params)
 
-    def _post(self, path: str, message: dict[str, Any], deadline: float) -> tuple[httpx.Response, float]:
-        timeout = httpx.Timeout(deadline, connect=deadline)
+    def _post(self, path: str, message: dict[str, Any], deadline: float) -> tuple[int, bytes, float]:
+        body = protocol.encode(message)
         start = time.perf_counter()
         try:
-            response = client_for(self.url).post(path, content=protocol.encode(message), timeout=timeout)
-        except httpx.TimeoutException as exc:
-            kind = AGENT_DISCONNECTED if isinstance(exc, httpx.ConnectTimeout) else TIMEOUT
-            raise Forfeit(kind, f"seat {self.player}: no answer to {path} within {deadline:g}s ({type(exc).__name__})") from None
-        except httpx.RemoteProtocolError as exc:
-            # A socket closed before the answer is a disconnection; bytes that are not HTTP are a bad reply.
-            text = str(exc) or type(exc).__name__
-            kind = AGENT_DISCONNECTED if "disconnect" in text.lower() else BAD_REPLY
-            raise Forfeit(kind, f"seat {self.player}: {path}: {text}") from None
-        except (httpx.TransportError, OSError) as exc:
-            raise Forfeit(AGENT_DISCONNECTED, f"seat {self.player}: {path}: {type(exc).__name__}: {exc}") from None
-        return response, time.perf_counter() - start
+            status, answer = connection_for(self.url).post(path, body, deadline)
+        except ConnectionFailed as exc:
+            raise Forfeit(AGENT_DISCONNECTED, f"seat {self.player}: {path}: cannot connect: {exc}") from None
+        except TimeoutError:
+            raise Forfeit(TIMEOUT, f"seat {self.player}: no answer to {path} within {deadline:g}s") from None
+        except NotHttp as exc:
+            raise Forfeit(BAD_REPLY, f"seat {self.player}: {path}: {exc}") from None
+        except Disconnected as exc:
+            raise Forfeit(AGENT_DISCONNECTED, f"seat {self.player}: {path}: {exc}") from None
+        return status, answer, time.perf_counter() - start
 
     def _start(self) -> None:
         """Send `start` (its answer is ignored, but the connection must work); it also measures the link."""
         self.started = True
         message = protocol.start_message(self.game, self.match_id, self.player, self.deadline_ms())
-        _response, elapsed = self._post("/start", message, max(self.deadline(), 1.0))
+        _status, _answer, elapsed = self._post("/start", message, max(self.deadline(), 1.0))
         self.best_rtt = elapsed
 
     def act(self, state: State) -> int:
         if not self.started:
             self._start()
         message = self.act_message(state)
-        response, elapsed = self._post("/act", message, self.deadline())
-        if response.status_code >= 400:
-            raise Forfeit(AGENT_DISCONNECTED, f"seat {self.player}: /act answered HTTP {response.status_code}")
-        return self.answer(response.content, elapsed)
+        status, answer, elapsed = self._post("/act", message, self.deadline())
+        if status >= 400:
+            raise Forfeit(AGENT_DISCONNECTED, f"seat {self.player}: /act answered HTTP {status}")
+        return self.answer(answer, elapsed)
 
     def end(self, result: MatchResult) -> None:
         if not self.started:
             return
         try:
-            client_for(self.url).post("/end", content=protocol.encode(protocol.end_message(self.match_id, self.player, result)),
-                                      timeout=END_TIMEOUT)  # fmt: skip
-        except httpx.HTTPError:
+            connection_for(self.url).post("/end", protocol.encode(protocol.end_message(self.match_id, self.player, result)),
+                                          END_TIMEOUT)  # fmt: skip
+        except (OSError, ValueError):  # the connection's faults; `end` changes nothing
             pass
 
 
