@@ -106,13 +106,14 @@ def run(setup: Setup, seeds: int, scale: float, games: int, folder: Path, baseli
     episodes = max(1, round(setup.episodes * scale))
     print(f"\n{setup.name}: {setup.report}\n  {episodes} episodes per seed, {seeds} seeds, {games} evaluation games per opponent")
     pooled: dict[str, Pooled] = {}
-    seconds = []
+    seconds, cpu = [], []
     for seed in range(seeds):
         out = str(folder / f"{setup.name}-{seed}{setup.suffix}")
         config = TrainConfig(out=out, episodes=episodes, seed=seed, eval_games=0, **setup.settings)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         summary = train(config, registry)
         seconds.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)  # this process's CPU time: what the machine's load does not stretch
         if baseline:  # the same network (or an empty table) before training, against each opponent
             plan, values = untrained(config, registry)
             for opponent in OPPONENTS:
@@ -131,7 +132,8 @@ def run(setup: Setup, seeds: int, scale: float, games: int, folder: Path, baseli
                 rates = evaluate_against(summary.plan, registry, values, opponent, games, game=other)
                 pooled.setdefault(f"{other.label()} vs {opponent}", Pooled()).add(rates, games)
     rate = episodes / np.mean(seconds)
-    print(f"  training: {np.mean(seconds):.1f}s per seed (min {min(seconds):.1f}, max {max(seconds):.1f}), {rate:.0f} games/s")
+    print(f"  training: {np.mean(seconds):.1f}s per seed (min {min(seconds):.1f}, max {max(seconds):.1f}), {rate:.0f} games/s; "
+          f"CPU {np.mean(cpu):.1f}s per seed (min {min(cpu):.1f}, max {max(cpu):.1f}), {episodes / np.mean(cpu):.0f} games per CPU second")
     for label, result in pooled.items():
         print(f"  {label:<40} {result.line()}")
 
