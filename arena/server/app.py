@@ -18,6 +18,7 @@ from arena.remote.hub import HUB_ENV, Hub
 from arena.server import errors
 from arena.server.answers import Answers, FastAnswers
 from arena.server.deps import read_access
+from arena.server.play import Tables
 from arena.server.request_log import RequestLines, RequestLog
 from arena.server.routes import (
     agents,
@@ -25,6 +26,7 @@ from arena.server.routes import (
     games,
     matches,
     pages,
+    play,
     results,
     tournaments,
 )
@@ -37,7 +39,7 @@ HERE = Path(__file__).parent
 #: Every router of the app, in order; the pages come last (their paths are the least specific).
 #: Another capability adds its router here (one line).
 ROUTERS: list[APIRouter] = [games.router, agents.router, tournaments.router, results.router, matches.router, bots.router,
-                            pages.router]  # fmt: skip
+                            play.api_router, play.router, pages.router]  # fmt: skip
 #: Routers that check their own credentials (the pull bots' WebSocket: its token comes in its hello).
 OPEN_ROUTERS: list[APIRouter] = [bots.socket_router]
 
@@ -54,6 +56,7 @@ def create_app(database: Database, registry: Registry, settings: Settings | None
         hub = app.state.bot_hub = Hub()
         before = os.environ.get(HUB_ENV)
         os.environ[HUB_ENV] = await hub.start()
+        tables = app.state.tables = Tables(hub, database, registry, settings.play_idle_seconds)
         runner = QueueRunner(database.url, settings) if settings.workers > 0 else None
         if runner is not None:
             runner.start(database)
@@ -63,6 +66,7 @@ def create_app(database: Database, registry: Registry, settings: Settings | None
             hub.stop_soon()  # a match waiting on a bot now is Arena's to replay, not the bot's to lose
             if runner is not None:
                 await asyncio.get_running_loop().run_in_executor(None, runner.close)
+            await tables.close()
             await hub.close()
             app.state.answers.version.close()
             flusher.cancel()
