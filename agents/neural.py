@@ -43,6 +43,7 @@ import numpy as np
 
 import arena
 from agents.models import DEVICES, model_for
+from agents.models.choose import choose_actions
 from arena.observations import require_observation_shape
 from arena.params import canonical, validate_params
 
@@ -420,10 +421,16 @@ class NeuralAgent(arena.Agent):
 
     @classmethod
     def act_batch(cls, agents: Sequence[arena.Agent], views: Sequence[arena.State]) -> list[int]:
-        batch = np.stack([np.asarray(view.observation(agent.player), dtype=np.float32) for agent, view in zip(agents, views)])
-        outputs, _values = agents[0].model.run(batch)  # type: ignore[attr-defined]
-        return [choose_action(row, view.legal_actions(), agent.sampler)  # type: ignore[attr-defined]
-                for row, agent, view in zip(outputs, agents, views)]  # fmt: skip
+        """One forward pass for the batch: observations written into the model's reused input array, then
+        masking and choosing for every row at once (`choose_actions`, the answers `act` gives one by one)."""
+        model = agents[0].model  # type: ignore[attr-defined]
+        first = np.asarray(views[0].observation(agents[0].player), dtype=np.float32)
+        batch = model.input_batch(len(agents), first.shape)
+        batch[0] = first
+        for row in range(1, len(agents)):
+            batch[row] = views[row].observation(agents[row].player)
+        outputs, _values = model.run(batch)
+        return choose_actions(outputs, [view.legal_actions() for view in views], [agent.sampler for agent in agents])  # type: ignore[attr-defined]
 
 
 def _required_key(checkpoint: str) -> FileKey:
