@@ -33,6 +33,7 @@ import json
 import math
 import os
 import random
+import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -223,7 +224,7 @@ def file_key(path: str | os.PathLike[str]) -> FileKey:
         status = os.stat(absolute)
     except OSError as exc:
         raise arena.ArenaError(f"checkpoint {path}: cannot read it ({exc.strerror or exc})") from None
-    if not os.path.isfile(absolute):
+    if not stat.S_ISREG(status.st_mode):  # (os.path.isfile would stat the file a second time, for every agent)
         raise arena.ArenaError(f"checkpoint {path}: not a file")
     return (absolute, status.st_mtime_ns, status.st_size)
 

@@ -41,12 +41,12 @@ def choose_actions(outputs: np.ndarray, legal: Sequence[Sequence[int]], samplers
     simple[owners[1:][(np.diff(columns) <= 0) & ~first[1:]]] = False
     answers: list[int] = np.argmax(masked, axis=1).tolist()
     draws, numbers = [], []
-    for i in range(rows):  # in row order, so that an RNG met twice is drawn in sequential order
-        if not simple[i]:
-            answers[i] = choose_action(outputs[i], legal[i], samplers[i])
-        elif samplers[i] is not None and lengths[i] > 1:
+    for i, (plain, sampler, actions) in enumerate(zip(simple.tolist(), samplers, legal)):  # in row order: an RNG met
+        if not plain:  # twice is drawn in sequential order
+            answers[i] = choose_action(outputs[i], actions, sampler)
+        elif sampler is not None and len(actions) > 1:
             draws.append(i)
-            numbers.append(samplers[i].random())  # type: ignore[union-attr]
+            numbers.append(sampler.random())
     if draws:
         chosen = np.asarray(draws)
         rows_masked = masked[chosen]
