@@ -356,6 +356,11 @@ def play(
         return played
 
 
+def sprt_state(monitor: SprtMonitor | None) -> queries.SprtStateValues | None:
+    """What a run of --sprt stores with its matches: its test's state (None for other tournaments)."""
+    return None if monitor is None else monitor.state.stored()
+
+
 def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[str, Any]], entries: Sequence[AgentEntry]) -> None:
     """Refuse to go on with a game or an agent that is not the one the tournament started with: results would mix.
 
@@ -407,8 +412,10 @@ def _play(
             tournament.id, tournament.game_id, tournament.game_version, tournament.game_params,
             [(entry.label, entry.type_id, entry.params_json(), entry.version) for entry in entries],
         )  # fmt: skip
-        if "sprt" in settings:  # the test's state: recomputed from the stored matches
-            monitor = SprtMonitor(settings["sprt"], queries.load_matches(session, tournament_id=tournament.id), log)
+        if "sprt" in settings:  # the test's state: as the run stored it, else recomputed from the stored matches
+            saved = queries.load_sprt_state(session, tournament.id)
+            stored = [] if saved is not None else queries.load_matches(session, tournament_id=tournament.id)
+            monitor = SprtMonitor(settings["sprt"], stored, log, saved)
     tournament_id = tournament.id
     tasks = [MatchTask(index, table) for index, table in enumerate(tables) if index not in played]
     if monitor is not None and monitor.decided:
@@ -427,17 +434,19 @@ def _play(
         for outcome in outcomes:
             buffer.append(outcome)
             done += 1
+            # The test counts the match before it is stored: its state is stored with the matches it has seen.
+            decided = monitor is not None and monitor.update(outcome.schedule_index, outcome.seating, outcome.ranks)
             if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
-                queries.save_results(database, keys, buffer)
+                queries.save_results(database, keys, buffer, sprt_state(monitor))
                 buffer.clear()
                 last_flush = time.monotonic()
             if progress:
                 progress(done, total)
-            if monitor is not None and monitor.update(outcome.schedule_index, outcome.seating, outcome.ranks):
+            if decided:
                 break  # decided: matches still running are dropped, so the stored ones end at the decision
     finally:
         outcomes.close()  # play stopped early (decided, or progress raised): no further matches start
         # Whatever was played is kept, even when play stops early: --resume plays only the rest.
-        queries.save_results(database, keys, buffer)
+        queries.save_results(database, keys, buffer, sprt_state(monitor))
     queries.finish_tournament(database, tournament_id)
     return done - len(played)

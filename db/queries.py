@@ -12,7 +12,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from db.models import CacheEntry, Match, MatchSeat, NamedAgent, Tournament, utcnow
+from db.models import CacheEntry, Match, MatchSeat, NamedAgent, SprtStateRow, Tournament, utcnow
 from db.records import MatchRecord, SeatRecord
 from db.session import Database, retrying
 
@@ -178,8 +178,21 @@ class TournamentKeys:
     agents: Sequence[tuple[str, str, str, str]]  # (label, type, parameters JSON, version)
 
 
-def save_results(database: Database, keys: TournamentKeys, results: Iterable[MatchOutcome]) -> None:
-    """Store a batch of played matches of one tournament in one transaction; a match stored already is left as it is."""
+class SprtStateValues(NamedTuple):
+    """A tournament's SPRT state as stored (see SprtStateRow): counted units, counts, LLR, decision, uncounted scores."""
+
+    units: int
+    counts: list[int]
+    llr: float
+    decision: str | None
+    pending: dict[int, float | None]
+
+
+def save_results(database: Database, keys: TournamentKeys, results: Iterable[MatchOutcome],
+                 sprt_state: SprtStateValues | None = None) -> None:  # fmt: skip
+    """Store a batch of played matches of one tournament in one transaction; a match stored already is left as it is.
+
+    `sprt_state`, the state of the tournament's SPRT after these matches, is written in the same transaction."""
     # In schedule order: concurrent writers of one tournament then take row locks in the same order
     # (on PostgreSQL, two runs resuming one tournament would otherwise deadlock on each other's rows).
     results = sorted(results, key=lambda r: r.schedule_index)
@@ -223,8 +236,27 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
             connection.execute(
                 update(Tournament).where(Tournament.id == tid).values(revision=Tournament.revision + 1)
             )
+            if sprt_state is not None:
+                connection.execute(_sprt_state_upsert(database, tid, sprt_state))
 
     retrying(write)
+
+
+def _sprt_state_upsert(database: Database, tournament_id: int, state: SprtStateValues) -> Any:
+    insert = postgresql_insert if database.dialect == "postgresql" else sqlite_insert
+    values = {"units": state.units, "counts": json.dumps(state.counts), "llr": state.llr, "decision": state.decision,
+              "pending": json.dumps({str(k): v for k, v in sorted(state.pending.items())}), "updated_at": utcnow()}  # fmt: skip
+    statement = insert(SprtStateRow).values(tournament_id=tournament_id, **values)
+    return statement.on_conflict_do_update(index_elements=[SprtStateRow.tournament_id], set_=values)
+
+
+def load_sprt_state(session: Session, tournament_id: int) -> SprtStateValues | None:
+    """The SPRT state a tournament's run last stored, or None (no --sprt, nothing played yet, or stored before 0010)."""
+    row = session.get(SprtStateRow, tournament_id)
+    if row is None:
+        return None
+    pending = {int(k): v for k, v in json.loads(row.pending).items()}
+    return SprtStateValues(row.units, list(json.loads(row.counts)), row.llr, row.decision, pending)
 
 
 def finish_tournament(database: Database, tournament_id: int) -> None:
