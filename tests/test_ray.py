@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -66,6 +67,26 @@ def test_local_ray_for_the_run_equals_one_local_worker(tmp_path):
     _arena(db, plugins, env, *plain, "--name", "ray", "--executor", "ray", "--workers", "2")
     arena = Arena(db)
     assert _matches(arena, "ray") == _matches(arena, "local") and len(_matches(arena, "local")) == 12
+
+
+def test_adaptive_tournament_keeps_one_ray_for_the_whole_run(tmp_path):
+    """An adaptive tournament is played in parts (a first round, then batches chosen from the stored
+    results): with --executor ray and no address, one local Ray serves every part (one Ray session
+    on disk, not one per part); the results equal one local worker's."""
+    db, plugins = tmp_path / "arena.db", _plugins(tmp_path)
+    ray_tmp = tempfile.mkdtemp(prefix="arena-ray-", dir="/tmp")  # short: Ray's socket paths live under it
+    env = {**os.environ, **ray_env(str(tmp_path / "home")), "RAY_TMPDIR": ray_tmp}
+    adaptive = ["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy,center", "--format", "adaptive",
+                "--budget", "40", "--seed", "4", "--quiet"]  # fmt: skip  (a first round of 3, then 16, 16 and 5)
+    try:
+        _arena(db, plugins, env, *adaptive, "--name", "local")
+        _arena(db, plugins, env, *adaptive, "--name", "ray", "--executor", "ray", "--workers", "2")
+        sessions = [path.name for path in Path(ray_tmp).glob("**/session_2*")]
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+    assert len(sessions) == 1, sessions
+    arena = Arena(db)
+    assert _matches(arena, "ray") == _matches(arena, "local") and len(_matches(arena, "local")) == 40
 
 
 def test_bad_ray_options_are_one_line_exit_2(tmp_path):

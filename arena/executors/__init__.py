@@ -7,6 +7,7 @@ so resume, determinism and forfeits do not depend on the executor.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
 
 from arena.errors import ArenaError
@@ -25,6 +26,10 @@ class Executor(Protocol):
 
     def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Iterator[MatchOutcome]:
         """Play every task once; yield each played match as soon as it is known."""
+        ...
+
+    def held(self) -> AbstractContextManager[None]:
+        """Within this block, what `results` sets up (a Ray connection) serves every call: one run, many parts."""
         ...
 
 
