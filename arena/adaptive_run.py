@@ -93,7 +93,8 @@ def pair_lengths(records: Sequence[MatchRecord], labels: Sequence[str]) -> list[
     position = {pair: k for k, pair in enumerate(pairs)}
     for record in records:
         if len(record.seats) == 2:
-            k = position[tuple(sorted((index[record.seats[0].agent], index[record.seats[1].agent])))]
+            a, b = index[record.seats[0].agent], index[record.seats[1].agent]
+            k = position[(a, b) if a < b else (b, a)]
             totals[k] += max(record.turns, 1)
             counts[k] += 1
     overall = totals.sum() / counts.sum() if counts.sum() else 1.0

@@ -240,8 +240,8 @@ def _steps(
     limits: Sequence[float | None], opening: Sequence[int], batched: Sequence[bool], guarded: bool, trusted: bool,
 ) -> Generator[Decision, Answer, tuple[MatchResult, State]]:  # fmt: skip
     state: State = game.new_initial_state(seed)
-    for action in opening:
-        state.apply(action)
+    for ply in opening:
+        state.apply(ply)
     first_player = None if state.is_terminal() else state.current_player
     num_players = len(agents)
     think = [0.0] * num_players

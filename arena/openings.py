@@ -58,7 +58,7 @@ def parse_openings(text: str, game: Game) -> dict[str, Any]:
 def _parse_line(game: Game, line: str, where: str) -> list[int]:
     tokens = [t.strip() for t in (line.split(",") if "," in line else line.split())]
     state = game.new_initial_state(0)
-    plies = []
+    plies: list[int] = []
     for token in tokens:
         if not token:
             raise ArenaError(f"{where}: an empty ply")
@@ -89,7 +89,7 @@ def random_opening(game: Game, plies: int, seed: int) -> list[int]:
     for attempt in range(RANDOM_ATTEMPTS):
         rng = random.Random(derive_seed(seed, "opening", attempt))
         state = game.new_initial_state(seed)
-        moves = []
+        moves: list[int] = []
         while len(moves) < plies and not state.is_terminal():
             action = rng.choice(state.legal_actions())
             state.apply(action)

@@ -160,7 +160,9 @@ def _split_outside_quotes(text: str) -> list[str]:
     """`text` split at the commas that are not inside double quotes."""
     if '"' not in text:
         return text.split(",")
-    parts, current, quoted = [], [], False
+    parts: list[str] = []
+    current: list[str] = []
+    quoted = False
     for ch in text:
         if ch == '"':
             quoted = not quoted

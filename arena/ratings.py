@@ -366,7 +366,7 @@ def _profile_interval(posterior: _Posterior, theta: np.ndarray, i: int) -> tuple
     best = posterior.value(theta)
     estimate = float(direction @ theta)
     _, hessian = posterior.gradient_and_precision(theta)
-    spread = math.sqrt(max(direction @ np.linalg.solve(hessian, direction), 1e-12))  # the Laplace sd: a first step
+    spread = math.sqrt(max(float(direction @ np.linalg.solve(hessian, direction)), 1e-12))  # the Laplace sd: a first step
     start = {1.0: theta, -1.0: theta}
 
     def drop(level: float, side: float) -> float:
@@ -393,7 +393,7 @@ def _open_sides(results: PairResults) -> tuple[np.ndarray, np.ndarray]:
     everyone, the upper bound comes from the prior alone. Likewise below.
     """
     n = len(results.agents)
-    scored_against = [set() for _ in range(n)]  # scored_against[k]: agents that took a point (or half) from k
+    scored_against: list[set[int]] = [set() for _ in range(n)]  # scored_against[k]: agents that took a point (or half) from k
     for a, b, score, count in zip(results.first.tolist(), results.second.tolist(), results.score.tolist(), results.count.tolist()):
         if count <= 0:
             continue
@@ -401,7 +401,7 @@ def _open_sides(results: PairResults) -> tuple[np.ndarray, np.ndarray]:
             scored_against[a].add(b)
         if score > 0.0:
             scored_against[b].add(a)
-    lost_to = [set() for _ in range(n)]  # the reverse relation, for the lower side
+    lost_to: list[set[int]] = [set() for _ in range(n)]  # the reverse relation, for the lower side
     for k, others in enumerate(scored_against):
         for m in others:
             lost_to[m].add(k)

@@ -31,7 +31,7 @@ def _attrs(attributes: dict[str, object]) -> str:
     return "".join(parts)
 
 
-def element(tag: str, content: str = "", **attributes: object) -> str:
+def element(tag: str, content: object = "", **attributes: object) -> str:
     """<tag a="..." ...>content</tag> (self-closing when empty); attribute names: `_` becomes `-`, a trailing `_` is dropped."""
     attrs = _attrs(attributes)
     return f"<{tag}{attrs}>{content}</{tag}>" if content else f"<{tag}{attrs}/>"

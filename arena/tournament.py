@@ -145,7 +145,7 @@ def prepare(registry: Registry, database: Database | None, request: TournamentRe
         raise ArenaError(f"{request.rounds} rounds of {per_round} matches is more than the {MAX_SCHEDULED:,} matches a "
                          "tournament may schedule; play it as several tournaments")  # fmt: skip
     tables = schedule(request.rounds)
-    settings = {
+    settings: dict[str, Any] = {
         "game": game.label(),
         "agents": [entry.to_json() for entry in entries],
         "format": request.format,

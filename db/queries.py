@@ -385,11 +385,11 @@ def stored_matches(session: Session, tournament_id: int | None = None) -> Iterat
         by_match.setdefault(match_id, []).append((score or 0.0, params))
     for row in session.execute(query):
         seat_rows = by_match.get(row[0], [])
-        yield StoredMatch(*row[:8], row[8] or b"", row[9], row[10] or 0, row[11], tuple(s for s, _ in seat_rows),
+        yield StoredMatch(*row[:6], row[6] or 0, row[7] or "", row[8] or b"", row[9], row[10] or 0, row[11], tuple(s for s, _ in seat_rows),
                           tuple(p for _, p in seat_rows))  # fmt: skip
 
 
 def reason_counts(session: Session, tournament_id: int) -> dict[str, int]:
     """How many of the tournament's played matches ended for each reason."""
     query = select(Match.reason, func.count()).where(Match.tournament_id == tournament_id).group_by(Match.reason)
-    return {reason: count for reason, count in session.execute(query)}
+    return {reason or "": count for reason, count in session.execute(query)}

@@ -596,11 +596,12 @@ class IncanGold(arena.Game):
         was made in. Elsewhere (the player has no decision there) it falls back to `heuristic`.
         """
         assert isinstance(state, IncanGoldState)
-        if not state.is_terminal() and state.choices[player] is not None:
-            return decision_value(self.config, current_record(state), player, state.choices[player])
+        choice = None if state.is_terminal() else state.choices[player]
+        if choice is not None:
+            return decision_value(self.config, current_record(state), player, choice)
         record = state.last_turn
-        if record is not None and record.choices[player] is not None:
-            return decision_value(self.config, record, player, record.choices[player])
+        if record is not None and (made := record.choices[player]) is not None:
+            return decision_value(self.config, record, player, made)
         return self.heuristic(state, player)
 
     def evaluations(self) -> dict[str, Evaluation]:

@@ -58,26 +58,14 @@ def _arena(db: Path | str, plugins: Path, env: dict[str, str], *args: str) -> No
 
 def test_local_ray_for_the_run_equals_one_local_worker(tmp_path):
     """No address: a Ray is started for the run (2 CPUs) and stopped after it; a loose-file plugin agent
-    (`center`, from --plugins-dir) reaches the workers with the job; results equal one local worker's."""
-    db, plugins = tmp_path / "arena.db", _plugins(tmp_path)
-    home = str(tmp_path / "home")
-    env = {**os.environ, **ray_env(home)}
-    plain = ["run-tournament", "--game", "connect_four", "--agents", "random,greedy,center", "--rounds", "4", "--seed", "5", "--quiet"]
-    _arena(db, plugins, env, *plain, "--name", "local")
-    _arena(db, plugins, env, *plain, "--name", "ray", "--executor", "ray", "--workers", "2")
-    arena = Arena(db)
-    assert _matches(arena, "ray") == _matches(arena, "local") and len(_matches(arena, "local")) == 12
-
-
-def test_adaptive_tournament_keeps_one_ray_for_the_whole_run(tmp_path):
-    """An adaptive tournament is played in parts (a first round, then batches chosen from the stored
-    results): with --executor ray and no address, one local Ray serves every part (one Ray session
-    on disk, not one per part); the results equal one local worker's."""
+    (`center`, from --plugins-dir) reaches the workers with the job; results equal one local worker's.
+    The tournament is adaptive, so it is played in parts (a first round, then batches chosen from the
+    stored results): one local Ray serves every part (one Ray session on disk, not one per part)."""
     db, plugins = tmp_path / "arena.db", _plugins(tmp_path)
     ray_tmp = tempfile.mkdtemp(prefix="arena-ray-", dir="/tmp")  # short: Ray's socket paths live under it
     env = {**os.environ, **ray_env(str(tmp_path / "home")), "RAY_TMPDIR": ray_tmp}
-    adaptive = ["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy,center", "--format", "adaptive",
-                "--budget", "40", "--seed", "4", "--quiet"]  # fmt: skip  (a first round of 3, then 16, 16 and 5)
+    adaptive = ["run-tournament", "--game", "connect_four", "--agents", "random,greedy,center", "--format", "adaptive",
+                "--budget", "40", "--seed", "5", "--quiet"]  # fmt: skip  (a first round of 3, then 16, 16 and 5)
     try:
         _arena(db, plugins, env, *adaptive, "--name", "local")
         _arena(db, plugins, env, *adaptive, "--name", "ray", "--executor", "ray", "--workers", "2")

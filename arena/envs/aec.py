@@ -40,7 +40,7 @@ class ArenaAECEnv(AECEnv):
         super().__init__()
         self.game = _common.make_game(game, players, registry)
         _common.configure(self, max_turns, reward, shaping, render_mode)
-        self.metadata = {**self.metadata, "name": f"arena_{self.game.info.id}_v{self.game.info.version}"}
+        self.metadata = {**self.metadata, "name": f"arena_{self.game.info.id}_v{self.game.info.version}"}  # type: ignore[misc]  # per game, on the instance
         self.possible_agents = [f"player_{seat}" for seat in range(self.game.num_players)]
         shape = _common.observation_shape(self.game)
         n = self.game.num_distinct_actions

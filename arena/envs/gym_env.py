@@ -13,7 +13,7 @@ illegal actions work as in the AEC environment (`arena.envs.aec`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -40,7 +40,10 @@ def opponent_entry(registry: Registry, text: str, game: Game) -> AgentEntry:
 
 
 class ArenaGymEnv(gymnasium.Env):
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 1}  # noqa: RUF012 (gymnasium's own shape)
+    max_turns: int  # these three are set by _common.configure
+    reward_kind: str
+    shaping: _common.Shaping | None
 
     def __init__(
         self, game: str | Game, opponent: str = "random", seat: str | int = ALTERNATE, players: int | None = None,

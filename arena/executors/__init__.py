@@ -8,7 +8,7 @@ so resume, determinism and forfeits do not depend on the executor.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Generator, Protocol, Sequence
 
 from arena.errors import ArenaError
 
@@ -21,10 +21,12 @@ EXECUTORS = ("local", "ray")
 
 
 class Executor(Protocol):
-    #: Plays more than one match at a time (agents under a time limit are then isolated: a worker must never hang).
-    parallel: bool
+    @property
+    def parallel(self) -> bool:
+        """Plays more than one match at a time (agents under a time limit are then isolated: a worker must never hang)."""
+        ...
 
-    def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Iterator[MatchOutcome]:
+    def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Generator[MatchOutcome, None, None]:
         """Play every task once; yield each played match as soon as it is known."""
         ...
 

@@ -13,7 +13,7 @@ from concurrent.futures import InvalidStateError, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Generator, Sequence
 
 from arena.errors import ArenaError
 from arena.interleave import concurrent_chunks
@@ -84,7 +84,7 @@ class LocalPool:
     def held(self) -> AbstractContextManager[None]:
         return contextlib.nullcontext()  # a pool's workers are made for one part of the schedule (its Setup)
 
-    def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Iterator[MatchOutcome]:
+    def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Generator[MatchOutcome, None, None]:
         # Agents other than Arena's own play in a worker process even with one worker, unless isolated already:
         # one that calls os._exit or segfaults then ends a worker (one line, --resume finishes), not the run.
         # (Only where a child process may be started: not in a daemonic process, as a server's tournament runner is.)

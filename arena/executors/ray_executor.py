@@ -22,7 +22,7 @@ import shutil
 import socket
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -124,7 +124,7 @@ class RayExecutor:
             finally:
                 self._held, self._joined = None, None
 
-    def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Iterator[MatchOutcome]:
+    def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Generator[MatchOutcome, None, None]:
         if not tasks:
             return
         ray = _import_ray()

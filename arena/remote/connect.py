@@ -89,9 +89,9 @@ class Connector:
             return json.dumps({"action": int(action), "match_id": message["match_id"], "seq": message["seq"],
                                "think_ms": round(think_ms, 3)})  # fmt: skip
         elif kind == "end":
-            seat = self.seats.pop((message["match_id"], message["seat"]), None)
-            if seat is not None:
-                seat.agent.close()
+            ended = self.seats.pop((message["match_id"], message["seat"]), None)
+            if ended is not None:
+                ended.agent.close()
         return None
 
 
