@@ -347,9 +347,13 @@ def play(
     """
     if concurrent < 1:
         raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
-    with frozen_heap():
-        args = (database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, concurrent, notify, log,
-                executor, trust_agents)  # fmt: skip
+    if executor is None:  # this machine: this process, or `workers` processes
+        from arena.executors.local import LocalPool
+
+        executor = LocalPool(workers)
+    with frozen_heap(), executor.held():  # one Ray connection for every part of an adaptive tournament
+        args = (database, registry, tournament_id, executor, progress, plugins_dirs, isolate, memory_limit, concurrent, notify, log,
+                trust_agents)  # fmt: skip
         played = _play(*args)
         while extend(database, tournament_id):  # an adaptive tournament: its next batch, chosen from the results
             played += _play(*args)
@@ -381,10 +385,9 @@ def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[
 
 
 def _play(
-    database: Database, registry: Registry, tournament_id: int, workers: int, progress: Progress | None,
+    database: Database, registry: Registry, tournament_id: int, executor: Executor, progress: Progress | None,
     plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None, concurrent: int = 1,
-    notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None, executor: Executor | None = None,
-    trust_agents: bool = False,
+    notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None, trust_agents: bool = False,
 ) -> int:  # fmt: skip
     monitor = None
     with database.session() as session:
@@ -394,8 +397,8 @@ def _play(
         settings = json.loads(tournament.settings)
         tables = decode_schedule(tournament.schedule, tournament.players)
         played = queries.played_indices(session, tournament.id)
-        parallel = executor.parallel if executor is not None else workers > 1  # a worker must never hang on an agent
-        isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and parallel)
+        # A worker must never hang on an agent: parallel play under a time limit isolates them.
+        isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and executor.parallel)
         if not trust_agents and not isolate and not make_game(registry, settings["game"]).info.perfect_information:
             isolate = not all(registry.is_builtin("agent", data["type"]) for data in settings["agents"])
         setup = Setup(settings["game"], settings["agents"], tournament.seed, tournament.max_turns, tournament.time_per_move,
@@ -425,10 +428,6 @@ def _play(
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
     last_flush = time.monotonic()
-    if executor is None:  # this machine: this process, or `workers` processes
-        from arena.executors.local import LocalPool
-
-        executor = LocalPool(workers)
     outcomes = executor.results(setup, registry, tasks)
     try:
         for outcome in outcomes:

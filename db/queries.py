@@ -7,41 +7,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, delete, func, literal, select, tuple_, update
+from sqlalchemy import delete, func, literal, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
+from db import bulk
 from db.models import CacheEntry, Match, MatchSeat, NamedAgent, SprtStateRow, Tournament, utcnow
 from db.records import MatchRecord, SeatRecord
 from db.session import Database, retrying
-
-# ---------------------------------------------------------------- driver-level bulk statements
-
-
-def _executemany(connection: Connection, sql_template: str, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    """executemany straight through the DB-API driver, in the driver's own parameter style.
-
-    SQLAlchemy's per-row parameter processing cost more than the rest of storing a match (measured
-    about 40 us of a 60 us insert), so the hot bulk writes skip it; `{}` in the template takes the
-    placeholders, in `names` order. Values must already be plain Python values.
-    """
-    style = connection.dialect.paramstyle
-    if style == "qmark":
-        marks = ["?"] * len(names)
-    elif style == "format":
-        marks = ["%s"] * len(names)
-    elif style == "numeric":
-        marks = [f":{i + 1}" for i in range(len(names))]
-    elif style == "named":
-        marks = [f":{n}" for n in names]
-        rows = [dict(zip(names, row)) for row in rows]  # type: ignore[misc]
-    else:  # pyformat
-        marks = [f"%({n})s" for n in names]
-        rows = [dict(zip(names, row)) for row in rows]  # type: ignore[misc]
-    if rows:
-        connection.exec_driver_sql(sql_template.format(*marks), rows)  # type: ignore[arg-type]
-
 
 # ---------------------------------------------------------------- named agents
 
@@ -198,46 +172,16 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
     results = sorted(results, key=lambda r: r.schedule_index)
     if not results:
         return
-    now = utcnow().isoformat(sep=" ", timespec="microseconds")  # the driver gets plain text, as SQLAlchemy stores it
-    tid, game_id, game_version, game_params, agents = keys.tournament_id, keys.game_id, keys.game_version, keys.game_params, keys.agents
-    match_rows = [
-        (tid, r.schedule_index, game_id, game_version, game_params, r.seed, r.turns, r.reason, r.detail, r.moves, r.legal_counts,
-         r.duration, now, r.rounds, r.first_player, r.opening_plies)
-        for r in results
-    ]  # fmt: skip
-    seat_rows = [
-        (tid, r.schedule_index, seat, *agents[position], r.scores[seat], r.outcomes[seat], r.ranks[seat], r.think_times[seat], r.move_counts[seat],
-         r.network_times[seat] if r.network_times else None)
-        for r in results
-        for seat, position in enumerate(r.seating)
-    ]  # fmt: skip
+    insert = bulk.insert_postgresql if database.dialect == "postgresql" else bulk.insert_sqlite
 
     def write() -> None:
         with database.engine.begin() as connection:
-            # ON CONFLICT DO NOTHING (SQLite and PostgreSQL): two runs resuming one tournament store each match once.
-            _executemany(
-                connection,
-                'INSERT INTO matches (tournament_id, "index", game_id, game_version, game_params, seed, status, turns, '
-                "reason, detail, moves, legal_counts, duration, finished_at, rounds, first_player, opening_plies) "
-                "VALUES ({}, {}, {}, {}, {}, {}, 'done', {}, {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
-                ("tournament_id", "index", "game_id", "game_version", "game_params", "seed", "turns", "reason", "detail",
-                 "moves", "legal_counts", "duration", "finished_at", "rounds", "first_player", "opening_plies"),
-                match_rows,
-            )  # fmt: skip
-            _executemany(
-                connection,
-                "INSERT INTO match_seats (match_id, seat, agent, agent_type, agent_params, agent_version, score, outcome, "
-                'rank, think_time, moves, network_time) VALUES ((SELECT id FROM matches WHERE tournament_id = {} AND "index" = {}), '
-                "{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
-                ("tournament_id", "index", "seat", "agent", "agent_type", "agent_params", "agent_version", "score",
-                 "outcome", "rank", "think_time", "moves", "network_time"),
-                seat_rows,
-            )  # fmt: skip
+            insert(connection, keys, results)
             connection.execute(
-                update(Tournament).where(Tournament.id == tid).values(revision=Tournament.revision + 1)
+                update(Tournament).where(Tournament.id == keys.tournament_id).values(revision=Tournament.revision + 1)
             )
             if sprt_state is not None:
-                connection.execute(_sprt_state_upsert(database, tid, sprt_state))
+                connection.execute(_sprt_state_upsert(database, keys.tournament_id, sprt_state))
 
     retrying(write)
 
