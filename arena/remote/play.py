@@ -18,21 +18,30 @@ def human_spec(name: str) -> str:
     return "human" if name == "human" else f"human:name={name}"
 
 
-def play_against(
-    registry: Registry, database: Database, game_spec: str, against: str, seat: int = 0, name: str = "human",
+def one_match(
+    registry: Registry, database: Database, game_spec: str, against: str, seat: int, person: str,
     seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None,
 ) -> int:  # fmt: skip
-    """Seat the person (agent `human`) in `seat` and the agents of `against` in the others, play the match; returns the tournament id."""
+    """A one-match tournament (status running, for the caller to play) with the agent `person` in `seat` and the
+    agents of `against` in the others; returns its id."""
     opponents = [str(spec) for spec in parse_specs(against)]
     if not opponents:
         raise ArenaError("--against needs at least one agent")
     if not 0 <= seat <= len(opponents):
         raise ArenaError(f"--seat must be between 0 and {len(opponents)}, got {seat}")
-    agents = opponents[:seat] + [human_spec(name)] + opponents[seat:]
+    agents = opponents[:seat] + [person] + opponents[seat:]
     request = tournament.TournamentRequest(
         game=game_spec, agents=",".join(agents), rounds=1, seed=secrets.randbelow(2**31) if seed is None else seed,
         max_turns=max_turns, time_per_move=time_per_move, players=len(agents),
     )  # fmt: skip
-    tournament_id = tournament.create(registry, database, request)
+    return tournament.create(registry, database, request)
+
+
+def play_against(
+    registry: Registry, database: Database, game_spec: str, against: str, seat: int = 0, name: str = "human",
+    seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None,
+) -> int:  # fmt: skip
+    """Seat the person (agent `human`) in `seat` and the agents of `against` in the others, play the match; returns the tournament id."""
+    tournament_id = one_match(registry, database, game_spec, against, seat, human_spec(name), seed, max_turns, time_per_move)
     tournament.play(database, registry, tournament_id)
     return tournament_id

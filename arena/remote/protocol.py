@@ -9,7 +9,8 @@ The README's "Remote agents" section shows a full exchange.
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from arena.api import Game, State
 from arena.match import MatchResult

@@ -18,7 +18,14 @@ import httpx
 from arena import hookimpl
 from arena.api import Agent, AgentInfo, Game, State
 from arena.errors import ArenaError
-from arena.match import AGENT_DISCONNECTED, BAD_REPLY, TIMEOUT, ArenaFault, Forfeit, MatchResult
+from arena.match import (
+    AGENT_DISCONNECTED,
+    BAD_REPLY,
+    TIMEOUT,
+    ArenaFault,
+    Forfeit,
+    MatchResult,
+)
 from arena.params import Param
 from arena.remote import protocol
 

@@ -19,12 +19,14 @@ from arena.plugins import Registry
 from arena.remote.hub import HUB_ENV, Hub
 from arena.server import errors
 from arena.server.deps import read_access
+from arena.server.play import Tables
 from arena.server.routes import (
     agents,
     bots,
     games,
     matches,
     pages,
+    play,
     results,
     tournaments,
 )
@@ -37,9 +39,9 @@ HERE = Path(__file__).parent
 #: Every router of the app, in order; the pages come last (their paths are the least specific).
 #: Another capability adds its router here (one line).
 ROUTERS: list[APIRouter] = [games.router, agents.router, tournaments.router, results.router, matches.router, bots.router,
-                            pages.router]  # fmt: skip
-#: Routers that check their own credentials (the pull bots' WebSocket: its token comes in its hello).
-OPEN_ROUTERS: list[APIRouter] = [bots.socket_router]
+                            play.api_router, play.router, pages.router]  # fmt: skip
+#: Routers that check their own credentials (the pull bots' WebSocket: its token comes in its hello; signing in).
+OPEN_ROUTERS: list[APIRouter] = [bots.socket_router, play.signin_router]
 
 
 class RequestLog:
@@ -80,6 +82,7 @@ def create_app(database: Database, registry: Registry, settings: Settings | None
         hub = app.state.bot_hub = Hub()
         before = os.environ.get(HUB_ENV)
         os.environ[HUB_ENV] = await hub.start()
+        tables = app.state.tables = Tables(hub, database, registry, settings.play_idle_seconds)
         runner = QueueRunner(database.url, settings) if settings.workers > 0 else None
         if runner is not None:
             runner.start(database)
@@ -89,6 +92,7 @@ def create_app(database: Database, registry: Registry, settings: Settings | None
             hub.stop_soon()  # a match waiting on a bot now is Arena's to replay, not the bot's to lose
             if runner is not None:
                 await asyncio.get_running_loop().run_in_executor(None, runner.close)
+            await tables.close()
             await hub.close()
             if before is None:
                 os.environ.pop(HUB_ENV, None)

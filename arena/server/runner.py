@@ -21,9 +21,9 @@ from typing import Any
 from arena import tournament
 from arena.errors import ArenaError
 from arena.executors import make_executor
-from arena.match import ServerStopping
 from arena.library import queue
 from arena.library.storage import Database, open_database
+from arena.match import ServerStopping
 from arena.plugins import Registry, get_registry
 from arena.server.settings import Settings
 

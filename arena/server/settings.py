@@ -26,3 +26,5 @@ class Settings:
     executor: str = "local"
     #: With executor `ray`: the cluster's address (default: a local Ray per tournament).
     ray_address: str | None = None
+    #: Seconds a play page may be gone (no long poll open) while its person's move is awaited before they forfeit.
+    play_idle_seconds: float = 60.0

@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from arena.library import tokens
+from arena.remote.browser import HUB_PREFIX as BROWSER_PREFIX
 from arena.remote.hub import Hub
 from arena.remote.protocol import PROTOCOL
 from arena.server.reply import reply
@@ -67,6 +68,9 @@ async def _hello(websocket: WebSocket) -> str | None:
     name = hello.get("agent", holder.name)
     if name != holder.name:
         await _refuse(websocket, f"agent: this token plays as '{holder.name}', not {name!r}")
+        return None
+    if name.startswith(BROWSER_PREFIX):  # those hub names are the play page's (arena.remote.browser)
+        await _refuse(websocket, f"agent: names starting with '{BROWSER_PREFIX}' are people's on the play page, not bots'")
         return None
     return holder.name
 

@@ -1,0 +1,227 @@
+"""Playing in the browser, through the HTTP API (TestClient over a real SQLite file, the app's lifespan and bot hub running):
+signing in and out, starting a game, moving, illegal moves refused, the finished match stored and rated, leaving,
+bad input naming its field, and a hidden-information game showing only the person's own view."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from arena.library import tokens
+from arena.library.storage import open_database
+from arena.plugins import get_registry
+from arena.server import Settings, create_app
+from tests.conftest import TEST_PLUGINS, Arena
+from tests.server.serving import DEADLINE
+
+SETTINGS = Settings(workers=0, poll_seconds=0.05, worker_id="test", plugins_dirs=(str(TEST_PLUGINS),))
+FINAL = ("over", "cancelled", "failed")
+WAIT = 10.0  # seconds one long poll may wait (the loop below bounds the whole game)
+
+
+class Player:
+    """An app with its lifespan running (the hub, the tables), a person's token, and a browser-like client."""
+
+    def __init__(self, db_path: Path, settings: Settings = SETTINGS) -> None:
+        self.db_path = db_path
+        self.database = open_database(f"sqlite:///{db_path}")
+        self.token = tokens.create(self.database, "alice")
+        self.other = tokens.create(self.database, "bob")
+        self.app = create_app(self.database, get_registry((str(TEST_PLUGINS),)), settings)
+        self.client = TestClient(self.app)
+        self.form = ""
+
+    def sign_in(self) -> None:
+        response = self.client.post("/signin", data={"token": self.token, "next": "/play"}, follow_redirects=False)
+        assert response.status_code == 303 and response.headers["location"] == "/play"
+        page = self.client.get("/play")
+        assert page.status_code == 200 and "alice" in page.text
+        self.form = re.search(r'name="form_token" value="([0-9a-f]+)"', page.text).group(1)  # type: ignore[union-attr]
+
+    def start(self, game: str = "tic_tac_toe", against: str = "random", seat: str = "0") -> int:
+        response = self.client.post("/play", data={"game": game, "against": against, "seat": seat, "form_token": self.form},
+                                    follow_redirects=False)  # fmt: skip
+        assert response.status_code == 303, response.text
+        return int(response.headers["location"].rsplit("/", 1)[1])
+
+    def state(self, game_id: int, seen: int = -1) -> dict[str, Any]:
+        response = self.client.get(f"/api/v1/play/{game_id}", params={"seen": seen, "wait": WAIT if seen >= 0 else 0})
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def post(self, path: str, body: dict[str, Any] | None = None, form: str | None = None) -> Any:
+        return self.client.post(path, json=body or {}, headers={"X-Arena-Form": self.form if form is None else form})
+
+    def until(self, game_id: int, statuses: tuple[str, ...]) -> dict[str, Any]:
+        """Long-poll until the game is in one of `statuses` (at most 200 changes)."""
+        state = self.state(game_id)
+        for _ in range(200):
+            if state["status"] in statuses:
+                return state
+            state = self.state(game_id, state["version"])
+        raise AssertionError(f"game {game_id} never reached {statuses}: {state}")
+
+    def play_out(self, game_id: int) -> dict[str, Any]:
+        """Play the first legal move each time until the game is over; returns the final state."""
+        for _ in range(200):
+            state = self.until(game_id, ("your_move", *FINAL))
+            if state["status"] in FINAL:
+                return state
+            response = self.post(f"/api/v1/play/{game_id}/move", {"action": state["legal"][0]["id"]})
+            assert response.status_code == 200, response.text
+        raise AssertionError("the game did not end")
+
+
+@pytest.fixture
+def player(tmp_path: Path) -> Iterator[Player]:
+    player = Player(tmp_path / "arena.db")
+    with player.client:
+        yield player
+
+
+def test_sign_in_and_out(player: Player) -> None:
+    client = player.client
+    assert client.get("/play", follow_redirects=False).headers["location"] == "/signin?next=/play"
+    wrong = client.post("/signin", data={"token": "arena_not-a-token-at-all"})
+    assert wrong.status_code == 401 and "token: unknown" in wrong.text and "arena_token" not in client.cookies
+    bot = tokens.create(player.database, "robot", "bot")
+    assert client.post("/signin", data={"token": bot}).status_code == 401  # a bot token signs no person in
+
+    response = client.post("/signin", data={"token": player.token, "next": "//evil.example/x"}, follow_redirects=False)
+    assert response.headers["location"] == "/play"  # never a redirect off the site
+    cookie = response.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
+    player.sign_in()
+    assert client.post("/signout", data={}).status_code == 403  # no form token: refused
+    assert client.post("/signout", data={"form_token": "0" * 64}).status_code == 403
+    out = client.post("/signout", data={"form_token": player.form}, follow_redirects=False)
+    assert out.status_code == 303 and 'arena_token=""' in out.headers["set-cookie"]
+    client.cookies.clear()
+    assert client.get("/play", follow_redirects=False).status_code == 303
+
+
+def test_a_game_played_to_the_end_is_stored_and_rated(player: Player) -> None:
+    player.sign_in()
+    game_id = player.start("tic_tac_toe", "random", "0")
+    first = player.until(game_id, ("your_move",))
+    assert first["seat"] == 0 and first["person"] == "alice"
+    assert [m["name"] for m in first["legal"]][:2] == ["x(0,0)", "x(0,1)"] and "<svg" in first["board"]["svg"]
+
+    illegal = player.post(f"/api/v1/play/{game_id}/move", {"action": 99})
+    assert illegal.status_code == 400 and illegal.json()["field"] == "action" and "not a legal move" in illegal.json()["error"]
+    assert player.post(f"/api/v1/play/{game_id}/move", {"action": "x"}).status_code == 422
+    assert player.post(f"/api/v1/play/{game_id}/move", {"action": 0}, form="0" * 64).status_code == 403
+    page = player.client.get(f"/play/{game_id}")
+    assert page.status_code == 200 and 'id="board"' in page.text and "x(0,0)" in page.text
+
+    moved = player.post(f"/api/v1/play/{game_id}/move", {"action": 4}).json()
+    assert moved["played"] == "x(1,1)" and moved["legal"] == [] and moved["status"] in ("waiting", "your_move", "finishing")
+    final = player.play_out(game_id)
+    assert final["status"] == "over" and final["legal"] == [] and final["end"]["reason"] == "normal"
+    stored = final["result"]
+    assert [s["agent"] for s in stored["seats"]] == ["browser:name=alice", "random"]
+    assert stored["seats"][0]["outcome"] == final["end"]["outcome"]
+    late = player.post(f"/api/v1/play/{game_id}/move", {"action": 0})
+    assert late.status_code == 400 and late.json()["field"] == "action"
+
+    board = player.client.get("/api/v1/leaderboard", params={"game": "tic_tac_toe"}).json()
+    assert {row["agent"] for row in board} == {"browser:name=alice", "random"}
+    cli = Arena(player.db_path)
+    assert "browser:name=alice" in cli("leaderboard", "--game", "tic_tac_toe").stdout
+    assert cli.json("matches", "--tournament", str(game_id))[0]["id"] == stored["id"]
+
+
+def test_bad_input_names_the_field(player: Player) -> None:
+    client = player.client
+    assert client.post("/play", data={"game": "tic_tac_toe", "against": "random"}).status_code == 401  # not signed in
+    player.sign_in()
+    cases = [({"game": "no_such_game"}, "game"), ({"against": "no_such_agent"}, "against"),
+             ({"against": "minimax:depth=oops"}, "against"), ({"seat": "5"}, "seat"), ({"seat": "x"}, "seat"),
+             ({"game": "tic_tac_toe:size=9"}, "game"), ({"against": ""}, "against")]  # fmt: skip
+    for change, field in cases:
+        data = {"game": "tic_tac_toe", "against": "random", "seat": "0", "form_token": player.form, **change}
+        response = client.post("/play", data=data)
+        assert response.status_code == 400, (change, response.text)
+        assert f'data-field="{field}"' in response.text, (change, re.search(r'class="error".*', response.text))
+    assert client.post("/play", data={"game": "tic_tac_toe", "against": "random", "seat": "0"}).status_code == 403
+    api = client.post("/api/v1/play", json={"game": "tic_tac_toe", "against": "nobody"}, headers={"X-Arena-Form": player.form})
+    assert api.status_code == 400 and api.json()["field"] == "against"
+    assert client.post("/api/v1/play", json={"game": "tic_tac_toe"}, headers={"X-Arena-Form": player.form}).status_code == 422
+    assert client.get("/api/v1/play/12345").status_code == 404
+    assert client.get("/play/12345").status_code == 404
+
+    # One game at a time per person; another person cannot see or move in it; bearer tokens play too.
+    game_id = player.start()
+    busy = client.post("/play", data={"game": "tic_tac_toe", "against": "random", "seat": "0", "form_token": player.form})
+    assert busy.status_code == 409 and f"game {game_id}" in busy.text
+    bob = {"Authorization": f"Bearer {player.other}"}
+    assert client.get(f"/api/v1/play/{game_id}", headers=bob).status_code == 404
+    assert client.post(f"/api/v1/play/{game_id}/move", json={"action": 0}, headers=bob).status_code == 404
+    player.play_out(game_id)
+    started = client.post("/api/v1/play", json={"game": "connect_four", "against": "random", "seat": 1}, headers=bob)
+    assert started.status_code == 201 and started.json()["person"] == "bob"
+
+
+def test_a_person_who_leaves_forfeits(player: Player) -> None:
+    player.sign_in()
+    game_id = player.start("connect_four", "random", "1")
+    player.until(game_id, ("your_move",))
+    left = player.post(f"/api/v1/play/{game_id}/leave")
+    assert left.status_code == 200
+    final = player.until(game_id, FINAL)
+    assert final["end"]["outcome"] == "loss" and final["end"]["reason"] == "agent_disconnected"
+    assert "alice left the game" in final["end"]["detail"]
+    assert final["result"]["reason"] == "agent_disconnected" and final["result"]["seats"][1]["outcome"] == "loss"
+
+
+def test_a_closed_page_forfeits(tmp_path: Path) -> None:
+    """No long poll open for `play_idle_seconds` while a move is awaited: the person left."""
+    quick = Player(tmp_path / "arena.db", Settings(workers=0, worker_id="test", play_idle_seconds=0.3))
+    with quick.client:
+        quick.sign_in()
+        game_id = quick.start("tic_tac_toe", "random", "0")
+        deadline = time.monotonic() + DEADLINE
+        while (final := quick.state(game_id))["status"] not in FINAL:  # plain reads: they do not show the page is open
+            assert time.monotonic() < deadline, final
+            time.sleep(0.05)
+        assert final["end"]["reason"] == "agent_disconnected" and "left the page" in final["end"]["detail"]
+
+
+def test_hidden_information_shows_only_the_persons_view(player: Player) -> None:
+    player.sign_in()
+    game_id = player.start("gwent_lite", "random", "0")
+    state = player.until(game_id, ("your_move",))
+    text = state["board"]["text"]
+    mine, theirs = (line for line in text.splitlines() if re.match(r"[ *]P[01]:", line))
+    assert "hand [?" not in mine and re.search(r"hand \[\? ", theirs), text
+    assert "state" not in state  # the act's JSON view is not passed on either: the board is the seat's own view
+    player.play_out(game_id)
+
+
+def test_a_stopping_server_cancels_a_live_game(tmp_path: Path) -> None:
+    """The server stops while the person thinks: the match is not scored (Arena's fault, not theirs); its tournament is cancelled."""
+    player = Player(tmp_path / "arena.db")
+    with player.client:
+        player.sign_in()
+        game_id = player.start("connect_four", "random", "0")
+        player.until(game_id, ("your_move",))
+    cli = Arena(player.db_path)
+    (row,) = [t for t in cli.json("tournaments") if t["id"] == game_id]
+    assert row["status"] == "cancelled" and row["done"] == 0
+    assert cli.json("matches", "--tournament", str(game_id)) == []
+
+
+def test_a_private_server_lets_people_sign_in(tmp_path: Path) -> None:
+    """On a --private server every read needs a token, but the sign-in page cannot: it takes the token."""
+    private = Player(tmp_path / "arena.db", Settings(workers=0, worker_id="test", private=True))
+    with private.client:
+        assert private.client.get("/leaderboard").status_code == 401
+        assert private.client.get("/signin").status_code == 200
+        private.sign_in()  # the cookie then reads the pages too
+        assert private.client.get("/leaderboard").status_code == 200

@@ -1,0 +1,90 @@
+"""A person plays in real headless Chromium against a real `arena serve`: signs in with a token, starts tic-tac-toe
+against `random`, clicks legal moves until the match ends, and finds the result in the leaderboard (page and CLI).
+Every wait is an explicit condition bounded by DEADLINE; screenshots go to the test's temporary directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.common.exceptions import (
+    StaleElementReferenceException,
+    WebDriverException,
+)
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from arena.library import tokens
+from arena.library.storage import open_database
+from tests.conftest import Arena
+from tests.server.serving import DEADLINE
+from tests.server.test_browser import browser, shot  # noqa: F401  (the headless Chromium fixture)
+
+FINAL = ("over", "cancelled", "failed")
+
+
+def test_a_person_plays_tic_tac_toe_in_the_browser(tmp_path: Path, serve, browser: webdriver.Chrome) -> None:  # noqa: F811
+    db_path = tmp_path / "arena.db"
+    token = tokens.create(open_database(f"sqlite:///{db_path}"), "alice")
+    server = serve(db_path)
+    wait = WebDriverWait(browser, DEADLINE, poll_frequency=0.05)
+
+    browser.get(server.url + "/play")  # not signed in: sent to the sign-in page
+    wait.until(lambda d: d.find_elements(By.ID, "token"))
+    browser.find_element(By.ID, "token").send_keys(token)
+    browser.find_element(By.ID, "signin").click()
+    wait.until(lambda d: d.find_elements(By.ID, "person"))
+    assert browser.find_element(By.ID, "person").text == "alice"
+    for name, value in (("game", "tic_tac_toe"), ("against", "random"), ("seat", "0")):
+        field = browser.find_element(By.ID, name)
+        field.clear()
+        field.send_keys(value)
+    browser.find_element(By.ID, "start").click()
+    wait.until(lambda d: d.find_elements(By.ID, "table"))
+
+    def status() -> tuple[str, int]:
+        found = browser.execute_script("const t = document.getElementById('table'); return [t.dataset.status, Number(t.dataset.version)]")
+        return str(found[0]), int(found[1])
+
+    def click_a_move(version: int) -> str | None:
+        """The first legal move's button once the page shows a newer position; its name (None: not yet)."""
+        try:
+            now, seen = status()
+            if now in FINAL:
+                return "(over)"
+            buttons = browser.find_elements(By.CSS_SELECTOR, "#moves button.move")
+            if now != "your_move" or seen <= version or not buttons or not buttons[0].is_enabled():
+                return None
+            name = buttons[0].text
+            buttons[0].click()
+            return name
+        except (StaleElementReferenceException, WebDriverException):  # the page redrew the buttons meanwhile: look again
+            return None
+
+    played: list[str] = []
+    version = -1
+    for _ in range(9):
+        _, before = status()
+        name = wait.until(lambda d, seen=version: click_a_move(seen))
+        if name == "(over)":
+            break
+        played.append(name)
+        version = before
+        if len(played) == 1:
+            shot(browser, tmp_path, "play-first-move")
+        wait.until(lambda d, moved=before: status()[1] > moved)  # the click answered: the page moved on
+    wait.until(lambda d: status()[0] in FINAL and d.find_elements(By.ID, "stored"))
+    assert status()[0] == "over" and played and all(name.startswith("x(") for name in played), played
+    ending = browser.find_element(By.ID, "status").text
+    assert ending.startswith(("You win", "You lose", "A draw")), ending
+    assert browser.find_elements(By.CSS_SELECTOR, "#board svg")  # the final position, drawn
+    shot(browser, tmp_path, "play-over")
+
+    browser.find_element(By.LINK_TEXT, "leaderboard").click()
+    wait.until(lambda d: "browser:name=alice" in d.page_source)
+    shot(browser, tmp_path, "play-leaderboard")
+    cli = Arena(db_path)
+    assert "browser:name=alice" in cli("leaderboard", "--game", "tic_tac_toe").stdout
+    (match,) = cli.json("matches", "--game", "tic_tac_toe")
+    assert [s["agent"] for s in match["seats"]] == ["browser:name=alice", "random"]
+    assert match["turns"] == len(played) * 2 - (1 if match["turns"] % 2 else 0)
