@@ -2,9 +2,10 @@
 
 The learner takes one seat (seat = episode number modulo the number of players, so seats
 alternate) and every other seat is the opponent: any agent spec, made through `arena.agents` as a
-tournament makes it, or `self` (self-play against past versions of the learner: a snapshot is
-taken every `snapshot_every` episodes, the last `self_pool` are kept, and each episode's opponent
-is drawn from them by the seeded RNG). The learner acts from its own `state.observation(seat)`
+tournament makes it, or `self` (self-play against past versions of the learner: a checkpoint file
+is written into the pool directory every `snapshot_every` episodes, and each episode's opponent is
+drawn by the seeded RNG from the last `self_pool` of them and the past checkpoints given with
+`opponent_pool`, e.g. another run's: agents/train_pool.py). The learner acts from its own `state.observation(seat)`
 with illegal actions masked out; opponents get the live state (perfect information) or their
 seat's view, as in `arena.match`. Its reward is +1 for a win, 0 for a draw (or the turn limit) and
 -1 for a loss, at the end, plus the game's shaped reward of each of its moves with `--shaping NAME`
@@ -61,6 +62,7 @@ from agents.neural import (
     observation_shape,
     save_checkpoint,
 )
+from agents.train_pool import Pool, Values, file_values, load_given, plan_pool
 from arena.agents import AgentEntry, resolve, seated_game
 from arena.match import DEFAULT_MAX_TURNS, DRAW, LOSS, WIN, outcomes_from_returns
 from arena.params import parse_specs
@@ -87,7 +89,6 @@ SELF_REFRESH = 250  # default episodes between snapshots of the learner for self
 MASKED = -1e9  # the logit of an illegal action: exp() is exactly 0, and 0 * MASKED stays finite
 
 Layers = list[tuple[np.ndarray, np.ndarray]]
-Values = Callable[[np.ndarray], np.ndarray]  # a flattened observation -> one value per action id
 
 
 @dataclass(frozen=True)
@@ -109,8 +110,9 @@ class TrainConfig:
     dueling: bool = False
     double: bool = True
     shaping: str | None = None
-    self_pool: int = 1  # past snapshots kept for self-play
+    self_pool: int = 1  # this run's past snapshots kept for self-play
     snapshot_every: int = SELF_REFRESH
+    opponent_pool: str | None = None  # self-play: a directory or files of past checkpoints (agents/train_pool.py)
     log_every: int | None = None  # None: episodes // 200
     eval_every: int | None = None  # None: episodes // 10
     eval_games: int = 50  # 0: no evaluation
@@ -173,6 +175,8 @@ class Plan:
     batch: int
     log_every: int
     eval_every: int
+    pool: Pool | None = None  # self-play: where snapshots go, and the given past checkpoints
+    pool_opponents: tuple[Values, ...] = ()  # the given past checkpoints, loaded and checked against the game
 
 
 def parse_widths(text: str, option: str = "--hidden") -> tuple[int, ...]:
@@ -250,15 +254,19 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
         if config.shaping not in offered:
             raise arena.ArenaError(f"game '{game.info.id}' offers no reward shaping '{config.shaping}' (offered: {', '.join(sorted(offered)) or 'none'})")
     opponent = make_opponent_entry(registry, config.opponent, game)
+    if config.opponent_pool and opponent is not None:
+        raise arena.ArenaError("--opponent-pool is for self-play: use it with --opponent self")
     evaluator = make_opponent_entry(registry, config.eval_opponent, game, "--eval-opponent") if config.eval_games else None
     check_writable(config.out)
     check_suffix(config)
     check_writable(metrics_path(config.out))
+    pool = plan_pool(config.opponent_pool, config.out, config.episodes, config.snapshot_every) if opponent is None else None
+    pool_opponents = tuple(load_given(pool, game)) if pool is not None else ()
     lr = config.lr if config.lr is not None else DEFAULT_LR[config.algorithm]
     batch = config.batch if config.batch is not None else DEFAULT_BATCH[config.algorithm]
     log_every = config.log_every or max(1, config.episodes // 200)
     eval_every = config.eval_every or max(1, config.episodes // 10)
-    return Plan(config, game, opponent, evaluator, shape, math.prod(shape), lr, batch, log_every, eval_every)
+    return Plan(config, game, opponent, evaluator, shape, math.prod(shape), lr, batch, log_every, eval_every, pool, pool_opponents)
 
 
 def import_torch() -> Any:
@@ -761,13 +769,15 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
     del settings["out"]  # where the file went is not part of what it is
     bar = ProgressBar(config.episodes, progress)
     last_eval = ""
+    own: list[Values] = []  # this run's snapshots, read back from the pool's files
     start = time.perf_counter()
     try:
         with MetricsWriter(metrics_path(config.out)) as metrics:
             metrics.write("settings", **settings)
             for number in range(config.episodes):
-                if plan.opponent is None and number % config.snapshot_every == 0:
-                    episodes.pool = (episodes.pool + [learner.snapshot()])[-config.self_pool:]
+                if plan.pool is not None and number % config.snapshot_every == 0:
+                    own.append(save_snapshot(plan, learner, number, settings))
+                    episodes.pool = [*plan.pool_opponents, *own[-config.self_pool:]]
                 trajectory = episodes.play(number, learner.choose)
                 learner.learn(trajectory, number)
                 tally.add(trajectory.outcome)
@@ -794,10 +804,21 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
     training = {**settings, "self_refresh": config.snapshot_every,
                 "last": {"episodes": len(tally.recent), "win": win, "draw": draw, "loss": loss}}  # fmt: skip
     learner.save(config.out, training)
+    if plan.pool is not None:  # the trained file joins the pool too, for later runs
+        save_snapshot(plan, learner, config.episodes, settings)
     # Where the file went is printed once, by the command (stdout), not in this line.
     report(f"trained {config.algorithm} on {plan.game.label()} against {config.opponent}: {config.episodes} episodes "
            f"in {seconds:.1f}s, {tally.line()}")  # fmt: skip
     return TrainSummary(config.episodes, len(tally.recent), win, draw, loss, seconds, config.out, plan, learner.greedy())
+
+
+def save_snapshot(plan: Plan, learner: Learner, episodes: int, settings: dict[str, Any]) -> Values:
+    """Write the learner as it is after `episodes` episodes into the self-play pool; read it back as an opponent."""
+    assert plan.pool is not None
+    path = plan.pool.snapshot_path(episodes)
+    path.parent.mkdir(exist_ok=True)
+    learner.save(str(path), {**settings, "snapshot_after_episodes": episodes})
+    return file_values(path, plan.game)
 
 
 def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: str, games: int,
@@ -841,7 +862,11 @@ class _Context(Protocol):
 @click.option("--max-turns", type=int, default=DEFAULT_MAX_TURNS, show_default=True, help="An episode this long is a draw.")
 @click.option("--window", type=int, default=500, show_default=True, help="Win rates are over the last K episodes.")
 @click.option("--self-pool", type=int, default=1, show_default=True, help="With --opponent self: past snapshots to draw opponents from.")
-@click.option("--snapshot-every", type=int, default=SELF_REFRESH, show_default=True, help="With --opponent self: episodes between snapshots.")
+@click.option("--snapshot-every", type=int, default=SELF_REFRESH, show_default=True,
+              help="With --opponent self: episodes between snapshots, written as checkpoint files into the pool directory.")
+@click.option("--opponent-pool", default=None, metavar="DIR|FILES",
+              help="With --opponent self: past checkpoints to draw opponents from too (a directory, or files separated by commas); "
+                   "snapshots go to its directory (default: OUT's name with .pool).")
 @click.option("--log-every", type=int, default=None, help="Episodes between metric lines (default: episodes/200).")
 @click.option("--eval-every", type=int, default=None, help="Episodes between evaluations (default: episodes/10).")
 @click.option("--eval-games", type=int, default=50, show_default=True, help="Games per evaluation (0: none).")
@@ -853,7 +878,7 @@ class _Context(Protocol):
 def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent: str, episodes: int, net: str, hidden: str,
                   channels: str, dueling: bool, double: bool, shaping: str | None, lr: float | None, batch: int | None,
                   gamma: float, seed: int, max_turns: int, window: int, self_pool: int, snapshot_every: int,
-                  log_every: int | None, eval_every: int | None, eval_games: int, eval_opponent: str, out: str,
+                  opponent_pool: str | None, log_every: int | None, eval_every: int | None, eval_games: int, eval_opponent: str, out: str,
                   plugins_dirs: tuple[str, ...], quiet: bool) -> None:  # fmt: skip
     """Train an agent by reinforcement learning; write its network and its training curves (needs PyTorch)."""
     if ctx is not None:
@@ -865,7 +890,7 @@ def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent
                          hidden=parse_widths(hidden), lr=lr, batch=batch, gamma=gamma, seed=seed, max_turns=max_turns,
                          window=window, net=net, channels=parse_widths(channels, "--channels"), dueling=dueling,
                          double=double, shaping=shaping, self_pool=self_pool, snapshot_every=snapshot_every,
-                         log_every=log_every, eval_every=eval_every, eval_games=eval_games, eval_opponent=eval_opponent)  # fmt: skip
+                         opponent_pool=opponent_pool, log_every=log_every, eval_every=eval_every, eval_games=eval_games, eval_opponent=eval_opponent)  # fmt: skip
     # Errors (ArenaError) go up to the `arena` group, which prints them as one line and exits with 2.
     train(config, registry, None if quiet else lambda line: click.echo(line, err=True), progress=not quiet and sys.stderr.isatty())
     click.echo(str(Path(out)))

@@ -8,7 +8,7 @@ then plays the trained network's best action against `random` and `greedy` (`--g
 seats alternating, fixed seeds) and prints, per opponent, the win/draw/loss rates pooled over the
 seeds with a Wilson 95% interval on the win rate, and the spread of the per-seed win rates; and, as the
 baseline training is measured against, the same network before training (same seed, same initial
-weights; an empty table for Q-learning) against `random` (`--no-baseline` skips it). Tabular
+weights; an empty table for Q-learning) against `random` and `greedy` (`--no-baseline` skips it). Tabular
 Q-learning on 2x2 Dots and Boxes also prints training games per second (the report: 100,000 games in
 about 80 s, 1250 games/s). The fully convolutional Dots and Boxes network trained on 3x3 is also
 evaluated on 2x2 and 4x4 (the report's tables 7 and 8).
@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from agents.neural_train import TrainConfig, evaluate_against, train, untrained
+from agents.train_pool import file_values
 from arena.plugins import get_registry
 
 OPPONENTS = ("random", "greedy")
@@ -100,33 +101,24 @@ def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def file_values(path: str, game: Any) -> Any:
-    """The written file as the `neural` agent loads it, checked against `game` (another board size for `fcn`)."""
-    from agents.models import check_fits, load_model
-    from agents.neural import observation_shape
-
-    model = load_model(path)
-    check_fits(model, game, with_params=True)
-    shape = observation_shape(game)
-    return lambda observation: model.run(observation.reshape(1, *shape))[0][0]
-
-
 def run(setup: Setup, seeds: int, scale: float, games: int, folder: Path, baseline: bool) -> None:
     registry = get_registry()
     episodes = max(1, round(setup.episodes * scale))
     print(f"\n{setup.name}: {setup.report}\n  {episodes} episodes per seed, {seeds} seeds, {games} evaluation games per opponent")
     pooled: dict[str, Pooled] = {}
-    seconds = []
+    seconds, cpu = [], []
     for seed in range(seeds):
         out = str(folder / f"{setup.name}-{seed}{setup.suffix}")
         config = TrainConfig(out=out, episodes=episodes, seed=seed, eval_games=0, **setup.settings)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         summary = train(config, registry)
         seconds.append(time.perf_counter() - start)
-        if baseline:  # the same network (or an empty table) before training, against random
+        cpu.append(time.process_time() - start_cpu)  # this process's CPU time: what the machine's load does not stretch
+        if baseline:  # the same network (or an empty table) before training, against each opponent
             plan, values = untrained(config, registry)
-            rates = evaluate_against(plan, registry, values, "random", games)
-            pooled.setdefault("untrained vs random", Pooled()).add(rates, games)
+            for opponent in OPPONENTS:
+                rates = evaluate_against(plan, registry, values, opponent, games)
+                pooled.setdefault(f"untrained vs {opponent}", Pooled()).add(rates, games)
         assert summary.plan is not None and summary.policy is not None
         for opponent in OPPONENTS:
             rates = evaluate_against(summary.plan, registry, summary.policy, opponent, games)
@@ -140,7 +132,8 @@ def run(setup: Setup, seeds: int, scale: float, games: int, folder: Path, baseli
                 rates = evaluate_against(summary.plan, registry, values, opponent, games, game=other)
                 pooled.setdefault(f"{other.label()} vs {opponent}", Pooled()).add(rates, games)
     rate = episodes / np.mean(seconds)
-    print(f"  training: {np.mean(seconds):.1f}s per seed (min {min(seconds):.1f}, max {max(seconds):.1f}), {rate:.0f} games/s")
+    print(f"  training: {np.mean(seconds):.1f}s per seed (min {min(seconds):.1f}, max {max(seconds):.1f}), {rate:.0f} games/s; "
+          f"CPU {np.mean(cpu):.1f}s per seed (min {min(cpu):.1f}, max {max(cpu):.1f}), {episodes / np.mean(cpu):.0f} games per CPU second")
     for label, result in pooled.items():
         print(f"  {label:<40} {result.line()}")
 
@@ -157,9 +150,19 @@ def main() -> None:
     import torch
 
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads available (training uses 1)")
+    print(f"machine load before: {load()}")
     with tempfile.TemporaryDirectory() as folder:
         for setup in chosen:
             run(setup, args.seeds, args.scale, args.games, Path(folder), not args.no_baseline)
+    print(f"\nmachine load after: {load()}")
+
+
+def load() -> str:
+    """The load averages (1, 5, 15 minutes) and the core count: the timing figures mean little without them."""
+    import os
+
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
 
 
 if __name__ == "__main__":

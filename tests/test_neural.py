@@ -80,7 +80,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("training needs torch (the rl extra)")
     out = tmp_path_factory.mktemp("trained") / "ttt.npz"
     run = subprocess.run([ARENA, "train", "--game", "tic_tac_toe", "--opponent", "random", "--episodes", "20000",
-                          "--seed", "0", "--out", str(out)], capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+                          "--seed", "0", "--out", str(out)], capture_output=True, text=True, timeout=900, check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == str(out)
     summary = run.stderr.strip().splitlines()[-1]

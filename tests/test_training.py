@@ -26,15 +26,15 @@ from arena.training.metrics import metrics_path, read_metrics
 
 REGISTRY = get_registry()
 
-SHAPES = [
-    ("reinforce", "mlp", False, "ttt.npz"),
-    ("reinforce", "conv", False, "ttt.pt"),
-    ("reinforce", "fcn", False, "ttt.pt"),
-    ("dqn", "mlp", False, "ttt.npz"),
-    ("dqn", "mlp", True, "ttt.pt"),
-    ("dqn", "conv", True, "ttt.pt"),
-    ("dqn", "fcn", False, "ttt.pt"),
-    ("qlearning", "mlp", False, "ttt.npz"),
+SHAPES = [  # algorithm, network, dueling head, file, the learner as the figure's title names it
+    ("reinforce", "mlp", False, "ttt.npz", "REINFORCE, MLP 32"),
+    ("reinforce", "conv", False, "ttt.pt", "REINFORCE, convolutional network 8-8 + dense 32"),
+    ("reinforce", "fcn", False, "ttt.pt", "REINFORCE, fully convolutional network 8-8"),
+    ("dqn", "mlp", False, "ttt.npz", "double DQN, MLP 32"),
+    ("dqn", "mlp", True, "ttt.pt", "double DQN, dueling MLP 32"),
+    ("dqn", "conv", True, "ttt.pt", "double DQN, dueling convolutional network 8-8 + dense 32"),
+    ("dqn", "fcn", False, "ttt.pt", "double DQN, fully convolutional network 8-8"),
+    ("qlearning", "mlp", False, "ttt.npz", "tabular Q-learning"),
 ]
 
 
@@ -44,8 +44,8 @@ def short(tmp_path: Path, name: str, **settings) -> TrainConfig:
     return TrainConfig(**{**base, **settings})
 
 
-@pytest.mark.parametrize("algorithm, net, dueling, name", SHAPES, ids=[f"{a}-{n}{'-dueling' if d else ''}" for a, n, d, _ in SHAPES])
-def test_short_run_writes_a_playable_file_and_its_curve(tmp_path, algorithm, net, dueling, name):
+@pytest.mark.parametrize("algorithm, net, dueling, name, learner", SHAPES, ids=[f"{a}-{n}{'-dueling' if d else ''}" for a, n, d, *_ in SHAPES])
+def test_short_run_writes_a_playable_file_and_its_curve(tmp_path, arena_cli, algorithm, net, dueling, name, learner):
     config = short(tmp_path, name, algorithm=algorithm, net=net, dueling=dueling)
     summary = train(config, REGISTRY)
     assert summary.episodes == 200 and Path(config.out).is_file()
@@ -57,9 +57,10 @@ def test_short_run_writes_a_playable_file_and_its_curve(tmp_path, algorithm, net
     assert all(0 <= row["win_rate"] <= 1 and row["window"] <= 50 for row in train_rows)
     assert any(row["loss"] is not None for row in train_rows)
     assert (train_rows[-1]["epsilon"] is None) == (algorithm == "reinforce")
-    png = tmp_path / "curve.png"
-    png.write_bytes(_render(training_figure(rows)))
-    assert png.stat().st_size > 10_000
+    assert training_figure(rows).get_suptitle() == f"Training {learner} on tic_tac_toe against random"
+    png = tmp_path / "curve.png"  # `arena plot training CHECKPOINT` draws every algorithm's and network's curve
+    arena_cli("plot", "training", config.out, "--out", str(png))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
     # The file plays: legal actions on a fresh board, by the agent that reads its format.
     state = REGISTRY.games["tic_tac_toe"]().new_initial_state(0)
     observation = np.asarray(state.observation(0), dtype=np.float32)
@@ -73,14 +74,6 @@ def test_short_run_writes_a_playable_file_and_its_curve(tmp_path, algorithm, net
         assert model.run(observation[None])[0].shape == (1, 9)
     else:
         assert load_network(config.out).outputs(observation).shape == (9,)
-
-
-def _render(fig) -> bytes:
-    import io
-
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    return buffer.getvalue()
 
 
 def test_cli_records_metrics_and_plots_them(arena_cli, tmp_path):
@@ -114,12 +107,54 @@ def test_self_play_draws_opponents_from_past_snapshots(tmp_path):
     train(config, REGISTRY)
     settings = read_metrics(config.out)[0]
     assert settings["opponent"] == "self" and settings["self_pool"] == 3 and settings["snapshot_every"] == 20
+    # The snapshots are checkpoint files in OUT's pool directory (self.pool/), the trained file's copy last.
+    pool = sorted(p.name for p in (tmp_path / "self.pool").iterdir())
+    assert pool == [f"self-{n:07d}.npz" for n in (0, 20, 40, 60, 80, 100)]
+    assert (tmp_path / "self.pool" / "self-0000100.npz").read_bytes() != (tmp_path / "self.npz").read_bytes()  # metadata
+    assert load_network(tmp_path / "self.pool" / "self-0000040.npz").metadata["training"]["snapshot_after_episodes"] == 40
+    assert all(np.array_equal(a, b) for a, b in zip(load_network(tmp_path / "self.pool" / "self-0000100.npz").weights,
+                                                    load_network(tmp_path / "self.npz").weights))  # fmt: skip
     # The pool is used: the same run against only the latest snapshot trains another network; a repeat the same one.
     train(replace(config, out=str(tmp_path / "latest.npz"), self_pool=1), REGISTRY)
     train(replace(config, out=str(tmp_path / "again.npz")), REGISTRY)
     assert (tmp_path / "self.npz").read_bytes() == (tmp_path / "again.npz").read_bytes()
     pooled, latest = load_network(tmp_path / "self.npz"), load_network(tmp_path / "latest.npz")  # weights: the metadata differs anyway
     assert not all(np.array_equal(a, b) for a, b in zip(pooled.weights, latest.weights))
+
+
+def test_self_play_against_another_runs_checkpoint_files(tmp_path):
+    """A run's pool directory feeds a later run (`--opponent-pool`): its files, of any network shape, are the
+    opponents besides the later run's own snapshots; same files, same result; a file for another game is refused."""
+    first = short(tmp_path, "first.pt", algorithm="dqn", net="conv", opponent="self", snapshot_every=30, episodes=60, eval_games=0)
+    train(first, REGISTRY)
+    pool_dir = tmp_path / "first.pool"
+    assert sorted(p.name for p in pool_dir.iterdir()) == ["first-0000000.pt", "first-0000030.pt", "first-0000060.pt"]
+    files = f"{pool_dir / 'first-0000030.pt'},{pool_dir / 'first-0000060.pt'}"
+    later = short(tmp_path, "later.npz", opponent="self", opponent_pool=files, snapshot_every=25, episodes=100, eval_games=0)
+    train(later, REGISTRY)
+    assert read_metrics(later.out)[0]["opponent_pool"] == files
+    title = training_figure(read_metrics(later.out)).get_suptitle()
+    assert title == "Training REINFORCE, MLP 32 on tic_tac_toe against past versions of itself and given checkpoints"
+    assert len(list((tmp_path / "later.pool").iterdir())) == 5  # given only files: its own snapshots beside OUT
+    train(replace(later, out=str(tmp_path / "again.npz")), REGISTRY)
+    train(replace(later, out=str(tmp_path / "alone.npz"), opponent_pool=None), REGISTRY)
+    weights = {name: load_network(tmp_path / name).weights for name in ("later.npz", "again.npz", "alone.npz")}
+    assert all(np.array_equal(a, b) for a, b in zip(weights["later.npz"], weights["again.npz"]))
+    assert not all(np.array_equal(a, b) for a, b in zip(weights["later.npz"], weights["alone.npz"]))
+    # A directory: every checkpoint in it at the start, and this run's snapshots are written there too.
+    train(short(tmp_path, "third.npz", opponent="self", opponent_pool=str(pool_dir), snapshot_every=50, episodes=50, eval_games=0), REGISTRY)
+    assert {"third-0000000.npz", "third-0000050.npz", "first-0000000.pt"} <= {p.name for p in pool_dir.iterdir()}
+    with pytest.raises(arena.ArenaError, match="already holds third-0000000.npz"):
+        train(short(tmp_path, "third.npz", opponent="self", opponent_pool=str(pool_dir), episodes=50, eval_games=0), REGISTRY)
+    c4 = tmp_path / "c4.npz"
+    train(TrainConfig(game="connect_four", out=str(c4), episodes=2, hidden=(8,), eval_games=0), REGISTRY)
+    with pytest.raises(arena.ArenaError, match="is for game 'connect_four', not 'tic_tac_toe'"):
+        train(short(tmp_path, "bad.npz", opponent="self", opponent_pool=f"{c4}", episodes=10), REGISTRY)
+    with pytest.raises(arena.ArenaError, match="--opponent-pool is for self-play"):
+        train(short(tmp_path, "bad.npz", opponent_pool=str(pool_dir), episodes=10), REGISTRY)
+    with pytest.raises(arena.ArenaError, match="no checkpoint file"):
+        train(short(tmp_path, "bad.npz", opponent="self", opponent_pool=str(tmp_path / "missing.npz"), episodes=10), REGISTRY)
+    assert not (tmp_path / "bad.npz").exists() and not (tmp_path / "bad.pool").exists()
 
 
 def test_reward_shaping_comes_from_the_game(tmp_path):

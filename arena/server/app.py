@@ -40,8 +40,8 @@ HERE = Path(__file__).parent
 #: Another capability adds its router here (one line).
 ROUTERS: list[APIRouter] = [games.router, agents.router, tournaments.router, results.router, matches.router, bots.router,
                             play.api_router, play.router, pages.router]  # fmt: skip
-#: Routers that check their own credentials (the pull bots' WebSocket: its token comes in its hello).
-OPEN_ROUTERS: list[APIRouter] = [bots.socket_router]
+#: Routers that check their own credentials (the pull bots' WebSocket: its token comes in its hello; signing in).
+OPEN_ROUTERS: list[APIRouter] = [bots.socket_router, play.signin_router]
 
 
 def create_app(database: Database, registry: Registry, settings: Settings | None = None,

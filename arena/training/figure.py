@@ -61,8 +61,36 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
     return fig
 
 
+ALGORITHM_NAMES = {"reinforce": "REINFORCE", "dqn": "DQN", "qlearning": "tabular Q-learning"}
+NET_NAMES = {"mlp": "MLP", "conv": "convolutional network", "fcn": "fully convolutional network"}
+
+
+def _widths(values: Any) -> str:
+    return "-".join(str(v) for v in values) if isinstance(values, list) and values else ""
+
+
+def describe_learner(settings: dict[str, Any]) -> str:
+    """What was trained, in words: `double DQN, dueling convolutional network 32-32`; tabular runs have no network."""
+    algorithm = settings.get("algorithm", "?")
+    name = ALGORITHM_NAMES.get(algorithm, str(algorithm))
+    if algorithm == "qlearning":
+        return name
+    if algorithm == "dqn":
+        name = ("double " if settings.get("double", True) else "plain ") + name
+    net = settings.get("net", "mlp")
+    widths = _widths(settings.get("hidden") if net == "mlp" else settings.get("channels"))
+    if net == "conv" and settings.get("hidden"):  # its convolutions, then one dense layer of the first hidden width
+        widths += f" + dense {settings['hidden'][0]}"
+    network = " ".join(part for part in ("dueling" if settings.get("dueling") else "", NET_NAMES.get(net, str(net)), widths) if part)
+    return f"{name}, {network}"
+
+
 def _title(settings: dict[str, Any]) -> str:
     if not settings:
         return "Training"
-    parts = [settings.get("algorithm", "?"), settings.get("net", "mlp")]
-    return f"Training {' '.join(str(p) for p in parts)} on {settings.get('game', '?')} against {settings.get('opponent', '?')}"
+    opponent = settings.get("opponent", "?")
+    against = opponent
+    if opponent == "self":
+        against = "past versions of itself" + (" and given checkpoints" if settings.get("opponent_pool") else "")
+    shaping = f", {settings['shaping']} reward shaping" if settings.get("shaping") else ""
+    return f"Training {describe_learner(settings)} on {settings.get('game', '?')} against {against}{shaping}"

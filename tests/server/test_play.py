@@ -215,3 +215,13 @@ def test_a_stopping_server_cancels_a_live_game(tmp_path: Path) -> None:
     (row,) = [t for t in cli.json("tournaments") if t["id"] == game_id]
     assert row["status"] == "cancelled" and row["done"] == 0
     assert cli.json("matches", "--tournament", str(game_id)) == []
+
+
+def test_a_private_server_lets_people_sign_in(tmp_path: Path) -> None:
+    """On a --private server every read needs a token, but the sign-in page cannot: it takes the token."""
+    private = Player(tmp_path / "arena.db", Settings(workers=0, worker_id="test", private=True))
+    with private.client:
+        assert private.client.get("/leaderboard").status_code == 401
+        assert private.client.get("/signin").status_code == 200
+        private.sign_in()  # the cookie then reads the pages too
+        assert private.client.get("/leaderboard").status_code == 200

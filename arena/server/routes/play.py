@@ -25,6 +25,8 @@ from arena.server.reply import reply
 from arena.server.routes.pages import render
 
 router = APIRouter(include_in_schema=False)
+#: Signing in and out: open even on a `--private` server (whose reads need the very token it takes).
+signin_router = APIRouter(include_in_schema=False)
 api_router = APIRouter(prefix="/api/v1", tags=["play"])
 
 GameId = Annotated[int, Path(ge=1, le=2**62, description="The game's id (its tournament's id).")]
@@ -72,12 +74,12 @@ def refused(request: Request, exc: ArenaError) -> Response:
 # ---- signing in and out ----
 
 
-@router.get("/signin")
+@signin_router.get("/signin")
 def signin_page(request: Request, next: Annotated[str | None, Query(max_length=500)] = None) -> Response:
     return render(request, "signin.html", next=people.local_path(next), error=None)
 
 
-@router.post("/signin")
+@signin_router.post("/signin")
 def signin(request: Request, token: Annotated[str, Form(max_length=500)] = "",
            next: Annotated[str | None, Form(max_length=500)] = None) -> Response:  # fmt: skip
     token = token.strip()
@@ -90,7 +92,7 @@ def signin(request: Request, token: Annotated[str, Form(max_length=500)] = "",
     return response
 
 
-@router.post("/signout")
+@signin_router.post("/signout")
 def signout(request: Request, form_token: Annotated[str | None, Form(max_length=200)] = None) -> Response:
     people.check_form(request, form_token)
     response = RedirectResponse("/", 303)
