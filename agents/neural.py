@@ -33,6 +33,7 @@ import json
 import math
 import os
 import random
+import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,7 @@ import numpy as np
 
 import arena
 from agents.models import DEVICES, model_for
+from agents.models.choose import choose_actions
 from arena.observations import require_observation_shape
 from arena.params import canonical, validate_params
 
@@ -222,7 +224,7 @@ def file_key(path: str | os.PathLike[str]) -> FileKey:
         status = os.stat(absolute)
     except OSError as exc:
         raise arena.ArenaError(f"checkpoint {path}: cannot read it ({exc.strerror or exc})") from None
-    if not os.path.isfile(absolute):
+    if not stat.S_ISREG(status.st_mode):  # (os.path.isfile would stat the file a second time, for every agent)
         raise arena.ArenaError(f"checkpoint {path}: not a file")
     return (absolute, status.st_mtime_ns, status.st_size)
 
@@ -420,10 +422,16 @@ class NeuralAgent(arena.Agent):
 
     @classmethod
     def act_batch(cls, agents: Sequence[arena.Agent], views: Sequence[arena.State]) -> list[int]:
-        batch = np.stack([np.asarray(view.observation(agent.player), dtype=np.float32) for agent, view in zip(agents, views)])
-        outputs, _values = agents[0].model.run(batch)  # type: ignore[attr-defined]
-        return [choose_action(row, view.legal_actions(), agent.sampler)  # type: ignore[attr-defined]
-                for row, agent, view in zip(outputs, agents, views)]  # fmt: skip
+        """One forward pass for the batch: observations written into the model's reused input array, then
+        masking and choosing for every row at once (`choose_actions`, the answers `act` gives one by one)."""
+        model = agents[0].model  # type: ignore[attr-defined]
+        first = np.asarray(views[0].observation(agents[0].player), dtype=np.float32)
+        batch = model.input_batch(len(agents), first.shape)
+        batch[0] = first
+        for row in range(1, len(agents)):
+            batch[row] = views[row].observation(agents[row].player)
+        outputs, _values = model.run(batch)
+        return choose_actions(outputs, [view.legal_actions() for view in views], [agent.sampler for agent in agents])  # type: ignore[attr-defined]
 
 
 def _required_key(checkpoint: str) -> FileKey:

@@ -1,9 +1,11 @@
 """Running an SPRT inside a tournament: from B's score in each stored or played match to the test's state.
 
-The state of a test is never stored as such: the matches are, and the counts, the LLR and the
-decision are recomputed from them in schedule order, stopping at the first unit (a game, or a pair
-of games with seats swapped that share an opening) where the LLR leaves its bounds. So a killed
-run resumes exactly where the stored matches leave it, and `arena sprt` shows what the run saw.
+The counts, the LLR and the decision follow the matches in schedule order, stopping at the first
+unit (a game, or a pair of games with seats swapped that share an opening) where the LLR leaves its
+bounds. The run stores the test's state with each batch of matches, in the same transaction
+(db.queries.save_results), and a killed run resumes the test from that stored state; `arena sprt`
+recomputes the state from the stored matches and says whether it agrees with the stored one.
+Tournaments stored before the state was (migration 0010) resume from their matches.
 """
 
 from __future__ import annotations
@@ -72,6 +74,26 @@ class SprtState:
         return lines
 
 
+    def stored(self) -> queries.SprtStateValues:
+        """What is stored: the counted prefix's figures and the scores of stored matches past it."""
+        size = 2 if self.paired else 1
+        pending = {index: score for index, score in self.scores.items() if index >= self.units * size}
+        return queries.SprtStateValues(self.units, list(self.counts), self.llr, self.decided, pending)
+
+    @classmethod
+    def from_stored(cls, params: sprt.SprtParams, paired: bool, values: queries.SprtStateValues) -> SprtState:
+        state = cls(params, paired)
+        state.units, state.counts, state.llr, state.decided = values.units, list(values.counts), values.llr, values.decision
+        state.scores = dict(values.pending)
+        return state
+
+
+def agrees(state: SprtState, stored: queries.SprtStateValues) -> bool:
+    """The state recomputed from the matches is the one the run stored (its counted prefix and decision)."""
+    return (state.units, state.counts, state.decided) == (stored.units, list(stored.counts), stored.decision) and abs(
+        state.llr - stored.llr) <= 1e-9  # fmt: skip
+
+
 def score_of(seating: Sequence[int], ranks: Sequence[int]) -> float | None:
     """B's (position 1) score against A (position 0) in one match: 1 ahead, 0.5 level, 0 behind; None for a match
     the game broke (`game_error`: every rank is 0)."""
@@ -105,11 +127,17 @@ def replay_state(entry: Mapping[str, Any], records: Iterable[MatchRecord]) -> Sp
 
 
 class SprtMonitor:
-    """Follows a tournament's matches as they are played (in schedule order) and says when to stop."""
+    """Follows a tournament's matches as they are played (in schedule order) and says when to stop.
 
-    def __init__(self, entry: Mapping[str, Any], stored: Iterable[MatchRecord], log: Callable[[str], None] | None) -> None:
+    It starts from the state the run stored (`saved`), or, when none was, from the stored matches."""
+
+    def __init__(self, entry: Mapping[str, Any], stored: Iterable[MatchRecord], log: Callable[[str], None] | None,
+                 saved: queries.SprtStateValues | None = None) -> None:  # fmt: skip
         self.entry = entry
-        self.state = replay_state(entry, stored)
+        if saved is None:
+            self.state = replay_state(entry, stored)
+        else:
+            self.state = SprtState.from_stored(params_of(entry), bool(entry["paired"]), saved)
         self.log = log
 
     @property
@@ -137,10 +165,13 @@ def sprt_report(database: Database, key: str, text: str | None = None) -> dict[s
         entry = sprt_settings(text, labels, tournament.players, settings.get("set_size", 1) == 2)
     with database.session() as session:
         records = queries.load_matches(session, tournament_id=tournament.id)
+        saved = queries.load_sprt_state(session, tournament.id) if text is None else None
     state = replay_state(entry, records)
     report = sprt.summary(state.params, state.counts, entry["test"], entry["base"],
                           finished=tournament.status == "done")  # fmt: skip
     report["tournament"] = tournament.id
+    report["stored"] = None if saved is None else {"units": saved.units, "counts": list(saved.counts), "llr": saved.llr,
+                                                   "decision": saved.decision, "agrees": agrees(state, saved)}  # fmt: skip
     return report
 
 
@@ -158,6 +189,10 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
         return "n/a" if value is None else f"{value:+.1f}"
 
     unit = "pairs" if report["statistic"] == "pentanomial" else "games"
+    stored = report.get("stored")
+    warning = [] if stored is None or stored["agrees"] else [
+        (f"warning: the state the run stored ({stored['units']} {unit}, counts {stored['counts']}, LLR {stored['llr']:.2f}) "
+         "differs from the one recomputed from the stored matches (shown): matches were changed after the run")]  # fmt: skip
     verdict = {"H1": f"H1 accepted: {report['test']} is stronger than {report['base']} (+{report['elo1']:g} Elo is far likelier than +{report['elo0']:g})",
                "H0": f"H0 accepted: {report['test']} is not stronger than {report['base']} by {report['elo1']:g} Elo (+{report['elo0']:g} is far likelier)",
                "continue": "no decision yet (the test goes on)",
@@ -167,4 +202,4 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
         f"alpha={report['alpha']:g}, beta={report['beta']:g}; {report['statistic']} over {report[unit]} {unit}: {report['counts']})",
         f"LLR {report['llr']:.2f} (bounds {report['lower_bound']:.2f}, {report['upper_bound']:.2f}): {verdict}",
         f"Elo difference {elo(report['elo'])} (95% {elo(report['elo_low'])} .. {elo(report['elo_high'])}), LOS {100 * report['los']:.1f}%",
-    ]  # fmt: skip
+    ] + warning  # fmt: skip

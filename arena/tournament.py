@@ -347,13 +347,22 @@ def play(
     """
     if concurrent < 1:
         raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
-    with frozen_heap():
-        args = (database, registry, tournament_id, workers, progress, plugins_dirs, isolate, memory_limit, concurrent, notify, log,
-                executor, trust_agents)  # fmt: skip
+    if executor is None:  # this machine: this process, or `workers` processes
+        from arena.executors.local import LocalPool
+
+        executor = LocalPool(workers)
+    with frozen_heap(), executor.held():  # one Ray connection for every part of an adaptive tournament
+        args = (database, registry, tournament_id, executor, progress, plugins_dirs, isolate, memory_limit, concurrent, notify, log,
+                trust_agents)  # fmt: skip
         played = _play(*args)
         while extend(database, tournament_id):  # an adaptive tournament: its next batch, chosen from the results
             played += _play(*args)
         return played
+
+
+def sprt_state(monitor: SprtMonitor | None) -> queries.SprtStateValues | None:
+    """What a run of --sprt stores with its matches: its test's state (None for other tournaments)."""
+    return None if monitor is None else monitor.state.stored()
 
 
 def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[str, Any]], entries: Sequence[AgentEntry]) -> None:
@@ -376,10 +385,9 @@ def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[
 
 
 def _play(
-    database: Database, registry: Registry, tournament_id: int, workers: int, progress: Progress | None,
+    database: Database, registry: Registry, tournament_id: int, executor: Executor, progress: Progress | None,
     plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None, concurrent: int = 1,
-    notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None, executor: Executor | None = None,
-    trust_agents: bool = False,
+    notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None, trust_agents: bool = False,
 ) -> int:  # fmt: skip
     monitor = None
     with database.session() as session:
@@ -389,8 +397,8 @@ def _play(
         settings = json.loads(tournament.settings)
         tables = decode_schedule(tournament.schedule, tournament.players)
         played = queries.played_indices(session, tournament.id)
-        parallel = executor.parallel if executor is not None else workers > 1  # a worker must never hang on an agent
-        isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and parallel)
+        # A worker must never hang on an agent: parallel play under a time limit isolates them.
+        isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and executor.parallel)
         if not trust_agents and not isolate and not make_game(registry, settings["game"]).info.perfect_information:
             isolate = not all(registry.is_builtin("agent", data["type"]) for data in settings["agents"])
         setup = Setup(settings["game"], settings["agents"], tournament.seed, tournament.max_turns, tournament.time_per_move,
@@ -407,8 +415,10 @@ def _play(
             tournament.id, tournament.game_id, tournament.game_version, tournament.game_params,
             [(entry.label, entry.type_id, entry.params_json(), entry.version) for entry in entries],
         )  # fmt: skip
-        if "sprt" in settings:  # the test's state: recomputed from the stored matches
-            monitor = SprtMonitor(settings["sprt"], queries.load_matches(session, tournament_id=tournament.id), log)
+        if "sprt" in settings:  # the test's state: as the run stored it, else recomputed from the stored matches
+            saved = queries.load_sprt_state(session, tournament.id)
+            stored = [] if saved is not None else queries.load_matches(session, tournament_id=tournament.id)
+            monitor = SprtMonitor(settings["sprt"], stored, log, saved)
     tournament_id = tournament.id
     tasks = [MatchTask(index, table) for index, table in enumerate(tables) if index not in played]
     if monitor is not None and monitor.decided:
@@ -418,26 +428,24 @@ def _play(
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
     last_flush = time.monotonic()
-    if executor is None:  # this machine: this process, or `workers` processes
-        from arena.executors.local import LocalPool
-
-        executor = LocalPool(workers)
     outcomes = executor.results(setup, registry, tasks)
     try:
         for outcome in outcomes:
             buffer.append(outcome)
             done += 1
+            # The test counts the match before it is stored: its state is stored with the matches it has seen.
+            decided = monitor is not None and monitor.update(outcome.schedule_index, outcome.seating, outcome.ranks)
             if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
-                queries.save_results(database, keys, buffer)
+                queries.save_results(database, keys, buffer, sprt_state(monitor))
                 buffer.clear()
                 last_flush = time.monotonic()
             if progress:
                 progress(done, total)
-            if monitor is not None and monitor.update(outcome.schedule_index, outcome.seating, outcome.ranks):
+            if decided:
                 break  # decided: matches still running are dropped, so the stored ones end at the decision
     finally:
         outcomes.close()  # play stopped early (decided, or progress raised): no further matches start
         # Whatever was played is kept, even when play stops early: --resume plays only the rest.
-        queries.save_results(database, keys, buffer)
+        queries.save_results(database, keys, buffer, sprt_state(monitor))
     queries.finish_tournament(database, tournament_id)
     return done - len(played)

@@ -9,7 +9,11 @@ holds, since the choices depend only on past results) and the inverse-probabilit
 (the estimate of a uniform design, robust to a wrong model, at a cost in variance). A run ends when every adjacent pair of agents
 is separated (95% intervals that do not overlap) or when Kendall's rank correlation with the truth
 reaches 0.95. Printed: matches needed per run (mean, median), and the ratio adaptive / round-robin
-(target <= 0.5).
+(target <= 0.5). Printed too, as the yardstick of that target: the best fixed design for this
+field (oracle_design_ratio: the share of games per pair, found knowing the true strengths, that
+minimizes the summed variance of the adjacent differences) needs this ratio of round-robin's
+games for the same precision; a scheduler that must learn the strengths as it goes cannot
+beat it by much (only through the luck of the stopping time).
 
     .venv/bin/python bench/adaptive.py [--runs 20] [--step 40] [--seed 0] [--random]
 """
@@ -107,6 +111,36 @@ def field(args: argparse.Namespace, run_number: int) -> np.ndarray:
     return np.random.default_rng([args.seed, run_number, 7]).normal(0.0, 4.0 * args.step, AGENTS)
 
 
+def oracle_design_ratio(strengths: np.ndarray, steps: int = 2000) -> float:
+    """Games the best fixed design needs, as a ratio of round-robin's, for the same sum of the variances of the
+    differences between agents adjacent in the true order (Fisher information of the Bradley-Terry model at the
+    true strengths; the design, a share of the games per pair, found by Frank-Wolfe on the simplex)."""
+    n = len(strengths)
+    pairs = all_pairs(n)
+    directions = np.zeros((len(pairs), n))
+    for k, (a, b) in enumerate(pairs):
+        directions[k, a], directions[k, b] = 1.0, -1.0
+    p = 1.0 / (1.0 + np.exp(-(directions @ strengths) * np.log(10.0) / 400.0))
+    w = p * (1.0 - p)
+    order = np.argsort(strengths)
+    contrasts = np.zeros((n - 1, n))
+    contrasts[np.arange(n - 1), order[1:]], contrasts[np.arange(n - 1), order[:-1]] = 1.0, -1.0
+
+    def criterion(share: np.ndarray) -> tuple[float, np.ndarray]:
+        covariance = np.linalg.inv((directions.T * (w * share)) @ directions + np.ones((n, n)))  # the mean pinned
+        return float(np.trace(contrasts @ covariance @ contrasts.T)), covariance
+
+    share = np.full(len(pairs), 1.0 / len(pairs))
+    round_robin, _ = criterion(share)
+    for t in range(steps):
+        _, covariance = criterion(share)
+        m = covariance @ contrasts.T @ contrasts @ covariance
+        best = int(np.argmin(-w * np.einsum("ki,ij,kj->k", directions, m, directions)))
+        share *= 1.0 - 2.0 / (t + 3.0)
+        share[best] += 2.0 / (t + 3.0)
+    return criterion(share)[0] / round_robin
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
@@ -130,6 +164,9 @@ def main() -> None:
         print(f"{name:>20}: matches needed mean {statistics.mean(needed):8.1f}  median {statistics.median(needed):8.1f}  "
               f"min {min(needed)}  max {max(needed)}  ({runs} runs, {sum(n >= LIMIT for n in needed)} stopped at the "
               f"{LIMIT} limit, {time.perf_counter() - start:.1f} s)", flush=True)  # fmt: skip
+    oracle = statistics.mean(oracle_design_ratio(field(args, r)) for r in range(args.runs if args.random else 1))
+    print(f"the best fixed design, knowing the true strengths: {oracle:.2f}x round-robin's matches for the same precision "
+          "of the adjacent differences (the yardstick of the 0.5x target)")  # fmt: skip
     for name in ("adaptive, plain fit", "adaptive, IPW fit"):
         if name not in results:
             continue

@@ -7,7 +7,9 @@ A small CNN for connect four (two 3x3 convolutions of 32 channels, a 64-unit lay
 7 and a value head), exported from the same weights as TorchScript and ONNX, plays itself
 (`sample=true`, so matches differ) through the library's tournament runner (one worker, a real
 SQLite file). Target: --concurrent-matches 64 at least 5x the matches per second of one match at a
-time, on the CPU.
+time, on the CPU. It also prints the share of each run spent in the network's forward passes (the
+ceiling: what batching can still gain once everything else is free) and the forward pass alone at
+batch 1 and 64. Networks run with $ARENA_MODEL_THREADS threads (default 1).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from torch import nn
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agents.models.base import THREADS_VARIABLE, cpu_threads  # noqa: E402
 from arena import tournament  # noqa: E402
 from arena.plugins import get_registry  # noqa: E402
 from db.session import open_database  # noqa: E402
@@ -59,15 +62,37 @@ def export(folder: Path) -> dict[str, Path]:
     return paths
 
 
-def matches_per_second(path: Path, matches: int, concurrent: int, folder: Path, workers: int = 1) -> float:
+def timed_run(path: Path, matches: int, concurrent: int, folder: Path, workers: int = 1) -> tuple[float, float]:
+    """Matches per second, and the share of the run's time spent in the network's forward passes (`Model.run`)."""
+    from agents.models.base import Model
+
+    spent = [0.0]
+    run = Model.run
+
+    def timed(self: Model, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        began = time.perf_counter()
+        try:
+            return run(self, batch)
+        finally:
+            spent[0] += time.perf_counter() - began
+
+    Model.run = timed  # type: ignore[method-assign]
+    try:
+        played, seconds = _play(path, matches, concurrent, folder, workers)
+    finally:
+        Model.run = run  # type: ignore[method-assign]
+    return played / seconds, spent[0] / seconds
+
+
+def _play(path: Path, matches: int, concurrent: int, folder: Path, workers: int) -> tuple[int, float]:
     registry = get_registry()
     database = open_database(f"sqlite:///{folder / f'bench-{time.monotonic_ns()}.db'}")
     agents = f"neural:checkpoint={path},sample=true,neural:checkpoint={path},sample=true,seed=1"
-    request = tournament.TournamentRequest(game="connect_four", agents=agents, rounds=matches // 2, seed=1)
+    request = tournament.TournamentRequest(game="connect_four", agents=agents, rounds=matches, seed=1)
     tournament_id = tournament.create(registry, database, request)
     start = time.perf_counter()
     played = tournament.play(database, registry, tournament_id, workers=workers, concurrent=concurrent)
-    return played / (time.perf_counter() - start)
+    return played, time.perf_counter() - start
 
 
 def forward_latency(path: Path, batch: int, repeats: int = 200) -> float:
@@ -110,14 +135,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         paths = export(folder)
-        print(f"connect four, small CNN against itself, {args.matches} matches, 1 worker, CPU (torch threads: {torch.get_num_threads()})")
-        rates = {}
+        print(f"connect four, small CNN against itself, {args.matches} matches, 1 worker, CPU "
+              f"(threads per network: {cpu_threads()}, ${THREADS_VARIABLE})")  # fmt: skip
+        rates, shares = {}, {}
         for kind, path in paths.items():
-            one = matches_per_second(path, args.matches, 1, folder)
-            many = matches_per_second(path, args.matches, args.concurrent, folder)
+            one, shares[kind, 1] = timed_run(path, args.matches, 1, folder)
+            many, shares[kind, args.concurrent] = timed_run(path, args.matches, args.concurrent, folder)
             rates[kind] = (one, many)
             print(f"  {kind:12s} one at a time {one:8.1f} matches/s   --concurrent-matches {args.concurrent}: "
                   f"{many:8.1f} matches/s   speed-up {many / one:5.1f}x (target >= 5x)")  # fmt: skip
+        print("share of each run's time in the network's forward passes (the rest: games, match loop, masking, storing):")
+        for kind in paths:
+            one, many = shares[kind, 1], shares[kind, args.concurrent]
+            print(f"  {kind:12s} one at a time {one:6.1%}   --concurrent-matches {args.concurrent}: {many:6.1%}   "
+                  f"(with free forward passes the batched run would be {1 / (1 - many):4.2f}x faster)")  # fmt: skip
         print("forward pass through Arena's loader (ms):")
         for batch in (1, args.concurrent):
             ts, ort = forward_latency(paths["torchscript"], batch), forward_latency(paths["onnx"], batch)

@@ -21,6 +21,7 @@ made one right after the other.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -122,7 +123,8 @@ def postgres_database(given: str | None) -> Iterator[str]:
         with psycopg.connect(admin_url.render_as_string(hide_password=False), autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         if server is not None:
-            server.cleanup()
+            with contextlib.suppress(OSError):  # the deletion can race the stopping server's last writes
+                server.cleanup()
 
 
 def timed_saves() -> tuple[list[float], Callable[[], None]]:

@@ -137,3 +137,17 @@ class Token(Base):
     digest: Mapped[str] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     last_used_at: Mapped[datetime | None]
+
+
+class SprtStateRow(Base):
+    """The state of a tournament's SPRT as its run last stored it, with the matches it had seen (arena.sprt_run)."""
+
+    __tablename__ = "sprt_states"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    units: Mapped[int]  # games (or pairs) counted: a contiguous prefix of the schedule
+    counts: Mapped[str] = mapped_column(Text)  # JSON list: trinomial or pentanomial counts
+    llr: Mapped[float]
+    decision: Mapped[str | None] = mapped_column(String(10))  # H0 | H1 | None (going on)
+    pending: Mapped[str] = mapped_column(Text)  # JSON {schedule index: B's score or null}: stored, not yet counted
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)

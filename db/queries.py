@@ -7,41 +7,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, delete, func, literal, select, tuple_, update
+from sqlalchemy import delete, func, literal, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from db.models import CacheEntry, Match, MatchSeat, NamedAgent, Tournament, utcnow
+from db import bulk
+from db.models import CacheEntry, Match, MatchSeat, NamedAgent, SprtStateRow, Tournament, utcnow
 from db.records import MatchRecord, SeatRecord
 from db.session import Database, retrying
-
-# ---------------------------------------------------------------- driver-level bulk statements
-
-
-def _executemany(connection: Connection, sql_template: str, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    """executemany straight through the DB-API driver, in the driver's own parameter style.
-
-    SQLAlchemy's per-row parameter processing cost more than the rest of storing a match (measured
-    about 40 us of a 60 us insert), so the hot bulk writes skip it; `{}` in the template takes the
-    placeholders, in `names` order. Values must already be plain Python values.
-    """
-    style = connection.dialect.paramstyle
-    if style == "qmark":
-        marks = ["?"] * len(names)
-    elif style == "format":
-        marks = ["%s"] * len(names)
-    elif style == "numeric":
-        marks = [f":{i + 1}" for i in range(len(names))]
-    elif style == "named":
-        marks = [f":{n}" for n in names]
-        rows = [dict(zip(names, row)) for row in rows]  # type: ignore[misc]
-    else:  # pyformat
-        marks = [f"%({n})s" for n in names]
-        rows = [dict(zip(names, row)) for row in rows]  # type: ignore[misc]
-    if rows:
-        connection.exec_driver_sql(sql_template.format(*marks), rows)  # type: ignore[arg-type]
-
 
 # ---------------------------------------------------------------- named agents
 
@@ -178,53 +152,55 @@ class TournamentKeys:
     agents: Sequence[tuple[str, str, str, str]]  # (label, type, parameters JSON, version)
 
 
-def save_results(database: Database, keys: TournamentKeys, results: Iterable[MatchOutcome]) -> None:
-    """Store a batch of played matches of one tournament in one transaction; a match stored already is left as it is."""
+class SprtStateValues(NamedTuple):
+    """A tournament's SPRT state as stored (see SprtStateRow): counted units, counts, LLR, decision, uncounted scores."""
+
+    units: int
+    counts: list[int]
+    llr: float
+    decision: str | None
+    pending: dict[int, float | None]
+
+
+def save_results(database: Database, keys: TournamentKeys, results: Iterable[MatchOutcome],
+                 sprt_state: SprtStateValues | None = None) -> None:  # fmt: skip
+    """Store a batch of played matches of one tournament in one transaction; a match stored already is left as it is.
+
+    `sprt_state`, the state of the tournament's SPRT after these matches, is written in the same transaction."""
     # In schedule order: concurrent writers of one tournament then take row locks in the same order
     # (on PostgreSQL, two runs resuming one tournament would otherwise deadlock on each other's rows).
     results = sorted(results, key=lambda r: r.schedule_index)
     if not results:
         return
-    now = utcnow().isoformat(sep=" ", timespec="microseconds")  # the driver gets plain text, as SQLAlchemy stores it
-    tid, game_id, game_version, game_params, agents = keys.tournament_id, keys.game_id, keys.game_version, keys.game_params, keys.agents
-    match_rows = [
-        (tid, r.schedule_index, game_id, game_version, game_params, r.seed, r.turns, r.reason, r.detail, r.moves, r.legal_counts,
-         r.duration, now, r.rounds, r.first_player, r.opening_plies)
-        for r in results
-    ]  # fmt: skip
-    seat_rows = [
-        (tid, r.schedule_index, seat, *agents[position], r.scores[seat], r.outcomes[seat], r.ranks[seat], r.think_times[seat], r.move_counts[seat],
-         r.network_times[seat] if r.network_times else None)
-        for r in results
-        for seat, position in enumerate(r.seating)
-    ]  # fmt: skip
+    insert = bulk.insert_postgresql if database.dialect == "postgresql" else bulk.insert_sqlite
 
     def write() -> None:
         with database.engine.begin() as connection:
-            # ON CONFLICT DO NOTHING (SQLite and PostgreSQL): two runs resuming one tournament store each match once.
-            _executemany(
-                connection,
-                'INSERT INTO matches (tournament_id, "index", game_id, game_version, game_params, seed, status, turns, '
-                "reason, detail, moves, legal_counts, duration, finished_at, rounds, first_player, opening_plies) "
-                "VALUES ({}, {}, {}, {}, {}, {}, 'done', {}, {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
-                ("tournament_id", "index", "game_id", "game_version", "game_params", "seed", "turns", "reason", "detail",
-                 "moves", "legal_counts", "duration", "finished_at", "rounds", "first_player", "opening_plies"),
-                match_rows,
-            )  # fmt: skip
-            _executemany(
-                connection,
-                "INSERT INTO match_seats (match_id, seat, agent, agent_type, agent_params, agent_version, score, outcome, "
-                'rank, think_time, moves, network_time) VALUES ((SELECT id FROM matches WHERE tournament_id = {} AND "index" = {}), '
-                "{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}) ON CONFLICT DO NOTHING",
-                ("tournament_id", "index", "seat", "agent", "agent_type", "agent_params", "agent_version", "score",
-                 "outcome", "rank", "think_time", "moves", "network_time"),
-                seat_rows,
-            )  # fmt: skip
+            insert(connection, keys, results)
             connection.execute(
-                update(Tournament).where(Tournament.id == tid).values(revision=Tournament.revision + 1)
+                update(Tournament).where(Tournament.id == keys.tournament_id).values(revision=Tournament.revision + 1)
             )
+            if sprt_state is not None:
+                connection.execute(_sprt_state_upsert(database, keys.tournament_id, sprt_state))
 
     retrying(write)
+
+
+def _sprt_state_upsert(database: Database, tournament_id: int, state: SprtStateValues) -> Any:
+    insert = postgresql_insert if database.dialect == "postgresql" else sqlite_insert
+    values = {"units": state.units, "counts": json.dumps(state.counts), "llr": state.llr, "decision": state.decision,
+              "pending": json.dumps({str(k): v for k, v in sorted(state.pending.items())}), "updated_at": utcnow()}  # fmt: skip
+    statement = insert(SprtStateRow).values(tournament_id=tournament_id, **values)
+    return statement.on_conflict_do_update(index_elements=[SprtStateRow.tournament_id], set_=values)
+
+
+def load_sprt_state(session: Session, tournament_id: int) -> SprtStateValues | None:
+    """The SPRT state a tournament's run last stored, or None (no --sprt, nothing played yet, or stored before 0010)."""
+    row = session.get(SprtStateRow, tournament_id)
+    if row is None:
+        return None
+    pending = {int(k): v for k, v in json.loads(row.pending).items()}
+    return SprtStateValues(row.units, list(json.loads(row.counts)), row.llr, row.decision, pending)
 
 
 def finish_tournament(database: Database, tournament_id: int) -> None:

@@ -46,6 +46,20 @@ def _run_shifts(k: int, step: int) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=None)
+def _observation_tables(rows: int, cols: int, player: int) -> tuple[np.ndarray, np.ndarray]:
+    """What `observation` reads a board through (two look-ups instead of a comparison per plane): which
+    planes (own, opponent, empty) a cell value (0 empty, 1 seat 0, 2 seat 1) sets, one column per value,
+    and the cells in observation order (top row first)."""
+    own, other = player + 1, 2 - player
+    planes = np.array([[value == own for value in range(3)], [value == other for value in range(3)],
+                       [value == 0 for value in range(3)]], dtype=np.float32)  # fmt: skip
+    top_first = np.arange(rows * cols).reshape(rows, cols)[::-1].reshape(-1).copy()
+    for table in (planes, top_first):
+        table.flags.writeable = False  # shared by every state
+    return planes, top_first
+
+
+@lru_cache(maxsize=None)
 def _win_checks(rows: int, k: int) -> tuple[tuple[int, ...], ...]:
     """For the four line directions (vertical, horizontal, both diagonals), the shifts of `_run_shifts`."""
     height = rows + 1
@@ -186,9 +200,9 @@ class ConnectFourState(arena.State):
 
     def observation(self, player: int) -> np.ndarray:
         """Planes (own discs, opponent discs, empty), rows x columns with the top row first."""
-        board = np.array(self.board).reshape(self.rows, self.cols)[::-1]
-        own, other = player + 1, 2 - player
-        return np.stack([board == own, board == other, board == 0]).astype(np.float32)
+        planes, top_first = _observation_tables(self.rows, self.cols, player)
+        cells = np.array(self.board, dtype=np.intp)[top_first]
+        return planes.take(cells, axis=1).reshape(3, self.rows, self.cols)
 
 
 class ConnectFour(arena.Game):

@@ -104,3 +104,43 @@ def test_resume_repeats_no_opening(tmp_path, arena_cli):
     assert len(cut) == 12 and cut == whole
     openings = Counter(tuple(decode_ints(r[2])[: r[3]]) + (r[1],) for r in cut)
     assert set(openings.values()) == {2}  # every opening (with its seed) played by exactly one pair
+
+
+def test_opening_plies_are_no_ones_think_time_and_not_turns(monkeypatch):
+    """On a clock that moves 100 s with each ply the game applies and 0.25 s with each agent's answer, a match with a
+    3-ply opening, a 5-turn limit and 1 s per move: each seat's think time is exactly its own answers' 0.25 s (the
+    opening's 300 s are nobody's, and no seat times out), and the 5 turns are the agents' own, after the opening."""
+    from types import SimpleNamespace
+
+    import arena.match
+    from tests.test_match import _setup
+
+    now = [0.0]
+    monkeypatch.setattr(arena.match, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    game, agents = _setup("forever", "random", "random")
+    opening_state = game.new_initial_state(11)
+    opening = []
+    for _ in range(3):
+        opening.append(opening_state.legal_actions()[0])
+        opening_state.apply(opening[-1])
+    new_initial_state = game.new_initial_state
+
+    def slow_plies(seed):
+        state = new_initial_state(seed)
+        apply = state.apply
+
+        def timed(action):
+            now[0] += 100.0
+            apply(action)
+
+        state.apply = timed
+        return state
+
+    monkeypatch.setattr(game, "new_initial_state", slow_plies)
+    for agent in agents:
+        monkeypatch.setattr(agent, "act", lambda state, act=agent.act: (now.__setitem__(0, now[0] + 0.25), act(state))[1])
+    result = arena.match.play_match(game, agents, seed=11, max_turns=5, time_per_move=1.0, opening=opening)
+    assert now[0] >= 8 * 100.0 + 5 * 0.25  # the clock did run: 3 opening plies + 5 turns applied (then replayed), 5 answers
+    # After 3 plies the second seat moves first: 3 answers to the first seat's 2.
+    assert (result.reason, result.turns, result.move_counts, result.first_player) == ("turn_limit", 5, [2, 3], 1)
+    assert result.think_times == [0.5, 0.75] and result.opening == opening and len(result.moves) == 5

@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -57,15 +58,23 @@ def _arena(db: Path | str, plugins: Path, env: dict[str, str], *args: str) -> No
 
 def test_local_ray_for_the_run_equals_one_local_worker(tmp_path):
     """No address: a Ray is started for the run (2 CPUs) and stopped after it; a loose-file plugin agent
-    (`center`, from --plugins-dir) reaches the workers with the job; results equal one local worker's."""
+    (`center`, from --plugins-dir) reaches the workers with the job; results equal one local worker's.
+    The tournament is adaptive, so it is played in parts (a first round, then batches chosen from the
+    stored results): one local Ray serves every part (one Ray session on disk, not one per part)."""
     db, plugins = tmp_path / "arena.db", _plugins(tmp_path)
-    home = str(tmp_path / "home")
-    env = {**os.environ, **ray_env(home)}
-    plain = ["run-tournament", "--game", "connect_four", "--agents", "random,greedy,center", "--rounds", "4", "--seed", "5", "--quiet"]
-    _arena(db, plugins, env, *plain, "--name", "local")
-    _arena(db, plugins, env, *plain, "--name", "ray", "--executor", "ray", "--workers", "2")
+    ray_tmp = tempfile.mkdtemp(prefix="arena-ray-", dir="/tmp")  # short: Ray's socket paths live under it
+    env = {**os.environ, **ray_env(str(tmp_path / "home")), "RAY_TMPDIR": ray_tmp}
+    adaptive = ["run-tournament", "--game", "connect_four", "--agents", "random,greedy,center", "--format", "adaptive",
+                "--budget", "40", "--seed", "5", "--quiet"]  # fmt: skip  (a first round of 3, then 16, 16 and 5)
+    try:
+        _arena(db, plugins, env, *adaptive, "--name", "local")
+        _arena(db, plugins, env, *adaptive, "--name", "ray", "--executor", "ray", "--workers", "2")
+        sessions = [path.name for path in Path(ray_tmp).glob("**/session_2*")]
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+    assert len(sessions) == 1, sessions
     arena = Arena(db)
-    assert _matches(arena, "ray") == _matches(arena, "local") and len(_matches(arena, "local")) == 12
+    assert _matches(arena, "ray") == _matches(arena, "local") and len(_matches(arena, "local")) == 40
 
 
 def test_bad_ray_options_are_one_line_exit_2(tmp_path):

@@ -5,6 +5,7 @@ import math
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import time
 
@@ -185,12 +186,17 @@ def test_an_interrupted_sprt_resumes_exactly(tmp_path, arena_cli):
     """Stopped part-way (the storage path of a kill: whatever was flushed stays), resumed: the same matches and the
     same decision at the same pair as an uninterrupted run."""
     def check_cut():
-        assert arena_cli.json("sprt", "cut")["decision"] == "continue"
+        report = arena_cli.json("sprt", "cut")
+        assert report["decision"] == "continue"
+        # The state the run stored with its matches is the one recomputed from them.
+        assert report["stored"] == {"units": report["pairs"], "counts": report["counts"], "llr": pytest.approx(report["llr"]),
+                                    "decision": None, "agrees": True}  # fmt: skip
 
     cut_and_whole(arena_cli.db_path, 7, check_cut, game="connect_four", agents="center,greedy", rounds=200, seed=4,
                   openings="random:3", sprt="elo0=0,elo1=20")  # fmt: skip
     cut, whole = arena_cli.json("sprt", "cut"), arena_cli.json("sprt", "whole")
     assert cut["decision"] in ("H0", "H1") and {**cut, "tournament": 0} == {**whole, "tournament": 0}
+    assert cut["stored"]["agrees"] and cut["stored"]["decision"] == cut["decision"]
     strip = lambda ms: [(m["index"], m["seed"], m["turns"], [s["outcome"] for s in m["seats"]]) for m in ms]
     assert strip(arena_cli.json("matches", "--tournament", "cut")) == strip(arena_cli.json("matches", "--tournament", "whole"))
 
@@ -213,7 +219,10 @@ def test_an_sprt_killed_with_kill_9_resumes_the_test_exactly(tmp_path):
     os.killpg(victim.pid, signal.SIGKILL)
     victim.wait()
     stored = _done(arena, "killed")
-    assert arena.json("sprt", "killed")["decision"] == "continue"
+    report = arena.json("sprt", "killed")
+    assert report["decision"] == "continue"
+    # Killed between two transactions: the state stored is that of the matches stored (none seen but not stored).
+    assert report["stored"] is None or (report["stored"]["agrees"] and report["stored"]["units"] == report["pairs"])
     subprocess.run([ARENA, "run-tournament", "--resume", "killed", "--quiet"], env=env, cwd=tmp_path, check=True,
                    capture_output=True)  # fmt: skip
     subprocess.run([ARENA, *args, "--name", "straight"], env=env, cwd=tmp_path, check=True, capture_output=True)
@@ -221,3 +230,35 @@ def test_an_sprt_killed_with_kill_9_resumes_the_test_exactly(tmp_path):
     assert 0 < stored < 2 * killed["pairs"], "killed part-way"
     assert {**killed, "tournament": 0} == {**straight, "tournament": 0}
     assert _matches(arena, "killed") == _matches(arena, "straight")
+
+
+def test_a_resumed_sprt_starts_from_its_stored_state(tmp_path, arena_cli):
+    """The resume reads the stored state, not the matches: a state saying H1 was accepted ends the run at once, and
+    `arena sprt`, which recomputes from the matches, reports and prints the disagreement."""
+
+    def decide_in_the_stored_state():
+        with sqlite3.connect(arena_cli.db_path) as c:
+            (tid,) = c.execute("select id from tournaments where name = 'cut'").fetchone()
+            assert c.execute("update sprt_states set decision = 'H1', llr = 9.5 where tournament_id = ?", (tid,)).rowcount == 1
+
+    cut_and_whole(arena_cli.db_path, 6, decide_in_the_stored_state, game="connect_four", agents="center,greedy", rounds=200,
+                  seed=4, openings="random:3", sprt="elo0=0,elo1=20")  # fmt: skip
+    cut, whole = arena_cli.json("sprt", "cut"), arena_cli.json("sprt", "whole")
+    assert cut["stored"] == {**cut["stored"], "decision": "H1", "llr": 9.5, "agrees": False}
+    assert cut["pairs"] < whole["pairs"] and cut["decision"] == "inconclusive"  # the resume played nothing more
+    assert len(arena_cli.json("matches", "--tournament", "cut")) < 8
+    printed = arena_cli("sprt", "cut")
+    assert "warning: the state the run stored" in printed.stdout and "LLR 9.50" in printed.stdout
+
+
+def test_the_stored_state_follows_every_flush_on_sqlite_and_postgresql(arena_db, monkeypatch):
+    """Stored after every match (each flush rewrites the one row), on both databases: it ends equal to the recomputed test."""
+    from arena import tournament
+
+    monkeypatch.setattr(tournament, "FLUSH_SECONDS", 0.0)
+    arena_db("run-tournament", "--game", "connect_four", "--agents", "random,greedy", "--sprt", "elo0=0,elo1=10",
+             "--openings", "random:2", "--rounds", "12", "--name", "flushed", "--quiet")  # fmt: skip
+    report = arena_db.json("sprt", "flushed")
+    assert report["stored"] == {"units": report["pairs"], "counts": report["counts"], "llr": pytest.approx(report["llr"]),
+                                "decision": report["decision"] if report["decision"] in ("H0", "H1") else None, "agrees": True}  # fmt: skip
+    assert report["pairs"] >= 3

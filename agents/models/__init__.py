@@ -9,6 +9,7 @@ tensor batched in, one value per action id out, an optional state value.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -69,13 +70,20 @@ def _cached(key: FileKey, device: str) -> Model:
 
 
 _fitted: set[tuple[FileKey, str, str, str, str, bool]] = set()
+#: Per game object, the (file, device, with_params) already found to fit it: a tournament makes an agent
+#: for every seat of every match with the same game, and its canonical parameters cost more than the rest.
+_fitted_games: weakref.WeakKeyDictionary[arena.Game, set[tuple[FileKey, str, bool]]] = weakref.WeakKeyDictionary()
 
 
 def model_for(key: FileKey, game: arena.Game, device: str = "cpu", with_params: bool = False) -> Model:
     """The network of file `key` on `device`, checked (once per file, device and game) to fit `game`."""
     model = _cached(key, device)
+    seen = _fitted_games.get(game)
+    if seen is not None and (key, device, with_params) in seen:
+        return model
     pair = (key, device, game.info.id, game.info.version, canonical(game.params), with_params)
     if pair not in _fitted:
         check_fits(model, game, with_params)
         _fitted.add(pair)
+    _fitted_games.setdefault(game, set()).add((key, device, with_params))
     return model

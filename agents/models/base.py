@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -17,6 +19,23 @@ METADATA_NAME = "arena.json"
 ONNX_METADATA_KEY = "arena"
 
 DEVICES = ("cpu", "cuda")
+
+#: Threads one network may use on the CPU (PyTorch's intra-op threads, ONNX Runtime's intra-op pool).
+THREADS_VARIABLE = "ARENA_MODEL_THREADS"
+
+
+def cpu_threads() -> int:
+    """$ARENA_MODEL_THREADS, else 1. Tournament workers already take a core each, and the networks games
+    are played with are small: more threads gain little even at batch 64, and on a busy machine their
+    spin-waiting made a forward pass several times slower (bench/models.py measures it)."""
+    text = os.environ.get(THREADS_VARIABLE, "1")
+    try:
+        threads = int(text)
+    except ValueError:
+        threads = 0
+    if threads < 1:
+        raise arena.ArenaError(f"${THREADS_VARIABLE} must be a whole number of at least 1, got {text!r}")
+    return threads
 
 
 class Model(ABC):
@@ -34,6 +53,15 @@ class Model(ABC):
         self.device = device
         self.metadata = metadata
         self.max_batch: int | None = None
+        self._inputs = threading.local()  # per thread: the array batches of observations are written into
+
+    def input_batch(self, rows: int, shape: tuple[int, ...]) -> np.ndarray:
+        """A float32 array [rows, *shape] to write a batch of observations into, then `run`: reused from
+        call to call (one per thread), so a step of interleaved matches allocates no input."""
+        buffer: np.ndarray | None = getattr(self._inputs, "buffer", None)
+        if buffer is None or buffer.shape[1:] != shape or len(buffer) < rows:
+            buffer = self._inputs.buffer = np.empty((max(rows, 0 if buffer is None else len(buffer)), *shape), dtype=np.float32)
+        return buffer[:rows]
 
     @abstractmethod
     def forward(self, batch: np.ndarray) -> Sequence[np.ndarray]:

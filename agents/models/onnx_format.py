@@ -8,7 +8,13 @@ from typing import Any
 import numpy as np
 
 import arena
-from agents.models.base import ONNX_METADATA_KEY, Model, first_line, parse_metadata
+from agents.models.base import (
+    ONNX_METADATA_KEY,
+    Model,
+    cpu_threads,
+    first_line,
+    parse_metadata,
+)
 from agents.models.sniff import ONNX
 
 
@@ -40,6 +46,10 @@ def load_onnx(path: str, device: str) -> OnnxModel:
         providers.insert(0, "CUDAExecutionProvider")
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3  # errors only: a refused file is reported in one line below
+    options.intra_op_num_threads = cpu_threads()
+    options.inter_op_num_threads = 1
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     try:
         with open(path, "rb") as handle:
             session = onnxruntime.InferenceSession(handle.read(), options, providers=providers)

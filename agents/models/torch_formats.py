@@ -12,7 +12,13 @@ from typing import Any
 import numpy as np
 
 import arena
-from agents.models.base import METADATA_NAME, Model, first_line, parse_metadata
+from agents.models.base import (
+    METADATA_NAME,
+    Model,
+    cpu_threads,
+    first_line,
+    parse_metadata,
+)
 from agents.models.sniff import TORCH_EXPORT, TORCHSCRIPT, sanitised_pt2
 
 
@@ -25,9 +31,14 @@ def _torch() -> Any:
 
 
 def torch_device(device: str) -> Any:
+    """The device, checked; on the CPU, PyTorch's threads set to `cpu_threads()` (a setting of the whole process)."""
     torch = _torch()
     if device == "cuda" and not torch.cuda.is_available():
         raise arena.ArenaError("device=cuda: this PyTorch sees no CUDA device (use device=cpu)")
+    if device == "cpu":
+        threads = cpu_threads()
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
     return torch.device(device)
 
 

@@ -7,6 +7,7 @@ so resume, determinism and forfeits do not depend on the executor.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Generator, Protocol, Sequence
 
 from arena.errors import ArenaError
@@ -27,6 +28,10 @@ class Executor(Protocol):
 
     def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Generator[MatchOutcome, None, None]:
         """Play every task once; yield each played match as soon as it is known."""
+        ...
+
+    def held(self) -> AbstractContextManager[None]:
+        """Within this block, what `results` sets up (a Ray connection) serves every call: one run, many parts."""
         ...
 
 

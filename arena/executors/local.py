@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import gc
 import multiprocessing
 import os
@@ -10,6 +11,7 @@ import sys
 import threading
 from concurrent.futures import InvalidStateError, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generator, Sequence
 
@@ -78,6 +80,9 @@ class LocalPool:
     @property
     def parallel(self) -> bool:
         return self.workers > 1
+
+    def held(self) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()  # a pool's workers are made for one part of the schedule (its Setup)
 
     def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Generator[MatchOutcome, None, None]:
         # Agents other than Arena's own play in a worker process even with one worker, unless isolated already:

@@ -23,7 +23,7 @@ import socket
 import sys
 import tempfile
 from collections.abc import Generator, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -101,25 +101,48 @@ def play_chunk(setup: Setup, key: str, chunk: list[MatchTask]) -> list[MatchOutc
 
 @dataclass
 class RayExecutor:
-    """Play on the Ray cluster at `address`, or on a Ray started for this run with `cpus` CPUs."""
+    """Play on the Ray cluster at `address`, or on a Ray started for this run with `cpus` CPUs.
+
+    Each `results` call connects to Ray (or starts it) and lets go at its end, unless it runs inside
+    `held()`: then the first call's connection serves every later one until the block ends (an
+    adaptive tournament plays its schedule in many parts: one Ray for the whole run, not one per part).
+    """
 
     address: str | None = None
     cpus: int = 1
     parallel: bool = True
+    _held: contextlib.ExitStack | None = field(default=None, init=False, repr=False)
+    _joined: tuple[str, ...] | None = field(default=None, init=False, repr=False)  # the held connection's plugins
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Keep the connection the first `results` call makes until the end of the block."""
+        with contextlib.ExitStack() as stack:
+            self._held = stack
+            try:
+                yield
+            finally:
+                self._held, self._joined = None, None
 
     def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Generator[MatchOutcome, None, None]:
         if not tasks:
             return
         ray = _import_ray()
-        with tempfile.TemporaryDirectory(prefix="arena-ray-plugins-") as staging:
-            # Ray uploads local directories only with the job (ray.init), then unpacks them once per node.
-            runtime_env = {"py_modules": [_stage(d, staging) for d in setup.plugins_dirs]} if setup.plugins_dirs else None
-            started = self._connect(ray, runtime_env)
-            try:
-                yield from self._send(ray, ray.remote(num_cpus=1, max_retries=2)(play_chunk), setup, tasks)
-            finally:
-                if started:
-                    ray.shutdown()
+        with contextlib.ExitStack() as own:
+            self._join(ray, setup.plugins_dirs, self._held if self._held is not None else own)
+            yield from self._send(ray, ray.remote(num_cpus=1, max_retries=2)(play_chunk), setup, tasks)
+
+    def _join(self, ray: Any, plugins_dirs: tuple[str, ...], stack: contextlib.ExitStack) -> None:
+        """Connect for this run unless the held connection (with these plugins) is still up; `stack` lets go of it."""
+        if self._joined == plugins_dirs and ray.is_initialized():
+            return
+        # Ray uploads local directories only with the job (ray.init), then unpacks them once per node.
+        staging = stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-ray-plugins-"))
+        runtime_env = {"py_modules": [_stage(d, staging) for d in plugins_dirs]} if plugins_dirs else None
+        if self._connect(ray, runtime_env):
+            stack.callback(ray.shutdown)  # before the staged copies go (last in, first out)
+        if stack is self._held:
+            self._joined = plugins_dirs
 
     def _connect(self, ray: Any, runtime_env: dict[str, Any] | None) -> bool:
         """Connect (or start a local Ray); True when this run owns the Ray session and must shut it down."""

@@ -5,21 +5,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from arena.library.storage import Database
+from arena.library.storage import Database, DataVersion
 from arena.plugins import Registry
 from arena.remote.hub import HUB_ENV, Hub
 from arena.server import errors
+from arena.server.answers import Answers, FastAnswers
 from arena.server.deps import read_access
 from arena.server.play import Tables
+from arena.server.request_log import RequestLines, RequestLog
 from arena.server.routes import (
     agents,
     bots,
@@ -44,33 +44,6 @@ ROUTERS: list[APIRouter] = [games.router, agents.router, tournaments.router, res
 OPEN_ROUTERS: list[APIRouter] = [bots.socket_router, play.signin_router]
 
 
-class RequestLog:
-    """One log line per request: method, path, status, milliseconds (pure ASGI: no per-request task)."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        start = time.perf_counter()
-        status = [500]
-
-        async def capture(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                status[0] = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, capture)
-        finally:
-            query = scope.get("query_string", b"").decode("latin-1")
-            path = scope["path"] + (f"?{query}" if query else "")
-            client = scope.get("client") or ("-", 0)
-            log.info('%s "%s %s" %s %.1fms', client[0], scope["method"], path, status[0], (time.perf_counter() - start) * 1000)
-
-
 def create_app(database: Database, registry: Registry, settings: Settings | None = None,
                routers: Sequence[APIRouter] | None = None) -> FastAPI:  # fmt: skip
     """The app over one database and plugin registry; with `settings.workers` > 0 it plays the queue while it runs."""
@@ -78,6 +51,7 @@ def create_app(database: Database, registry: Registry, settings: Settings | None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        flusher = asyncio.create_task(lines.flush_every())
         # The pull bots' hub: the processes that play (spawned below, or a test's drain) find it in the environment.
         hub = app.state.bot_hub = Hub()
         before = os.environ.get(HUB_ENV)
@@ -94,6 +68,9 @@ def create_app(database: Database, registry: Registry, settings: Settings | None
                 await asyncio.get_running_loop().run_in_executor(None, runner.close)
             await tables.close()
             await hub.close()
+            app.state.answers.version.close()
+            flusher.cancel()
+            lines.flush()
             if before is None:
                 os.environ.pop(HUB_ENV, None)
             else:
@@ -104,11 +81,15 @@ def create_app(database: Database, registry: Registry, settings: Settings | None
                               "matrices, statistics and replays. The shapes are those of `arena ... --json`. "
                               "Writes need `Authorization: Bearer TOKEN` (`arena tokens create NAME`).")  # fmt: skip
     app.state.database, app.state.registry, app.state.settings = database, registry, settings
+    answers = app.state.answers = Answers(DataVersion(database))
     errors.install(app)
     for router in ROUTERS if routers is None else routers:
         app.include_router(router, dependencies=[Depends(read_access)])
     for router in OPEN_ROUTERS if routers is None else ():
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    app.add_middleware(RequestLog)
+    if not settings.private:
+        app.add_middleware(FastAnswers, answers=answers)
+    lines = app.state.request_lines = RequestLines()
+    app.add_middleware(RequestLog, lines=lines)  # the outermost: it logs the fast answers too
     return app

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
+from starlette.concurrency import run_in_threadpool
 
 from arena.library import tokens
 from arena.library.storage import Database
@@ -19,15 +20,15 @@ from arena.server.settings import Settings
 BEARER = "bearer "
 
 
-def get_database(request: Request) -> Database:
+async def get_database(request: Request) -> Database:
     return request.app.state.database
 
 
-def get_registry(request: Request) -> Registry:
+async def get_registry(request: Request) -> Registry:
     return request.app.state.registry
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
@@ -64,10 +65,11 @@ def require_token(kind: str | None = "user") -> Callable[[Request], tokens.Holde
     return dependency
 
 
-def read_access(request: Request) -> None:
-    """Reads are public unless the server is private; then any valid token may read."""
+async def read_access(request: Request) -> None:
+    """Reads are public unless the server is private; then any valid token may read (checked in the threadpool:
+    the public case costs no thread hop)."""
     if request.app.state.settings.private:
-        check_token(request.app.state.database, presented_token(request), None)
+        await run_in_threadpool(check_token, request.app.state.database, presented_token(request), None)
 
 
 Writer = Annotated[tokens.Holder, Depends(require_token("user"))]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from arena.library import analysis
+from arena.server.answers import Answers
 from arena.server.deps import DatabaseDep, RegistryDep
 from arena.server.reply import reply
 
@@ -19,45 +18,26 @@ TournamentQ = Annotated[str | None, Query(description="Tournament id or name (de
 GameQ = Annotated[str | None, Query(description="Every tournament's matches of this game spec.", max_length=500)]
 
 
-#: Serialized answers by request, with the data fingerprint they were computed at: a repeated request for
-#: unchanged data costs one fingerprint query. Any stored batch changes the fingerprint. Bounded.
-_answers: dict[tuple, tuple[str, Response]] = {}
-_ANSWERS_MAX = 512
-
-
-_computing: dict[tuple, threading.Lock] = {}
-
-
-def _memo(key: tuple, selection: analysis.Selection, compute: Callable[[], Any]) -> Response:
-    """The answer for `key` at the selection's fingerprint; requests arriving while it is computed wait for that
-    one computation instead of each repeating it (after every stored batch, many clients ask at once)."""
-    hit = _answers.get(key)
-    if hit is not None and hit[0] == selection.fingerprint:
-        return hit[1]
-    with _computing.setdefault(key, threading.Lock()):
-        hit = _answers.get(key)
-        if hit is not None and hit[0] == selection.fingerprint:
-            return hit[1]
-        response = reply(compute())
-        if len(_answers) >= _ANSWERS_MAX:
-            _answers.clear()
-        _answers[key] = (selection.fingerprint, response)
-    return response
+def answers(request: Request) -> Answers:
+    return request.app.state.answers
 
 
 @router.get("/leaderboard", summary="`arena leaderboard --json`")
-def leaderboard(database: DatabaseDep, registry: RegistryDep, tournament: TournamentQ = None, game: GameQ = None,
-                system: Literal["bt", "elo", "trueskill"] = "bt") -> Response:  # fmt: skip
-    selection = analysis.select(database, registry, tournament, game)
-    return _memo((database.url, "leaderboard", selection.key, system), selection,
-                 lambda: analysis.leaderboard_of(database, selection, system))  # fmt: skip
+async def leaderboard(request: Request, tournament: TournamentQ = None, game: GameQ = None,
+                      system: Literal["bt", "elo", "trueskill"] = "bt") -> Response:  # fmt: skip
+    database, registry = request.app.state.database, request.app.state.registry
+    return await answers(request).get(request, ("leaderboard", tournament, game, system),
+                                      lambda: analysis.select(database, registry, tournament, game),
+                                      lambda selection: reply(analysis.leaderboard_of(database, selection, system)))  # fmt: skip
 
 
 @router.get("/matrix", summary="`arena matrix --kind K --json`")
-def matrix(database: DatabaseDep, registry: RegistryDep, tournament: TournamentQ = None, game: GameQ = None,
-           kind: Literal["net-wins", "win-rate", "games", "avg-turns"] = "net-wins") -> Response:  # fmt: skip
-    selection = analysis.select(database, registry, tournament, game)
-    return _memo((database.url, "matrix", selection.key, kind), selection, lambda: analysis.matrix_of(database, selection, kind))
+async def matrix(request: Request, tournament: TournamentQ = None, game: GameQ = None,
+                 kind: Literal["net-wins", "win-rate", "games", "avg-turns"] = "net-wins") -> Response:  # fmt: skip
+    database, registry = request.app.state.database, request.app.state.registry
+    return await answers(request).get(request, ("matrix", tournament, game, kind),
+                                      lambda: analysis.select(database, registry, tournament, game),
+                                      lambda selection: reply(analysis.matrix_of(database, selection, kind)))  # fmt: skip
 
 
 @router.get("/stats", summary="`arena stats --json`")
