@@ -397,7 +397,7 @@ class IncanGoldState(SampledViews, arena.State):
             "deck_size": len(self.deck), "deck": sorted(card_name(c) for c in self.deck),
             "removed": sorted(card_name(c) for c in self.removed),
             "chosen": [c is not None for c in self.choices],
-            "my_choice": None if self.choices[player] is None else self.action_to_string(self.choices[player]),
+            "my_choice": None if (mine := self.choices[player]) is None else self.action_to_string(mine),
             "last_choices": None if last is None else [None if c is None else self.action_to_string(c) for c in last.choices],
             "gems": list(self.gems), "artifact_points": list(self.artifact_points),
             "last_turn": None if last is None else _record_json(last),
