@@ -1,6 +1,6 @@
 """Beyond one machine: Ray against the local pool on the same cores, PostgreSQL against SQLite.
 
-    .venv/bin/python bench/scale.py [--matches 40] [--storage-matches 20000] [--postgres URL] [--skip-ray] [--skip-storage]
+    .venv/bin/python bench/scale.py [--matches 200] [--storage-matches 20000] [--postgres URL] [--skip-ray] [--skip-storage]
 
 - Ray: a connect four tournament of `mcts:simulations=200` agents played with the local pool (1
   and 2 workers) and with Ray on the same 2 cores: a local Ray of 2 CPUs, and a cluster of two
@@ -170,7 +170,7 @@ def storage(matches: int, postgres: str | None, tmp: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--matches", type=int, default=40, help="matches of the mcts tournament")
+    parser.add_argument("--matches", type=int, default=200, help="matches of the mcts tournament (40 mostly measures the first tasks warming Ray up)")
     parser.add_argument("--storage-matches", type=int, default=20000, help="matches of the random tournament")
     parser.add_argument("--postgres", default=os.environ.get("ARENA_TEST_POSTGRES_URL"), help="a PostgreSQL server's URL")
     parser.add_argument("--skip-ray", action="store_true")
