@@ -71,6 +71,9 @@ class Answers:
             if len(self._answers) >= self.limit or len(self._requests) >= 4 * self.limit:
                 self._answers.clear()
                 self._requests.clear()
+                # the locks too: one per key ever asked would grow without bound (a request still waiting on a
+                # dropped lock at worst computes its answer once more)
+                self._computing.clear()
             self._answers[key] = (version, fingerprint, response)
             return response
 
