@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from arena import ladder
 from arena.adaptive import all_pairs, choose_batch, inverse_probability_weights
 from arena.errors import ArenaError
 from arena.ratings import (
@@ -35,15 +36,18 @@ from db.session import Database
 BATCH = 16
 
 
-def adaptive_settings(budget: int | None, num_agents: int, players: int, set_size: int) -> dict[str, Any]:
-    """The settings entry of a new adaptive tournament whose first round has every pair once (as a set)."""
+def adaptive_settings(budget: int | None, num_agents: int, players: int, set_size: int,
+                      format: str = "adaptive") -> dict[str, Any]:  # fmt: skip
+    """The settings entry of a new adaptive tournament whose first round has every pair once (as a set).
+
+    A ladder (arena.ladder) may have no budget: it plays until cancelled."""
     if players != 2:
-        raise ArenaError("--format adaptive is for two-player games")
+        raise ArenaError(f"--format {format} is for two-player games")
     pairs = len(all_pairs(num_agents))
     initial = pairs * set_size
-    if budget is None:
+    if budget is None and format != "ladder":
         raise ArenaError("--format adaptive needs --budget MATCHES")
-    if budget < initial:
+    if budget is not None and budget < initial:
         raise ArenaError(f"--budget must be at least {initial} (a first round of every pair), got {budget}")
     return {"budget": budget, "batch": BATCH, "probabilities": [1.0 / pairs] * initial}
 
@@ -67,7 +71,8 @@ def cells_of(records: Iterable[MatchRecord], labels: Sequence[str]) -> dict[tupl
 def next_batch(entry: Mapping[str, Any], labels: Sequence[str], records: Iterable[MatchRecord], seed: int,
                scheduled: int, set_size: int) -> tuple[list[Table], list[float]] | None:  # fmt: skip
     """The next tables and their selection probabilities, or None when the budget is spent."""
-    units = min(int(entry["batch"]), (int(entry["budget"]) - scheduled) // set_size)
+    budget = entry["budget"]
+    units = int(entry["batch"]) if budget is None else min(int(entry["batch"]), (int(budget) - scheduled) // set_size)
     if units <= 0:
         return None
     records = list(records)
@@ -102,7 +107,8 @@ def pair_lengths(records: Sequence[MatchRecord], labels: Sequence[str]) -> list[
 
 
 def extend(database: Database, tournament_id: int) -> bool:
-    """Append the next batch to an adaptive tournament whose scheduled matches are all stored; False when none."""
+    """Append the next batch to an adaptive tournament (or a ladder) whose scheduled matches are all stored;
+    False when none: the budget is spent, or a ladder without budget is settled and nobody waits to join."""
     with database.session() as session:
         tournament = queries.find_tournament(session, tournament_id)
         if tournament is None:
@@ -116,11 +122,22 @@ def extend(database: Database, tournament_id: int) -> bool:
             return False  # play stopped before the batch was done: --resume finishes it first
         tables = decode_schedule(tournament.schedule, tournament.players)
         seed, scheduled = tournament.seed, tournament.scheduled
+        joins = queries.ladder_joins(session, tournament.id) if settings["format"] == ladder.FORMAT else []
     labels = [agent["label"] for agent in settings["agents"]]
-    batch = next_batch(entry, labels, records, seed, scheduled, settings.get("set_size", 1))
-    if batch is None:
-        return False
-    new_tables, probabilities = batch
+    set_size = settings.get("set_size", 1)
+    waiting = [agent for label, agent in joins if label not in set(labels)]
+    if waiting:  # newcomers, in join order: admitted with their entry round (arena.ladder)
+        new_tables = ladder.entry_round(len(labels), len(labels) + len(waiting), set_size)
+        probabilities = ladder.entry_probabilities(len(labels) + len(waiting), len(new_tables))
+        settings["agents"] = list(settings["agents"]) + waiting
+        settings.setdefault("ladder", {"joins": []})["joins"] += [{"agent": agent["label"], "at": scheduled} for agent in waiting]
+    else:
+        if settings["format"] == ladder.FORMAT and entry["budget"] is None and ladder.settled(len(labels), cells_of(records, labels)):
+            return False  # idle until an agent joins
+        batch = next_batch(entry, labels, records, seed, scheduled, set_size)
+        if batch is None:
+            return False
+        new_tables, probabilities = batch
     entry["probabilities"] = list(entry["probabilities"]) + probabilities
     tables += new_tables
     queries.extend_schedule(database, tournament_id, encode_schedule(tables), len(tables), settings)

@@ -17,6 +17,7 @@ from arena.errors import ArenaError
 from arena.executors import EXECUTORS, make_executor
 from arena.leaderboard import SYSTEMS, distinct_warning
 from arena.library import analysis, catalog
+from arena.library import ladders as ladders_library
 from arena.library import matches as matches_library
 from arena.library import tournaments as tournaments_library
 from arena.library.storage import HEAD_REVISION, Database, StorageError, database_status, open_database
@@ -313,7 +314,8 @@ class _Progress:
 @click.option("--name", default=None, help="A unique name for the tournament.")
 @click.option("--format", "format_", type=click.Choice(tournament.FORMATS), default="round-robin", show_default=True)
 @click.option("--challenger", default=None, help="With --format gauntlet: the agent that plays all others.")
-@click.option("--budget", type=int, default=None, metavar="MATCHES", help="With --format adaptive: matches in all (a first round, then the most informative pairs).")
+@click.option("--budget", type=int, default=None, metavar="MATCHES",
+              help="With --format adaptive: matches in all (a first round, then the most informative pairs); optional for a ladder.")
 @click.option("--players", type=int, default=None, help="Seats per match for games of more than two players.")
 @click.option("--openings", default=None, metavar="random:N|FILE",
               help="Start each set of matches (a pair, seats swapped; N players: every seating) from an opening: N random plies, or one line of FILE.")
@@ -331,13 +333,14 @@ class _Progress:
               help="Milliseconds of round trip a remote agent gets on top of --time-per-move.")
 @click.option("--concurrent-matches", "concurrent", type=int, default=1, show_default=True, metavar="N",
               help="Matches played at once in each worker, networks' decisions batched into one forward pass.")
+@click.option("--queue", is_flag=True, help="Only write the tournament, queued: `arena serve` on this database plays it.")
 @click.option("--quiet", is_flag=True, help="No progress bar and no leaderboard at the end.")
 @_common
 def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None, rounds: int | None, seed: int,
                    max_turns: int, time_per_move: float | None, name: str | None, format_: str, challenger: str | None,
                    budget: int | None, players: int | None, openings: str | None, sprt_text: str | None, workers: str,
                    executor: str, ray_address: str | None, resume: str | None, isolate: bool, memory_limit: int | None,
-                   trust_agents: bool, network_allowance: float, concurrent: int, quiet: bool) -> None:  # fmt: skip
+                   trust_agents: bool, network_allowance: float, concurrent: int, queue: bool, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
     n_workers = _workers(workers)
@@ -347,8 +350,8 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     if concurrent < 1:
         raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
     if resume is not None:
-        if game_spec or agents_text:
-            raise ArenaError("--resume takes the tournament's own settings; do not give --game or --agents")
+        if game_spec or agents_text or queue:
+            raise ArenaError("--resume takes the tournament's own settings; do not give --game, --agents or --queue")
         database = ctx.database(create=False)
         tournament_id = tournaments_library.one(database, resume)["id"]
     else:
@@ -365,7 +368,10 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         if not database_exists(ctx.db_url):
             tournament.prepare(registry, None, request)  # bad input must not leave a new, empty database file
         database = ctx.database()
-        tournament_id = tournament.create(registry, database, request)
+        tournament_id = tournament.create(registry, database, request, status="queued" if queue else "running")
+        if queue:
+            click.echo(f"tournament {tournament_id}: queued", err=True)
+            return
     with _Progress(sys.stderr.isatty() and not quiet) as progress:
         log = None if quiet else functools.partial(click.echo, err=True)
         played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit,
@@ -455,11 +461,15 @@ def play_command(ctx: Context, game_spec: str, against: str, seat: int, name: st
                f"`arena leaderboard --game {game_spec}` rates it with every other match of the game")  # fmt: skip
 
 
-@cli.command("tournaments")
+@cli.group("tournaments", invoke_without_command=True)
 @_common
 @_output_options()
 def tournaments_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
-    """List tournaments: game with its parameters, agents, format, rounds, status, progress, start time."""
+    """List tournaments: game with its parameters, agents, format, rounds, status, progress, start time.
+
+    `arena tournaments join LADDER AGENT` adds an agent to a ladder; `arena tournaments cancel ID|NAME` stops one."""
+    if click.get_current_context().invoked_subcommand is not None:
+        return
     rows = tournaments_library.listing(ctx.database(create=False))
     if as_json:
         print_json(rows)
@@ -474,6 +484,35 @@ def tournaments_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
     print_table("Tournaments", TOURNAMENT_COLUMNS, table,
                 fit=[Shorten("agents", 24), Shorten("game", 20), Shorten("name", 12), Shorten("agents", 14), Drop("rounds"),
                      Drop("format"), Shorten("agents", 10), Drop("started"), Shorten("name", 6), Shorten("game", 12)])  # fmt: skip
+
+
+@tournaments_command.command("join")
+@click.argument("ladder_key", metavar="LADDER")
+@click.argument("agent")
+@_common
+@_output_options(csv=False)
+def tournaments_join(ctx: Context, ladder_key: str, agent: str, as_json: bool) -> None:
+    """Add AGENT (a spec or a named agent) to a ladder: it plays the field at the ladder's next batch."""
+    joined = ladders_library.join(ctx.registry(), ctx.database(create=False), ladder_key, agent)
+    _json_or_line(joined, as_json, f"ladder {joined['id']}: {', '.join(joined['joining'])} will join at its next batch "
+                                   f"({len(joined['agents'])} agents play now)")  # fmt: skip
+
+
+@tournaments_command.command("cancel")
+@click.argument("tournament_key", metavar="ID|NAME")
+@_common
+@_output_options(csv=False)
+def tournaments_cancel(ctx: Context, tournament_key: str, as_json: bool) -> None:
+    """Cancel a queued or running tournament or ladder: whoever plays it stops (a ladder at its next batch)."""
+    row = tournaments_library.cancel(ctx.database(create=False), tournament_key)
+    _json_or_line(row, as_json, f"tournament {row['id']}: {row['status']} ({row['done']}/{row['matches']} matches played)")
+
+
+def _json_or_line(data: Any, as_json: bool, line: str) -> None:
+    if as_json:
+        print_json(data)
+    else:
+        click.echo(line)
 
 
 # ---------------------------------------------------------------- queries

@@ -19,6 +19,7 @@ from arena.isolation import AgentProcess, IsolatedAgent, watch
 from arena.errors import ArenaError
 from arena.executors import Executor
 from arena.heap import frozen_heap
+from arena.ladder import FORMAT as LADDER, IDLE_SECONDS
 from arena.interleave import batch_flags, play_interleaved
 from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, encode_ints, match_steps, play_match
 from arena.params import canonical, parse_spec
@@ -31,7 +32,7 @@ from db import queries
 from db.models import Tournament
 from db.session import Database
 
-FORMATS = ("round-robin", "gauntlet", "adaptive")
+FORMATS = ("round-robin", "gauntlet", "adaptive", "ladder")
 #: The most matches one tournament may schedule (the schedule is written whole before play starts).
 MAX_SCHEDULED = 10_000_000
 #: Seeds are stored as 64-bit integers.
@@ -67,7 +68,7 @@ class TournamentRequest:
     openings: str | None = None  # random:N or a file of openings (arena.openings)
     network_allowance: float = DEFAULT_NETWORK_ALLOWANCE  # seconds remote agents get on top of time_per_move
     sprt: str | None = None  # elo0=..,elo1=..[,alpha,beta,model]: stop once B (the second agent) is judged (arena.sprt)
-    budget: int | None = None  # --format adaptive: matches in all (arena.adaptive_run)
+    budget: int | None = None  # --format adaptive (or ladder, optional): matches in all (arena.adaptive_run)
 
 
 def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
@@ -88,6 +89,18 @@ def game_with_players(registry: Registry, spec_text: str, players: int | None) -
                 raise ArenaError("--players and the game's players parameter disagree")
             params["players"] = str(players)
     return game_cls(**params)
+
+
+def named_agents(session: Any) -> Callable[[str], dict[str, Any] | None]:
+    """`lookup(name)` for arena.agents.resolve_all: a named agent stored in the database (None: no session, or no such name)."""
+
+    def lookup(name: str) -> dict[str, Any] | None:
+        row = queries.get_named_agent(session, name) if session is not None else None
+        if row is None:
+            return None
+        return {"type": row.type, "params": json.loads(row.params), "game": row.game, "checkpoint": row.checkpoint}
+
+    return lookup
 
 
 def prepare(registry: Registry, database: Database | None, request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[Table], dict[str, Any]]:
@@ -113,13 +126,7 @@ def prepare(registry: Registry, database: Database | None, request: TournamentRe
             raise ArenaError(f"a tournament named '{request.name}' exists already (use --resume to finish it)")
         if request.name is not None and request.name.isdigit():
             raise ArenaError("a tournament name cannot be a number (numbers are tournament ids)")
-
-        def lookup(name: str) -> dict[str, Any] | None:
-            row = queries.get_named_agent(session, name) if session is not None else None
-            if row is None:
-                return None
-            return {"type": row.type, "params": json.loads(row.params), "game": row.game, "checkpoint": row.checkpoint}
-
+        lookup = named_agents(session)
         agents_text = request.agents
         if request.format == "gauntlet":
             if not request.challenger:
@@ -133,7 +140,7 @@ def prepare(registry: Registry, database: Database | None, request: TournamentRe
         if players != 2:
             raise ArenaError("the gauntlet format is for two-player games")
         schedule: Callable[[int], list[Table]] = lambda rounds: gauntlet(len(entries), rounds)  # noqa: E731
-    elif request.format == "adaptive":  # a first round; the rest is chosen as results come (arena.adaptive_run)
+    elif request.format in ("adaptive", "ladder"):  # a first round; the rest is chosen as results come (arena.adaptive_run)
         first = round_robin_sets(len(entries), 1, players) if request.openings is not None else round_robin(len(entries), 1, players)
         schedule = lambda rounds: first  # noqa: E731
     elif request.openings is not None:
@@ -157,10 +164,10 @@ def prepare(registry: Registry, database: Database | None, request: TournamentRe
         set_size = 2 if request.format == "gauntlet" else players
         check_file_openings(game, openings, [derive_seed(request.seed, start) for start in range(0, len(tables), set_size)])
         settings.update(openings=openings, set_size=set_size)
-    if request.format == "adaptive":
-        settings["adaptive"] = adaptive_settings(request.budget, len(entries), players, settings.get("set_size", 1))
+    if request.format in ("adaptive", "ladder"):
+        settings["adaptive"] = adaptive_settings(request.budget, len(entries), players, settings.get("set_size", 1), request.format)
     elif request.budget is not None:
-        raise ArenaError("--budget is only for --format adaptive")
+        raise ArenaError("--budget is only for --format adaptive or ladder")
     if request.sprt is not None:
         if request.format != "round-robin":
             raise ArenaError("--sprt plays the round-robin of two agents (A,B); leave out --format")
@@ -332,7 +339,7 @@ def play(
     database: Database, registry: Registry, tournament_id: int, workers: int = 1, progress: Progress | None = None,
     plugins_dirs: Sequence[str] = (), isolate: bool = False, memory_limit: int | None = None,
     concurrent: int = 1, notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None,
-    executor: Executor | None = None, trust_agents: bool = False,
+    executor: Executor | None = None, trust_agents: bool = False, idle: Callable[[float], None] | None = None,
 ) -> int:  # fmt: skip
     """Play every pending match of the tournament; returns how many were played.
 
@@ -343,7 +350,10 @@ def play(
     worker and batches their networks' decisions (arena.interleave); isolated agents answer one by
     one from their own processes, so then matches are played one at a time and `notify` is told why.
     A tournament run as an SPRT stops at the match that decides the test (in schedule order),
-    reporting each step to `log`; an adaptive tournament grows batch by batch.
+    reporting each step to `log`; an adaptive tournament grows batch by batch. A ladder (arena.ladder)
+    admits the agents that joined at each batch boundary and plays until its budget, or until it is
+    cancelled; settled without a budget, it calls `idle(seconds)` (default: sleep) between looks for
+    joins; `idle` may raise to stop (the server's queue worker does, when it is stopped or loses its claim).
     """
     if concurrent < 1:
         raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
@@ -355,9 +365,27 @@ def play(
         args = (database, registry, tournament_id, executor, progress, plugins_dirs, isolate, memory_limit, concurrent, notify, log,
                 trust_agents)  # fmt: skip
         played = _play(*args)
-        while extend(database, tournament_id):  # an adaptive tournament: its next batch, chosen from the results
-            played += _play(*args)
+        while True:
+            cancelled, open_ladder = _state(database, tournament_id)
+            if cancelled:
+                break
+            if extend(database, tournament_id):  # an adaptive tournament or a ladder: its next batch, chosen from the results
+                played += _play(*args)
+            elif not open_ladder:
+                break
+            else:  # a ladder that is settled and has no budget: wait for an agent to join (or a cancel)
+                (idle or time.sleep)(IDLE_SECONDS)
+        queries.finish_tournament(database, tournament_id)
         return played
+
+
+def _state(database: Database, tournament_id: int) -> tuple[bool, bool]:
+    """(cancelled, a ladder without budget): a ladder goes on until cancelled, or until its budget is spent."""
+    with database.session() as session:
+        found = queries.find_tournament(session, tournament_id)
+        if found is None or found.status == "cancelled":
+            return True, False
+        return False, found.format == LADDER and json.loads(found.settings)["adaptive"]["budget"] is None
 
 
 def sprt_state(monitor: SprtMonitor | None) -> queries.SprtStateValues | None:
@@ -447,5 +475,4 @@ def _play(
         outcomes.close()  # play stopped early (decided, or progress raised): no further matches start
         # Whatever was played is kept, even when play stops early: --resume plays only the rest.
         queries.save_results(database, keys, buffer, sprt_state(monitor))
-    queries.finish_tournament(database, tournament_id)
     return done - len(played)

@@ -151,3 +151,16 @@ class SprtStateRow(Base):
     decision: Mapped[str | None] = mapped_column(String(10))  # H0 | H1 | None (going on)
     pending: Mapped[str] = mapped_column(Text)  # JSON {schedule index: B's score or null}: stored, not yet counted
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class LadderJoin(Base):
+    """An agent that asked to join a running ladder, in join order (id); admitted at the ladder's next batch boundary."""
+
+    __tablename__ = "ladder_joins"
+    __table_args__ = (UniqueConstraint("tournament_id", "label", name="uq_ladder_join"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    label: Mapped[str] = mapped_column(String(300))
+    entry: Mapped[str] = mapped_column(Text)  # JSON: the agent's entry as settings["agents"] holds it (AgentEntry.to_json)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

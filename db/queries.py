@@ -10,10 +10,11 @@ from typing import Any, NamedTuple
 from sqlalchemy import delete, func, literal, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from db import bulk
-from db.models import CacheEntry, Match, MatchSeat, NamedAgent, SprtStateRow, Tournament, utcnow
+from db.models import CacheEntry, LadderJoin, Match, MatchSeat, NamedAgent, SprtStateRow, Tournament, utcnow
 from db.records import MatchRecord, SeatRecord
 from db.session import Database, retrying
 
@@ -67,18 +68,42 @@ def create_tournament(
 
 
 def extend_schedule(database: Database, tournament_id: int, schedule: bytes, scheduled: int, settings: dict[str, Any]) -> None:
-    """Replace a growing (adaptive) tournament's schedule and settings; it is running again until played."""
+    """Replace a growing (adaptive) tournament's schedule and settings; it is running again until played.
+
+    A tournament cancelled meanwhile stays cancelled, and keeps its schedule."""
 
     def write() -> None:
         with database.engine.begin() as connection:
             connection.execute(
-                update(Tournament).where(Tournament.id == tournament_id).values(
+                update(Tournament).where(Tournament.id == tournament_id, Tournament.status != "cancelled").values(
                     schedule=schedule, scheduled=scheduled, settings=json.dumps(settings, sort_keys=True),
                     status="running", finished_at=None,
                 )
             )  # fmt: skip
 
     retrying(write)
+
+
+def add_ladder_join(database: Database, tournament_id: int, label: str, entry: dict[str, Any]) -> bool:
+    """Queue an agent to join a ladder (admitted at its next batch boundary); False if that label waits already."""
+
+    def write() -> bool:
+        try:
+            with database.session() as session, session.begin():
+                session.add(LadderJoin(tournament_id=tournament_id, label=label, entry=json.dumps(entry, sort_keys=True)))
+            return True
+        except IntegrityError:
+            return False
+
+    return retrying(write)
+
+
+def ladder_joins(session: Session, tournament_id: int) -> list[tuple[str, dict[str, Any]]]:
+    """Every join of a ladder, in join order: (label, entry), admitted or still waiting."""
+    rows = session.execute(
+        select(LadderJoin.label, LadderJoin.entry).where(LadderJoin.tournament_id == tournament_id).order_by(LadderJoin.id)
+    )
+    return [(label, json.loads(entry)) for label, entry in rows]
 
 
 def find_tournament(session: Session, key: str | int) -> Tournament | None:

@@ -43,6 +43,7 @@ def submit(
     registry: Registry, database: Database, *, game: str, agents: Sequence[str] | str, rounds: int = 1, seed: int = 0,
     max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None, name: str | None = None,
     format: str = "round-robin", challenger: str | None = None, players: int | None = None, openings: str | None = None,
+    budget: int | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Validate a tournament exactly as `arena run-tournament` does and queue it for `arena serve`."""
     text = agents if isinstance(agents, str) else ",".join(agents)
@@ -50,7 +51,7 @@ def submit(
         raise ArenaError("agents: give at least two agents")
     request = tournaments.TournamentRequest(
         game=game, agents=text, rounds=rounds, seed=seed, max_turns=max_turns, time_per_move=time_per_move,
-        name=name, format=format, challenger=challenger, players=players, openings=openings,
+        name=name, format=format, challenger=challenger, players=players, openings=openings, budget=budget,
     )  # fmt: skip
     tournament_id = tournaments.create(registry, database, request, status="queued")
     return one(database, tournament_id)

@@ -18,7 +18,7 @@ from arena.library.storage import StorageError
 log = logging.getLogger("arena.server")
 
 #: Fields of the API's bodies and queries, looked for in a library message to say which one is wrong.
-FIELDS = ("openings", "players", "rounds", "seed", "max_turns", "time_per_move", "challenger", "format", "name", "game", "agents",
+FIELDS = ("openings", "budget", "players", "rounds", "seed", "max_turns", "time_per_move", "challenger", "format", "name", "game", "agents",
           "tournament", "system", "kind", "agent", "limit", "offset", "type", "params", "checkpoint")  # fmt: skip
 
 

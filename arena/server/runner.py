@@ -62,6 +62,11 @@ class Claimed:
         if self.stop.is_set() or self.lost.is_set():
             raise Stopped()
 
+    def idle(self, seconds: float) -> None:
+        """A settled ladder waits for joins: asleep, woken at once when the worker is asked to stop."""
+        self.stop.wait(seconds)
+        self.progress(0, 0)
+
 
 def play_claimed(database: Database, registry: Registry, tournament_id: int, settings: Settings, worker: str, stop: Any) -> str:
     """Play a claimed tournament to its end (or until stopped); its outcome: done, stopped, lost or failed."""
@@ -70,7 +75,7 @@ def play_claimed(database: Database, registry: Registry, tournament_id: int, set
     try:
         executor = make_executor(settings.executor, settings.match_workers, settings.ray_address)
         played = tournament.play(database, registry, tournament_id, settings.match_workers, claimed.progress,
-                                 settings.plugins_dirs, executor=executor)  # fmt: skip
+                                 settings.plugins_dirs, executor=executor, idle=claimed.idle)  # fmt: skip
         log.info("tournament %s: played %s matches, done", tournament_id, played)
         return "done"
     except (Stopped, ServerStopping):

@@ -1,8 +1,9 @@
-"""Tournaments: list, one, submit to the queue, cancel, and live progress as Server-Sent Events."""
+"""Tournaments: list, one, submit to the queue, cancel, join a ladder, and live progress as Server-Sent Events."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from typing import Annotated, Literal
 
@@ -12,9 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
+from arena.errors import ArenaError
+from arena.library import ladders
 from arena.library import tournaments as library
 from arena.match import DEFAULT_MAX_TURNS
 from arena.server.deps import DatabaseDep, RegistryDep, SettingsDep, Writer
+from arena.server.errors import error
 from arena.server.reply import reply
 
 router = APIRouter(prefix="/api/v1", tags=["tournaments"])
@@ -35,9 +39,11 @@ class TournamentCreate(BaseModel):
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=1_000_000)
     time_per_move: float | None = Field(default=None, gt=0, le=3600)
     name: str | None = Field(default=None, min_length=1, max_length=200)
-    format: Literal["round-robin", "gauntlet"] = "round-robin"
+    format: Literal["round-robin", "gauntlet", "adaptive", "ladder"] = "round-robin"
     challenger: str | None = Field(default=None, min_length=1, max_length=2000)
     players: int | None = Field(default=None, ge=1, le=64)
+    budget: int | None = Field(default=None, ge=1, le=10_000_000,
+                               description="Matches in all: needed by format adaptive; a ladder without one plays until cancelled.")
     openings: str | None = Field(default=None, min_length=1, max_length=1000,
                                  description="random:N, or a file of openings on the server's machine (as --openings).")
 
@@ -61,6 +67,28 @@ def create_tournament(body: TournamentCreate, registry: RegistryDep, database: D
 @router.post("/tournaments/{key}/cancel", summary="Cancel a queued or running tournament (needs a token)")
 def cancel_tournament(key: Key, database: DatabaseDep, _holder: Writer) -> Response:
     return reply(library.cancel(database, key))
+
+
+class LadderJoin(BaseModel):
+    """An agent to join a ladder at its next batch boundary."""
+
+    model_config = ConfigDict(extra="forbid")
+    agent: str = Field(min_length=1, max_length=2000, examples=["minimax:depth=2"],
+                       description="An agent spec or a named agent, checked as tournament creation checks agents.")
+
+
+@router.post("/tournaments/{key}/agents", status_code=201,
+             summary="Join a ladder (needs a token): the agent plays the field at the ladder's next batch boundary")
+def join_ladder(key: Key, body: LadderJoin, request: Request, registry: RegistryDep, database: DatabaseDep,
+                _holder: Writer) -> Response:  # fmt: skip
+    try:
+        joined = ladders.join(registry, database, key, body.agent)
+    except ArenaError as exc:
+        message = str(exc)
+        status = 409 if isinstance(exc, ladders.AlreadyIn) else 404 if message.startswith("no ") else 400
+        field = "tournament" if status == 404 or re.match(r"(tournament|ladder) \d+ ", message) else "agent"
+        return error(request, status, message, field)
+    return reply(joined, 201, {"Location": f"/api/v1/tournaments/{joined['id']}"})
 
 
 def _existing(key: Key, database: DatabaseDep) -> int:

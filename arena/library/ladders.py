@@ -1,0 +1,58 @@
+"""Ladders (arena.ladder): an agent joins a running ladder; the queue worker playing it admits it at its next batch."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from arena import tournament as tournaments
+from arena.agents import resolve_all
+from arena.errors import ArenaError
+from arena.ladder import FORMAT
+from arena.library.tournaments import one
+from arena.plugins import Registry
+from db import queries
+from db.session import Database
+
+
+class AlreadyIn(ArenaError):
+    """The agent plays in the ladder already, or waits to join it (HTTP 409)."""
+
+
+def join(registry: Registry, database: Database, key: str | int, agent: str) -> dict[str, Any]:
+    """Queue `agent` (a spec or a named agent) to join ladder `key`, checked as tournament creation checks agents.
+
+    Returns the ladder as the tournament listing shows it, plus `joining`: the agents waiting for the
+    next batch boundary, in join order (this one last). Nothing is written unless the join is valid."""
+    if not agent.strip():
+        raise ArenaError("agent: give one agent (a spec such as minimax:depth=2, or a named agent)")
+    with database.session() as session:
+        found = queries.find_tournament(session, key)
+        if found is None:
+            raise ArenaError(f"no tournament with id or name '{key}'")
+        if found.format != FORMAT:
+            raise ArenaError(f"tournament {found.id} is a {found.format} tournament, not a ladder: only a ladder can be joined")
+        if found.status not in ("queued", "running"):
+            raise ArenaError(f"ladder {found.id} is {found.status}: it takes no more agents")
+        settings = json.loads(found.settings)
+        game = tournaments.game_with_players(registry, settings["game"], found.players)
+        if game.info.version != found.game_version:
+            raise ArenaError(f"ladder {found.id} plays {game.info.id} version {found.game_version}; version "
+                             f"{game.info.version} is installed, so results would mix: start a new ladder")  # fmt: skip
+        entries = resolve_all(registry, agent, game, tournaments.named_agents(session))
+        if len(entries) != 1:
+            raise ArenaError(f"agent: give one agent, not {len(entries)}")
+        entry = entries[0]
+        labels = [data["label"] for data in settings["agents"]] + [label for label, _ in queries.ladder_joins(session, found.id)]
+        ladder_id = found.id
+    if entry.label in labels or not queries.add_ladder_join(database, ladder_id, entry.label, entry.to_json()):
+        raise AlreadyIn(f"agent '{entry.label}' is in ladder {ladder_id} already (give another seed or name to add a copy)")
+    return {**one(database, ladder_id), "joining": waiting(database, ladder_id)}
+
+
+def waiting(database: Database, ladder_id: int) -> list[str]:
+    """The agents that joined a ladder and wait for its next batch boundary, in join order."""
+    with database.session() as session:
+        found = queries.find_tournament(session, ladder_id)
+        admitted = {data["label"] for data in json.loads(found.settings)["agents"]} if found is not None else set()
+        return [label for label, _ in queries.ladder_joins(session, ladder_id) if label not in admitted]

@@ -1,0 +1,166 @@
+"""The continuous ladder in-process: creation over the API, joins (good and bad), newcomers first, idling, the CLI verbs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from arena import ladder, tournament
+from arena.adaptive import all_pairs
+from arena.library import tournaments as tournaments_library
+from arena.schedule import decode_schedule
+from tests.conftest import Arena
+from tests.server.conftest import Server
+
+FIELD = ["random", "greedy", "minimax:depth=1"]
+
+
+def schedule_of(server: Server | Arena, key: str | int) -> tuple[list[list[str]], dict]:
+    """Every scheduled match's agents by seat, and the settings, read from the database."""
+    cli = server.cli if isinstance(server, Server) else server
+    (packed, players, settings), = cli.rows(f"select schedule, players, settings from tournaments where id = {int(key)}")
+    settings = json.loads(settings)
+    labels = [agent["label"] for agent in settings["agents"]]
+    return [[labels[p] for p in table] for table in decode_schedule(packed, players)], settings
+
+
+def joins_count(server: Server) -> int:
+    return server.cli.rows("select count(*) from ladder_joins")[0][0]
+
+
+def join(server: Server, key: str | int, agent: str, auth: bool = True):  # noqa: ANN201
+    return server.client.post(f"/api/v1/tournaments/{key}/agents", json={"agent": agent}, headers=server.auth if auth else {})
+
+
+def test_a_newcomer_plays_the_field_first_then_batches_go_where_the_ranking_is_unsure(server: Server) -> None:
+    created = server.submit(game="tic_tac_toe", agents=FIELD, format="ladder", budget=30, seed=4, name="lad")
+    assert created["format"] == "ladder" and created["status"] == "queued" and created["matches"] == 3
+    answer = join(server, "lad", "mcts:simulations=20")
+    assert answer.status_code == 201, answer.text
+    assert answer.json()["joining"] == ["mcts:simulations=20"] and answer.json()["agents"] == FIELD
+    assert server.play() == [(1, "done")]
+    tables, settings = schedule_of(server, 1)
+    assert len(tables) == 30 and server.status(1) == "done"
+    assert all("mcts:simulations=20" not in t for t in tables[:3])  # the first round, before the join
+    entry = tables[3:6]  # admitted at the first batch boundary: the newcomer against every agent before it
+    assert all("mcts:simulations=20" in t for t in entry) and {a for t in entry for a in t} == {*FIELD, "mcts:simulations=20"}
+    assert settings["agents"][-1]["label"] == "mcts:simulations=20" and settings["ladder"] == {"joins": [{"agent": "mcts:simulations=20", "at": 3}]}
+    probabilities = settings["adaptive"]["probabilities"]
+    assert len(probabilities) == 30 and probabilities[:3] == [1 / 3] * 3 and probabilities[3:6] == [1 / 6] * 3
+    assert all(1 / 6 * 0.1 <= p <= 1 for p in probabilities[6:])  # the batches' selection probabilities, stored per match
+    board = {row["agent"]: row for row in server.get("/api/v1/leaderboard", tournament="lad")}
+    assert set(board) == {*FIELD, "mcts:simulations=20"} and board["mcts:simulations=20"]["games"] >= 3
+    assert server.get("/api/v1/leaderboard", tournament="lad") == server.cli.json("leaderboard", "--tournament", "lad")
+    matrix = server.get("/api/v1/matrix", tournament="lad", kind="games")
+    assert "mcts:simulations=20" in json.dumps(matrix)
+    # A finished ladder takes nobody; the listing shows it with every agent.
+    refused = join(server, "lad", "random:seed=5")
+    assert refused.status_code == 400 and refused.json()["field"] == "tournament" and "done" in refused.json()["error"]
+    assert server.get("/api/v1/tournaments/lad")["agents"] == [*FIELD, "mcts:simulations=20"]
+
+
+def test_bad_joins_are_refused_up_front_and_write_nothing(server: Server) -> None:
+    server.submit(game="tic_tac_toe", agents=FIELD, format="ladder", budget=10, name="lad")
+    server.submit(game="tic_tac_toe", agents=FIELD, rounds=1, name="rr")
+    server.submit(game="gwent_lite", agents=["random", "greedy"], format="ladder", budget=10, name="hidden")
+    cases = [
+        ("lad", "nosuch", 400, "agent"),  # unknown agent
+        ("lad", "random:depth=3", 400, "agent"),  # unknown parameter
+        ("hidden", "minimax:depth=1", 400, "agent"),  # cannot play a game of hidden information
+        ("lad", "random,mcts", 400, "agent"),  # one agent at a time
+        ("lad", "greedy", 409, "agent"),  # in the field already
+        ("rr", "mcts", 400, "tournament"),  # not a ladder
+        ("nosuch", "mcts", 404, "tournament"),
+    ]
+    for key, agent, status, field in cases:
+        answer = join(server, key, agent)
+        assert (answer.status_code, answer.json()["field"]) == (status, field), (key, agent, answer.text)
+        assert "Traceback" not in answer.text
+    assert join(server, "lad", "mcts", auth=False).status_code == 401
+    assert server.client.post("/api/v1/tournaments/lad/agents", json={"agent": "mcts", "seat": 1}, headers=server.auth).status_code == 422
+    assert server.client.post("/api/v1/tournaments/lad/agents", json={}, headers=server.auth).json()["field"] == "agent"
+    assert joins_count(server) == 0  # nothing half-written
+    assert join(server, "lad", "mcts").status_code == 201
+    again = join(server, "lad", "mcts")
+    assert again.status_code == 409 and "already" in again.json()["error"]  # waiting already
+    assert joins_count(server) == 1
+    # Creating one: a ladder is for two players, adaptive needs its budget, a budget must cover the first round.
+    for body, field in [({"game": "incan_gold", "agents": ["random", "greedy", "random:seed=1"], "format": "ladder"}, "format"),
+                        ({"game": "tic_tac_toe", "agents": FIELD, "format": "adaptive"}, "budget"),
+                        ({"game": "tic_tac_toe", "agents": FIELD, "format": "ladder", "budget": 2}, "budget")]:
+        answer = server.client.post("/api/v1/tournaments", json=body, headers=server.auth)
+        assert (answer.status_code, answer.json()["field"]) == (400, field), answer.text
+    assert len(server.get("/api/v1/tournaments")) == 3
+
+
+def test_a_settled_ladder_idles_until_an_agent_joins(server: Server) -> None:
+    class Idle(Exception):
+        pass
+
+    slept: list[float] = []
+
+    def idle(seconds: float) -> None:
+        slept.append(seconds)
+        raise Idle()  # stands for the worker's wait; the ladder goes on when play is called again
+
+    created = server.submit(game="connect_four", agents=["random", "minimax:depth=2"], format="ladder", seed=1, name="settling")
+    for attempt in range(2):
+        try:
+            tournament.play(server.database, server.registry, created["id"], idle=idle)
+        except Idle:
+            pass
+        tables, settings = schedule_of(server, created["id"])
+        assert slept == [ladder.IDLE_SECONDS] * (attempt + 1)  # asleep between looks, never spinning
+        assert tournaments_library.one(server.database, created["id"])["done"] == len(tables)
+    assert 2 < len(tables) < 200 and server.status(created["id"]) == "running"
+    settled_at = len(tables)
+    assert join(server, "settling", "greedy").status_code == 201
+
+    def entry_played(done: int, total: int) -> None:
+        if done >= settled_at + 2:
+            raise Idle()  # the newcomer's entry round is played: enough (it would go on until settled again)
+
+    try:
+        tournament.play(server.database, server.registry, created["id"], progress=entry_played, idle=idle)
+    except Idle:
+        pass
+    tables, settings = schedule_of(server, created["id"])
+    assert [sorted(t) for t in tables[settled_at:settled_at + 2]] == [["greedy", "random"], ["greedy", "minimax:depth=2"]]
+    assert settings["ladder"]["joins"] == [{"agent": "greedy", "at": settled_at}]
+    assert server.client.post("/api/v1/tournaments/settling/cancel", headers=server.auth).json()["status"] == "cancelled"
+    assert tournament.play(server.database, server.registry, created["id"], idle=idle) == 0  # cancelled: stops, no wait
+    assert server.status(created["id"]) == "cancelled"
+
+
+def test_settled_needs_every_adjacent_pair_apart() -> None:
+    assert not ladder.settled(3, {(0, 1, 1.0): 1.0, (0, 2, 1.0): 1.0, (1, 2, 1.0): 1.0})  # one game each: anything goes
+    apart = {(0, 1, 1.0): 40.0, (1, 2, 1.0): 40.0, (0, 2, 1.0): 40.0}
+    assert ladder.settled(3, apart)
+    assert not ladder.settled(3, {**apart, (1, 2, 0.0): 40.0})  # 1 and 2 even: unsettled
+    assert ladder.entry_round(3, 5, 1) == [(3, 0), (1, 3), (3, 2), (4, 0), (1, 4), (4, 2), (3, 4)]
+    assert ladder.entry_round(2, 3, 2) == [(0, 2), (2, 0), (1, 2), (2, 1)]
+    assert np.isclose(sum(ladder.entry_probabilities(4, 3)), 3 / len(all_pairs(4)))
+
+
+def test_cli_verbs_queue_join_cancel_and_resume(tmp_path: Path) -> None:
+    cli = Arena(tmp_path / "arena.db")
+    cli("run-tournament", "--game", "tic_tac_toe", "--agents", ",".join(FIELD), "--format", "ladder", "--budget", "12",
+        "--seed", "2", "--name", "lad", "--queue")  # fmt: skip
+    assert cli.json("tournaments")[0]["status"] == "queued"
+    joined = cli.json("tournaments", "join", "lad", "mcts:simulations=20")
+    assert joined["joining"] == ["mcts:simulations=20"] and joined["format"] == "ladder"
+    for agent, message in [("mcts:simulations=20", "already"), ("nosuch", "unknown agent")]:
+        refused = cli("tournaments", "join", "lad", agent, ok=False)
+        assert refused.exit_code == 2 and message in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    cli("run-tournament", "--resume", "lad", "--quiet")
+    tables, _ = schedule_of(cli, 1)
+    assert len(tables) == 12 and all("mcts:simulations=20" in t for t in tables[3:6])
+    assert {row["agent"] for row in cli.json("leaderboard", "--tournament", "lad")} == {*FIELD, "mcts:simulations=20"}
+    cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--format", "ladder", "--name", "open", "--queue")
+    assert cli.json("tournaments", "cancel", "open")["status"] == "cancelled"
+    assert cli("tournaments", "join", "open", "mcts", ok=False).exit_code == 2
+    assert cli("tournaments", "cancel", "nosuch", ok=False).exit_code == 2
+    assert cli("run-tournament", "--resume", "lad", "--queue", ok=False).exit_code == 2
+    assert [row["status"] for row in cli.json("tournaments")] == ["done", "cancelled"]
