@@ -180,12 +180,12 @@ class AgentProcess:
         # forkserver: cheap starts, and no inherited database connections or threads.
         context = multiprocessing.get_context("forkserver")
         parent, child = context.Pipe()
-        self.process = context.Process(
-            target=_serve, args=(child, self.plugins_dirs, self.game_spec, self.memory_limit), daemon=True
-        )
-        self.process.start()
-        child.close()
-        self.conn = parent
+        process = context.Process(target=_serve, args=(child, self.plugins_dirs, self.game_spec, self.memory_limit), daemon=True)
+        try:
+            process.start()
+        finally:
+            child.close()
+        self.process, self.conn = process, parent
         self.generation += 1
 
     def kill(self) -> None:
