@@ -36,9 +36,10 @@ import random
 import stat
 import weakref
 import zipfile
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from typing import Any
 
 import click
 import numpy as np

@@ -252,7 +252,8 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
     if config.shaping is not None:
         offered = game.reward_shapings()
         if config.shaping not in offered:
-            raise arena.ArenaError(f"game '{game.info.id}' offers no reward shaping '{config.shaping}' (offered: {', '.join(sorted(offered)) or 'none'})")
+            offered_text = ", ".join(sorted(offered)) or "none"
+            raise arena.ArenaError(f"game '{game.info.id}' offers no reward shaping '{config.shaping}' (offered: {offered_text})")
     opponent = make_opponent_entry(registry, config.opponent, game)
     if config.opponent_pool and opponent is not None:
         raise arena.ArenaError("--opponent-pool is for self-play: use it with --opponent self")
@@ -871,7 +872,8 @@ class _Context(Protocol):
 @click.option("--eval-every", type=int, default=None, help="Episodes between evaluations (default: episodes/10).")
 @click.option("--eval-games", type=int, default=50, show_default=True, help="Games per evaluation (0: none).")
 @click.option("--eval-opponent", default="random", show_default=True, help="The fixed opponent of the evaluations.")
-@click.option("--out", required=True, help="The file to write: .npz (mlp, qlearning) or .pt (TorchScript); metrics go to OUT.metrics.jsonl.")
+@click.option("--out", required=True,
+              help="The file to write: .npz (mlp, qlearning) or .pt (TorchScript); metrics go to OUT.metrics.jsonl.")
 @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
 @click.option("--quiet", is_flag=True, help="No progress bar or lines.")
 @click.pass_obj
@@ -890,7 +892,8 @@ def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent
                          hidden=parse_widths(hidden), lr=lr, batch=batch, gamma=gamma, seed=seed, max_turns=max_turns,
                          window=window, net=net, channels=parse_widths(channels, "--channels"), dueling=dueling,
                          double=double, shaping=shaping, self_pool=self_pool, snapshot_every=snapshot_every,
-                         opponent_pool=opponent_pool, log_every=log_every, eval_every=eval_every, eval_games=eval_games, eval_opponent=eval_opponent)  # fmt: skip
+                         opponent_pool=opponent_pool, log_every=log_every, eval_every=eval_every, eval_games=eval_games,
+                         eval_opponent=eval_opponent)  # fmt: skip
     # Errors (ArenaError) go up to the `arena` group, which prints them as one line and exits with 2.
     train(config, registry, None if quiet else lambda line: click.echo(line, err=True), progress=not quiet and sys.stderr.isatty())
     click.echo(str(Path(out)))

@@ -88,7 +88,8 @@ def _new_directory(path: Path, directory: Path | None) -> Path:
     if directory is not None:
         raise arena.ArenaError(f"--opponent-pool names two directories ({directory}, {path}); give one, and files")
     if not path.parent.is_dir():
-        raise arena.ArenaError(f"--opponent-pool: {path} is neither a checkpoint file nor a directory (nor can it be made: no {path.parent})")
+        raise arena.ArenaError(f"--opponent-pool: {path} is neither a checkpoint file nor a directory "
+                               f"(nor can it be made: no {path.parent})")
     return path
 
 

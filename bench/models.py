@@ -146,7 +146,8 @@ def main() -> None:
             rates[kind] = (one, many)
             print(f"  {kind:12s} one at a time {one:8.1f} matches/s   --concurrent-matches {args.concurrent}: "
                   f"{many:8.1f} matches/s   speed-up {many / one:5.1f}x (target >= 5x)")  # fmt: skip
-        isolated = {concurrent: timed_run(paths["onnx"], args.matches, concurrent, folder, isolate=True)[0] for concurrent in (1, args.concurrent)}
+        isolated = {concurrent: timed_run(paths["onnx"], args.matches, concurrent, folder, isolate=True)[0]
+                    for concurrent in (1, args.concurrent)}  # fmt: skip
         print(f"  onnx, --isolate (each agent in its own process): one at a time {isolated[1]:8.1f} matches/s   "
               f"--concurrent-matches {args.concurrent}: {isolated[args.concurrent]:8.1f} matches/s   "
               f"speed-up {isolated[args.concurrent] / isolated[1]:5.1f}x")  # fmt: skip
