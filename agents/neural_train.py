@@ -29,6 +29,10 @@ the last `window` episodes, the loss and epsilon every `log_every` episodes, and
 policy's results against `eval_opponent` on fixed seeds every `eval_every` episodes;
 `arena plot training OUT` draws them. On a terminal a progress bar shows the current win rate.
 
+Every checkpoint gets its training state beside it (`OUT.resume`, agents/train_state.py), written again
+every `save_every` episodes and when `stop()` turns true (the command's Ctrl-C); `resume` goes on from it
+to `episodes` in all, and a stopped run resumed ends with the same files as one that never stopped.
+
 PyTorch is imported only when training starts (`import_torch`). Same settings and seed give the
 same checkpoint bytes on one machine: torch is seeded, runs on one thread, and every episode's
 game and opponent seeds derive from the seed. Across machines (CPU kinds, BLAS builds, torch
