@@ -3,7 +3,8 @@
 The counts, the LLR and the decision follow the matches in schedule order, stopping at the first
 unit (a game, or a pair of games with seats swapped that share an opening) where the LLR leaves its
 bounds. The run stores the test's state with each batch of matches, in the same transaction
-(db.queries.save_results), and a killed run resumes the test from that stored state; `arena sprt`
+(db.queries.save_results), and a killed run resumes the test from that stored state once it has
+checked it against the state its stored matches give (a row that disagrees is refused); `arena sprt`
 recomputes the state from the stored matches and says whether it agrees with the stored one.
 Tournaments stored before the state was (migration 0010) resume from their matches.
 """
@@ -89,9 +90,33 @@ class SprtState:
 
 
 def agrees(state: SprtState, stored: queries.SprtStateValues) -> bool:
-    """The state recomputed from the matches is the one the run stored (its counted prefix and decision)."""
+    """The state recomputed from the matches is the one the run stored (its counted prefix, decision and the scores
+    of the matches past that prefix)."""
     return (state.units, state.counts, state.decided) == (stored.units, list(stored.counts), stored.decision) and abs(
-        state.llr - stored.llr) <= 1e-9  # fmt: skip
+        state.llr - stored.llr) <= 1e-9 and state.stored().pending == dict(stored.pending)  # fmt: skip
+
+
+def _describe(units: int, counts: Sequence[int], llr: float, decision: str | None, paired: bool) -> str:
+    return (f"{units} {'pairs' if paired else 'games'}, counts {list(counts)}, LLR {llr:.2f}, "
+            f"{f'{decision} accepted' if decision else 'undecided'}")  # fmt: skip
+
+
+def checked_state(entry: Mapping[str, Any], records: Iterable[MatchRecord], saved: queries.SprtStateValues | None,
+                  tournament_id: int) -> SprtState:  # fmt: skip
+    """The state a run resumes from: the one it stored, once checked against the one its stored matches give
+    (replay_state, what `arena sprt` recomputes); a stored state that disagrees (a hand-edited or corrupt row) is
+    refused. With no stored state (nothing played yet, or a tournament stored before migration 0010): the replay."""
+    state = replay_state(entry, records)
+    if saved is None:
+        return state
+    if not agrees(state, saved):
+        paired = bool(entry["paired"])
+        raise ArenaError(
+            f"tournament {tournament_id}: its stored SPRT state ({_describe(saved.units, saved.counts, saved.llr, saved.decision, paired)}) "
+            f"disagrees with the one its stored matches give ({_describe(state.units, state.counts, state.llr, state.decided, paired)}): "
+            f"the row in sprt_states was edited or is corrupt, so the test is not resumed (`arena sprt {tournament_id}` shows both)"
+        )  # fmt: skip
+    return SprtState.from_stored(params_of(entry), bool(entry["paired"]), saved)
 
 
 def score_of(seating: Sequence[int], ranks: Sequence[int]) -> float | None:
@@ -129,15 +154,13 @@ def replay_state(entry: Mapping[str, Any], records: Iterable[MatchRecord]) -> Sp
 class SprtMonitor:
     """Follows a tournament's matches as they are played (in schedule order) and says when to stop.
 
-    It starts from the state the run stored (`saved`), or, when none was, from the stored matches."""
+    It starts from the state the run stored (`saved`) once checked against the stored matches (checked_state), or,
+    when none was stored, from the stored matches."""
 
     def __init__(self, entry: Mapping[str, Any], stored: Iterable[MatchRecord], log: Callable[[str], None] | None,
-                 saved: queries.SprtStateValues | None = None) -> None:  # fmt: skip
+                 saved: queries.SprtStateValues | None = None, tournament_id: int = 0) -> None:  # fmt: skip
         self.entry = entry
-        if saved is None:
-            self.state = replay_state(entry, stored)
-        else:
-            self.state = SprtState.from_stored(params_of(entry), bool(entry["paired"]), saved)
+        self.state = checked_state(entry, stored, saved, tournament_id)
         self.log = log
 
     @property

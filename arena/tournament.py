@@ -415,10 +415,10 @@ def _play(
             tournament.id, tournament.game_id, tournament.game_version, tournament.game_params,
             [(entry.label, entry.type_id, entry.params_json(), entry.version) for entry in entries],
         )  # fmt: skip
-        if "sprt" in settings:  # the test's state: as the run stored it, else recomputed from the stored matches
+        if "sprt" in settings:  # the test's state: as the run stored it (checked against the stored matches), else recomputed
             saved = queries.load_sprt_state(session, tournament.id)
-            stored = [] if saved is not None else queries.load_matches(session, tournament_id=tournament.id)
-            monitor = SprtMonitor(settings["sprt"], stored, log, saved)
+            stored = queries.load_matches(session, tournament_id=tournament.id)
+            monitor = SprtMonitor(settings["sprt"], stored, log, saved, tournament.id)
     tournament_id = tournament.id
     tasks = [MatchTask(index, table) for index, table in enumerate(tables) if index not in played]
     if monitor is not None and monitor.decided:

@@ -15,6 +15,7 @@ from scipy.optimize import minimize
 from scipy.special import logsumexp
 
 from arena import sprt
+from arena.errors import ArenaError
 from arena.sprt import (
     SprtParams,
     decision,
@@ -232,23 +233,39 @@ def test_an_sprt_killed_with_kill_9_resumes_the_test_exactly(tmp_path):
     assert _matches(arena, "killed") == _matches(arena, "straight")
 
 
-def test_a_resumed_sprt_starts_from_its_stored_state(tmp_path, arena_cli):
-    """The resume reads the stored state, not the matches: a state saying H1 was accepted ends the run at once, and
-    `arena sprt`, which recomputes from the matches, reports and prints the disagreement."""
+@pytest.mark.parametrize("edit", [
+    "update sprt_states set decision = 'H1', llr = 9.5",  # a decision the matches do not give
+    "update sprt_states set counts = '[0, 0, 9, 0, 0]'",
+    "update sprt_states set units = units + 1",
+    "update sprt_states set pending = '{\"999\": 1.0}'",  # a score of a match that is not stored
+])  # fmt: skip
+def test_a_resume_refuses_a_stored_state_its_matches_do_not_give(arena_cli, edit):
+    """The resume checks the stored state against the one its stored matches give (the recomputation `arena sprt`
+    runs): an edited or corrupt row is refused in one line (exit 2) and nothing more is played; `arena sprt` prints
+    the disagreement. With the row put back, the resume goes on to a decision."""
+    kept = []
 
-    def decide_in_the_stored_state():
+    def edit_the_stored_state():
         with sqlite3.connect(arena_cli.db_path) as c:
             (tid,) = c.execute("select id from tournaments where name = 'cut'").fetchone()
-            assert c.execute("update sprt_states set decision = 'H1', llr = 9.5 where tournament_id = ?", (tid,)).rowcount == 1
+            kept.append(c.execute("select units, counts, llr, decision, pending from sprt_states where tournament_id = ?", (tid,)).fetchone())
+            assert c.execute(f"{edit} where tournament_id = ?", (tid,)).rowcount == 1
 
-    cut_and_whole(arena_cli.db_path, 6, decide_in_the_stored_state, game="connect_four", agents="center,greedy", rounds=200,
-                  seed=4, openings="random:3", sprt="elo0=0,elo1=20")  # fmt: skip
-    cut, whole = arena_cli.json("sprt", "cut"), arena_cli.json("sprt", "whole")
-    assert cut["stored"] == {**cut["stored"], "decision": "H1", "llr": 9.5, "agrees": False}
-    assert cut["pairs"] < whole["pairs"] and cut["decision"] == "inconclusive"  # the resume played nothing more
-    assert len(arena_cli.json("matches", "--tournament", "cut")) < 8
-    printed = arena_cli("sprt", "cut")
-    assert "warning: the state the run stored" in printed.stdout and "LLR 9.50" in printed.stdout
+    with pytest.raises(ArenaError, match="stored SPRT state .* disagrees with the one its stored matches give"):
+        cut_and_whole(arena_cli.db_path, 6, edit_the_stored_state, game="connect_four", agents="center,greedy",
+                      rounds=200, seed=4, openings="random:3", sprt="elo0=0,elo1=20")  # fmt: skip
+    before = len(arena_cli.json("matches", "--tournament", "cut"))
+    result = arena_cli("run-tournament", "--resume", "cut", ok=False)
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "disagrees with the one its stored matches give" in result.stderr and "Traceback" not in result.stderr
+    assert len(arena_cli.json("matches", "--tournament", "cut")) == before  # nothing more played
+    report = arena_cli.json("sprt", "cut")
+    assert report["stored"]["agrees"] is False and report["decision"] == "continue"
+    assert "warning: the state the run stored" in arena_cli("sprt", "cut").stdout
+    with sqlite3.connect(arena_cli.db_path) as c:  # the row as the run stored it: the resume goes on
+        c.execute("update sprt_states set units = ?, counts = ?, llr = ?, decision = ?, pending = ?", kept[0])
+    arena_cli("run-tournament", "--resume", "cut", "--quiet")
+    assert arena_cli.json("sprt", "cut")["stored"]["agrees"] and arena_cli.json("sprt", "cut")["decision"] in ("H0", "H1")
 
 
 def test_the_stored_state_follows_every_flush_on_sqlite_and_postgresql(arena_db, monkeypatch):
