@@ -41,9 +41,9 @@ import math
 from typing import Any
 
 import arena
-from arena.heap import collector_paused
 from agents._search import agent_params, clock, deadline_from, resolve_evaluation, terminal_value, time_budget
 from arena.api import Evaluation
+from arena.heap import collector_paused
 
 #: A play-out stops after this many actions (or the game's max_game_length) even if the game is
 #: not over, and counts the state's returns() there (a draw for most games): some games can cycle.

@@ -36,10 +36,10 @@ best, so anything that beat it is at least as good).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 import arena
-from arena.heap import collector_paused
 from agents._search import (
     agent_params,
     clock,
@@ -52,6 +52,7 @@ from agents._search import (
     time_budget,
 )
 from arena.api import Evaluation
+from arena.heap import collector_paused
 
 EXACT, LOWER, UPPER = 0, 1, 2
 #: Time mode stops deepening here even if the game is not solved.

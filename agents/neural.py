@@ -35,9 +35,10 @@ import os
 import random
 import stat
 import zipfile
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from typing import Any
 
 import click
 import numpy as np

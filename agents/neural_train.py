@@ -293,7 +293,8 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
     if config.shaping is not None:
         offered = game.reward_shapings()
         if config.shaping not in offered:
-            raise arena.ArenaError(f"game '{game.info.id}' offers no reward shaping '{config.shaping}' (offered: {', '.join(sorted(offered)) or 'none'})")
+            offered_text = ", ".join(sorted(offered)) or "none"
+            raise arena.ArenaError(f"game '{game.info.id}' offers no reward shaping '{config.shaping}' (offered: {offered_text})")
     opponent = make_opponent_entry(registry, config.opponent, game)
     if config.opponent_pool and opponent is not None:
         raise arena.ArenaError("--opponent-pool is for self-play: use it with --opponent self")
@@ -305,7 +306,9 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
     if config.resume:
         check_writable(train_state.state_path(config.out))
     start, stored_pool = (resumed.episodes, resumed.meta.get("pool")) if resumed is not None else (0, None)
-    pool = plan_pool(config.opponent_pool, config.out, config.episodes, config.snapshot_every, start, stored_pool) if opponent is None else None
+    pool = None
+    if opponent is None:
+        pool = plan_pool(config.opponent_pool, config.out, config.episodes, config.snapshot_every, start, stored_pool)
     pool_opponents = tuple(load_given(pool, game)) if pool is not None else ()
     if resumed is not None and pool is not None:
         resumed = replace(resumed, own=tuple(load_own(stored_pool, config.self_pool, game)))
@@ -736,7 +739,8 @@ class DQN:
         self.steps, self.episode = int(meta["steps"]), int(meta["episode"])
         replay = meta["replay"]
         if replay["capacity"] != self.buffer.capacity:
-            raise arena.ArenaError(f"--resume: the replay buffer holds {replay['capacity']} transitions, this version {self.buffer.capacity}")
+            raise arena.ArenaError(f"--resume: the replay buffer holds {replay['capacity']} transitions, "
+                                   f"this version {self.buffer.capacity}")  # fmt: skip
         self.buffer.size, self.buffer.cursor = int(replay["size"]), int(replay["cursor"])
         for name in REPLAY_FIELDS:
             getattr(self.buffer, name)[: self.buffer.size] = arrays[f"replay.{name}"]
@@ -960,8 +964,9 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
                 if stop():
                     write(number, learner.state(), learner.losses)
                     raise TrainingInterrupted(f"stopped after {number} of {config.episodes} episodes: wrote {config.out} and "
-                                              f"{train_state.state_path(config.out).name}; go on with the same command and --resume {config.out}")  # fmt: skip
-                if plan.pool is not None and number % config.snapshot_every == 0:
+                                              f"{train_state.state_path(config.out).name}; "
+                                              f"go on with the same command and --resume {config.out}")  # fmt: skip
+                if plan.pool is not None and (number % config.snapshot_every == 0 or not episodes.pool):
                     own.append(save_snapshot(plan, learner, number, settings))
                     episodes.pool = [*plan.pool_opponents, *(values for _, values in own[-config.self_pool:])]
                 trajectory = episodes.play(number, learner.choose)
@@ -1068,8 +1073,9 @@ class _Context(Protocol):
 @click.option("--eval-every", type=int, default=None, help="Episodes between evaluations (default: episodes/10).")
 @click.option("--eval-games", type=int, default=50, show_default=True, help="Games per evaluation (0: none).")
 @click.option("--eval-opponent", default="random", show_default=True, help="The fixed opponent of the evaluations.")
-@click.option("--out", required=True, help="The file to write: .npz (mlp, qlearning) or .pt (TorchScript); metrics go to OUT.metrics.jsonl, "
-                                           "the state to go on from to OUT.resume.")
+@click.option("--out", required=True,
+              help="The file to write: .npz (mlp, qlearning) or .pt (TorchScript); metrics go to OUT.metrics.jsonl, "
+                   "the state to go on from to OUT.resume.")
 @click.option("--resume", default=None, metavar="CHECKPOINT",
               help="Go on from a checkpoint arena train wrote (weights, optimiser, replay buffer, random generators, episode count), "
                    "to --episodes in all; same game and network options.")

@@ -31,14 +31,17 @@ METADATA_FILE = "arena.json"
 def board_shape(game: arena.Game, shape: Sequence[int], net: str) -> tuple[int, int, int]:
     """[C, H, W] of the observation, or ArenaError when `net` cannot read this game's observation."""
     if len(shape) != 3:
-        raise arena.ArenaError(f"--net {net} needs board planes [channels, rows, cols]; {game.label()} observes a tensor of shape {tuple(shape)}")
+        raise arena.ArenaError(f"--net {net} needs board planes [channels, rows, cols]; "
+                               f"{game.label()} observes a tensor of shape {tuple(shape)}")
     if net == "fcn":
         planes = game.action_planes()
         if not planes:
-            raise arena.ArenaError(f"--net fcn needs actions that are board cells; game '{game.info.id}' declares none (Game.action_planes)")
+            raise arena.ArenaError(f"--net fcn needs actions that are board cells; "
+                                   f"game '{game.info.id}' declares none (Game.action_planes)")
         cells = sum((shape[1] - r) * (shape[2] - c) for r, c in planes)
         if cells != game.num_distinct_actions:
-            raise arena.ArenaError(f"game '{game.info.id}': its action planes cover {cells} cells, not its {game.num_distinct_actions} actions")
+            raise arena.ArenaError(f"game '{game.info.id}': its action planes cover {cells} cells, "
+                                   f"not its {game.num_distinct_actions} actions")
     return int(shape[0]), int(shape[1]), int(shape[2])
 
 

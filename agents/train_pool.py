@@ -89,7 +89,8 @@ def _new_directory(path: Path, directory: Path | None) -> Path:
     if directory is not None:
         raise arena.ArenaError(f"--opponent-pool names two directories ({directory}, {path}); give one, and files")
     if not path.parent.is_dir():
-        raise arena.ArenaError(f"--opponent-pool: {path} is neither a checkpoint file nor a directory (nor can it be made: no {path.parent})")
+        raise arena.ArenaError(f"--opponent-pool: {path} is neither a checkpoint file nor a directory "
+                               f"(nor can it be made: no {path.parent})")
     return path
 
 
@@ -103,7 +104,8 @@ def plan_pool(text: str | None, out: str, episodes: int, snapshot_every: int, st
     if pool.directory.exists() and not pool.directory.is_dir():
         raise arena.ArenaError(f"the snapshot pool {pool.directory} is a file, not a directory: give --opponent-pool DIR")
     mine = resumed_files(pool, resumed, episodes, snapshot_every)
-    written = [pool.snapshot_path(n) for n in snapshot_episodes(episodes, snapshot_every) if n >= start]
+    # A resumed run also writes a snapshot where it starts when it has no past version to play yet.
+    written = [pool.snapshot_path(n) for n in sorted({*(n for n in snapshot_episodes(episodes, snapshot_every) if n >= start), start})]
     taken = [p for p in written if p.exists() and p.resolve() not in mine]
     if taken:
         raise arena.ArenaError(f"the pool {pool.directory} already holds {taken[0].name} (another run named {target.stem}): "

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Hashable, Sequence
+from typing import Any, ClassVar
 
 from arena.errors import ArenaError
 from arena.params import Param, format_value, validate_params

@@ -20,7 +20,6 @@ from arena.library import analysis, catalog
 from arena.library import matches as matches_library
 from arena.library import tournaments as tournaments_library
 from arena.library.storage import HEAD_REVISION, Database, StorageError, database_status, open_database
-from db.session import database_exists
 from arena.match import DEFAULT_MAX_TURNS
 from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, print_table
 from arena.params import parse_assignments
@@ -28,6 +27,7 @@ from arena.plugins import Registry, get_registry
 from arena.plugins import register_commands as add_plugin_commands
 from arena.sprt_run import DEFAULT_SPRT_ROUNDS, sprt_report, sprt_report_if_run, summary_lines
 from arena.stats import MATRIX_KINDS
+from db.session import database_exists
 
 
 class Context:
@@ -763,8 +763,10 @@ def db_check(ctx: Context, as_json: bool) -> None:
 
 
 from arena.cli_report import plot_command, report_command  # noqa: E402  (at the end: it needs the group defined)
+
 cli.add_command(report_command); cli.add_command(plot_command)  # noqa: E702
 from arena.cli_server import connect_command, serve_command, tokens_group  # noqa: E402
+
 cli.add_command(serve_command); cli.add_command(tokens_group); cli.add_command(connect_command)  # noqa: E702
 
 

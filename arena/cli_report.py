@@ -40,7 +40,8 @@ def _options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--tournament/--game to choose the matches, --db/--plugins-dir as on every arena command."""
     command = db_options(command)
     command = click.option("--game", "game_spec", default=None, help="Every match of this game (same version and parameters).")(command)
-    return click.option("--tournament", "tournament_key", default=None, metavar="ID|NAME", help="One tournament (default: the latest).")(command)
+    return click.option("--tournament", "tournament_key", default=None, metavar="ID|NAME",
+                        help="One tournament (default: the latest).")(command)
 
 
 def db_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -68,7 +69,8 @@ _need_matplotlib = figures.need_matplotlib
 
 
 @click.command("report")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Directory for the PNG figures and report.html.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Directory for the PNG figures and report.html.")
 @_options
 def report_command(ctx: _Context, out_dir: Path, tournament_key: str | None, game_spec: str | None) -> None:
     """Write every figure as PNG plus one self-contained report.html (figures, tables, settings)."""
@@ -96,7 +98,8 @@ def plot_command(ctx: _Context, kind: str, checkpoint: str | None, out: Path, to
 
     if kind == TRAINING:
         if checkpoint is None:
-            raise ArenaError("arena plot training needs the checkpoint (or its .metrics.jsonl file): arena plot training FILE --out FILE.png")
+            raise ArenaError("arena plot training needs the checkpoint (or its .metrics.jsonl file): "
+                             "arena plot training FILE --out FILE.png")
         from arena.training.figure import training_figure
         from arena.training.metrics import read_metrics
 

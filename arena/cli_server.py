@@ -27,7 +27,8 @@ from arena.output import print_json, print_table
               help="Worker processes per tournament for its matches (as run-tournament --workers).")
 @click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
               help="Play each tournament's matches in local processes (--match-workers) or as Ray tasks.")
-@click.option("--ray-address", default=None, metavar="ADDRESS", help="With --executor ray: the cluster (default: a local Ray per tournament).")
+@click.option("--ray-address", default=None, metavar="ADDRESS",
+              help="With --executor ray: the cluster (default: a local Ray per tournament).")
 @click.option("--private", is_flag=True, help="Reads need a token too (writes always do).")
 @click.option("--lease", "lease_seconds", default=30.0, show_default=True, type=click.FloatRange(1, 3600),
               help="Seconds a tournament's claim lasts without renewal; a dead server's tournaments are taken over after this.")

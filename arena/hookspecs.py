@@ -1,6 +1,6 @@
 """The plugin contract: every hook a plugin may implement with `@arena.hookimpl`."""
 
-from typing import Callable
+from collections.abc import Callable
 
 import click
 import pluggy

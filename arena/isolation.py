@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Sequence
 from multiprocessing.connection import Connection
-from typing import Any, Sequence
+from typing import Any
 
 from arena.api import Agent, AgentInfo, Game, State
-from arena.params import format_value
 from arena.lifeline import bind_to_parent
 from arena.match import AGENT_CRASHED, AGENT_ERROR, TIMEOUT, Forfeit
+from arena.params import format_value
 
 #: Seconds past the time per move before a silent agent is killed (pickling and scheduling take some).
 KILL_MARGIN = 1.0

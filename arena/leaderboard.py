@@ -10,8 +10,9 @@ over a million stored matches reads only the matches stored since.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from arena.errors import ArenaError
 from arena.ratings import (

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numbers
 import time
 from array import array
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generator, Sequence
+from typing import Any
 
 from arena.api import Agent, Game, State
 from arena.errors import ArenaError

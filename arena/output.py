@@ -138,7 +138,8 @@ def fits(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> bool:
 
 def numbered(agents: Sequence[str]) -> tuple[list[str], str]:
     """Column headers 1..n for agents that do not fit as names, and the note saying who is who."""
-    return [str(i) for i in range(1, len(agents) + 1)], "columns: " + ", ".join(f"{i}:\u00a0{a}" for i, a in enumerate(agents, 1))  # no line break inside an entry
+    note = "columns: " + ", ".join(f"{i}:\u00a0{a}" for i, a in enumerate(agents, 1))  # no line break inside an entry
+    return [str(i) for i in range(1, len(agents) + 1)], note
 
 
 def _is_number(value: Any) -> bool:

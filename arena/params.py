@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from arena.errors import ArenaError
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import pluggy
 

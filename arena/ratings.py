@@ -8,16 +8,17 @@ moves a rating about as much as one two-player game does.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 from itertools import combinations
-from typing import Iterable, Mapping, Sequence
+from statistics import NormalDist
 
 import numpy as np
 import trueskill
 
 from arena.match import GAME_ERROR
 from db.records import MatchRecord
+
 
 def rated(records: Iterable[MatchRecord]) -> list[MatchRecord]:
     """The matches that say something about the agents: not those the game itself broke (`game_error`)."""

@@ -225,7 +225,8 @@ class Aggregates:
     @cached_property
     def seats(self) -> dict[str, dict[int, tuple[int, float]]]:
         """agent -> seat -> (games, score) where score is wins + draws/2, from `arena seats --json`."""
-        return {agent: {e["seat"]: (int(e["games"]), float(e["score"])) for e in entries} for agent, entries in self.seat_data["agents"].items()}
+        return {agent: {e["seat"]: (int(e["games"]), float(e["score"])) for e in entries}
+                for agent, entries in self.seat_data["agents"].items()}
 
     @cached_property
     def first_mover(self) -> tuple[int, float]:
@@ -255,7 +256,8 @@ def draw(kind: str, agg: Aggregates) -> Figure:
 
 
 def _draw_elo(agg: Aggregates) -> Figure:
-    return _fig().elo_history_figure(agg.elo_series, agg.elo_order, agg.colors, agg.title, matches=len(agg.records), per_round=agg.per_round)
+    return _fig().elo_history_figure(agg.elo_series, agg.elo_order, agg.colors, agg.title, matches=len(agg.records),
+                                     per_round=agg.per_round)
 
 
 def _draw_ratings(agg: Aggregates) -> Figure:
@@ -275,7 +277,8 @@ def _draw_outcomes(agg: Aggregates) -> Figure:
 
 
 def _draw_match_length(agg: Aggregates) -> Figure:
-    return _fig().match_length_figure(agg.length_histogram, agg.title, turn_limit=agg.max_turns, limit_draws=agg.reasons.get("turn_limit", 0))
+    return _fig().match_length_figure(agg.length_histogram, agg.title, turn_limit=agg.max_turns,
+                                      limit_draws=agg.reasons.get("turn_limit", 0))
 
 
 _DRAWERS: dict[str, Callable[[Aggregates], Figure]] = {
@@ -458,8 +461,9 @@ def _settings_html(agg: Aggregates) -> str:
             ["finished", t.finished_at or "-"],
             ["to play it again", t.command()],
         ]
-        agents: list[list[Any]] = [[a.get("label", ""), a.get("type", ""), ",".join(f"{k}={v}" for k, v in (a.get("params") or {}).items()) or "(defaults)",
-                   a.get("version", ""), a.get("checkpoint") or "-"] for a in t.agents]  # fmt: skip
+        agents: list[list[Any]] = [[a.get("label", ""), a.get("type", ""),
+                                    ",".join(f"{k}={v}" for k, v in (a.get("params") or {}).items()) or "(defaults)",
+                                    a.get("version", ""), a.get("checkpoint") or "-"] for a in t.agents]  # fmt: skip
         parts.append('<div class="row"><div class="tables">')
         parts.append(_table(f"settings-{t.id}", ["setting", "value"], rows, text=(0, 1), classes={(len(rows) - 1, 1): "command"}))
         parts.append('</div><div class="tables">')
@@ -558,7 +562,8 @@ def _seats_table(agg: Aggregates) -> str:
 def render_html(agg: Aggregates, images: dict[str, bytes]) -> str:
     """The whole report as one HTML document; nothing in it points outside itself."""
     stats = agg.stats
-    bt_note = "" if agg.bradley_terry is not None else " Bradley-Terry ratings are not available in this version of Arena, so they are left out."
+    bt_note = ("" if agg.bradley_terry is not None
+               else " Bradley-Terry ratings are not available in this version of Arena, so they are left out.")
     try:
         arena_version = version("arena")
     except PackageNotFoundError:

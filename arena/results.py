@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any
 
 from arena.errors import ArenaError
 from arena.heap import collector_paused
@@ -56,7 +57,8 @@ def select(
     database: Database, registry: Registry, tournament: str | None = None, game: str | None = None,
     with_legal_counts: bool = False,
 ) -> Selection:  # fmt: skip
-    """The matches a query is about: --tournament, else --game (every tournament, same version and parameters), else the latest tournament."""
+    """The matches a query is about: --tournament, else --game (every tournament, same version and parameters),
+    else the latest tournament."""
     if tournament is not None and game is not None:
         raise ArenaError("give --tournament or --game, not both")
     if game is not None:

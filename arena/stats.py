@@ -5,9 +5,10 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -17,7 +17,8 @@ import gc
 import math
 import random
 import types
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from arena.api import TERMINAL, Agent, Game, State
 from arena.match import DEFAULT_NETWORK_ALLOWANCE, MatchResult, play_match

@@ -3,27 +3,28 @@
 from __future__ import annotations
 
 import contextlib
-import secrets
 import json
 import math
 import os
+import secrets
 import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 from arena.adaptive_run import adaptive_settings, extend
 from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game
 from arena.api import Agent, Game
-from arena.isolation import AgentProcess, IsolatedAgent, watch
 from arena.errors import ArenaError
 from arena.executors import Executor
 from arena.heap import frozen_heap
 from arena.interleave import batch_flags, play_interleaved
+from arena.isolation import AgentProcess, IsolatedAgent, watch
 from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, encode_ints, match_steps, play_match
+from arena.openings import check_file_openings, opening_for, parse_openings
 from arena.params import canonical, parse_spec
 from arena.plugins import Registry
-from arena.openings import check_file_openings, opening_for, parse_openings
 from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin, round_robin_sets
 from arena.seeding import derive_seed, game_seed
 from arena.sprt_run import SprtMonitor, sprt_settings

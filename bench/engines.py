@@ -21,8 +21,8 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 # A random play-out of a game with no declared bound is cut off here (it still counts as a game).
 STEP_CAP = 2000
@@ -154,7 +154,7 @@ def pettingzoo_engines(only: set[str] | None) -> list[Engine]:
     def play_one(seed: int) -> int:
         env.reset(seed=seed)
         steps = 0
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             observation, reward, termination, truncation, info = env.last()
             if termination or truncation:
                 action = None

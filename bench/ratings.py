@@ -49,7 +49,8 @@ def build(db_url: str, matches: int, agents: int) -> None:
         format="round-robin", rounds=rounds, seed=1, max_turns=200, time_per_move=None, players=2,
         settings=settings, schedule=encode_schedule(tables), scheduled=len(tables),
     )  # fmt: skip
-    keys = queries.TournamentKeys(tid, "connect_four", "1", "columns=7;rows=6;x_in_row=4", [(name, "synthetic", "{}", "1") for name in names])
+    keys = queries.TournamentKeys(tid, "connect_four", "1", "columns=7;rows=6;x_in_row=4",
+                                  [(name, "synthetic", "{}", "1") for name in names])
     rng = random.Random(7)
     moves = encode_ints([3] * 20)
     legal = encode_ints([7] * 20)

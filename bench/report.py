@@ -96,7 +96,8 @@ def main() -> None:
     records = synthetic_records(agents, args.rounds, args.seed)
     print(f"{len(records)} synthetic matches, {len(agents)} agents, {args.rounds} rounds (made in {time.perf_counter() - start:.1f} s)")
 
-    agg = Aggregates(records, f"tournament 1 'bench' (onitama, synthetic {len(records)} matches)", [settings(agents, args.rounds, args.seed)])
+    title = f"tournament 1 'bench' (onitama, synthetic {len(records)} matches)"
+    agg = Aggregates(records, title, [settings(agents, args.rounds, args.seed)])
     seconds: dict[str, float] = {}
     print("aggregates (the CLI's pure functions over the records):")
     timed("leaderboard (Elo, TS, BT)", seconds, lambda: agg.rows)
@@ -117,7 +118,8 @@ def main() -> None:
     html = timed("report.html", seconds, lambda: render_html(agg, images))
     (out / "report.html").write_text(html, encoding="utf-8")  # type: ignore[arg-type]
     drawing_total = sum(seconds.values()) - aggregate_total
-    print(f"aggregates {aggregate_total:.2f} s + figures and HTML {drawing_total:.2f} s = {aggregate_total + drawing_total:.2f} s; files in {out}")
+    print(f"aggregates {aggregate_total:.2f} s + figures and HTML {drawing_total:.2f} s = "
+          f"{aggregate_total + drawing_total:.2f} s; files in {out}")
 
 
 if __name__ == "__main__":

@@ -170,7 +170,8 @@ def storage(matches: int, postgres: str | None, tmp: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--matches", type=int, default=200, help="matches of the mcts tournament (40 mostly measures the first tasks warming Ray up)")
+    parser.add_argument("--matches", type=int, default=200,
+                        help="matches of the mcts tournament (40 mostly measures the first tasks warming Ray up)")
     parser.add_argument("--storage-matches", type=int, default=20000, help="matches of the random tournament")
     parser.add_argument("--postgres", default=os.environ.get("ARENA_TEST_POSTGRES_URL"), help="a PostgreSQL server's URL")
     parser.add_argument("--skip-ray", action="store_true")

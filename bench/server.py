@@ -65,7 +65,9 @@ def load(url: str, clients: int, seconds: float) -> dict[str, float]:
         await asyncio.gather(*(connection() for _ in range(clients)))
         elapsed = time.perf_counter() - began
         latencies.sort()
-        pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000
+
+        def pick(q: float) -> float:
+            return latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000
         return {"requests": len(latencies), "rps": len(latencies) / elapsed, "p50_ms": pick(0.50), "p99_ms": pick(0.99),
                 "errors": errors}  # fmt: skip
 
@@ -136,8 +138,8 @@ def measure(base: str, tournament: int, seconds: float, title: str, client: str,
                 figures = json.loads(out)
             figures["cpu_us"] = (cpu_seconds(server_pid) - cpu) / max(1, figures["requests"]) * 1e6
             rows.append({"endpoint": name, "clients": clients, **figures})
-            print(f"{name:<12} {clients:>7} {figures['rps']:>8.0f} {figures['p50_ms']:>8.1f} {figures['p99_ms']:>8.1f} {figures['errors']:>6} "
-                  f"{figures['cpu_us']:>17.0f}")  # fmt: skip
+            print(f"{name:<12} {clients:>7} {figures['rps']:>8.0f} {figures['p50_ms']:>8.1f} {figures['p99_ms']:>8.1f} "
+                  f"{figures['errors']:>6} {figures['cpu_us']:>17.0f}")  # fmt: skip
     return rows
 
 
@@ -155,7 +157,8 @@ def main() -> None:
     client = ("wrk" if shutil.which("wrk") else "asyncio") if args.client == "auto" else args.client
     with tempfile.TemporaryDirectory() as tmp:
         db = f"sqlite:///{tmp}/bench.db"
-        arena("--db", db, "run-tournament", "--game", "connect_four", "--agents", "random,greedy,random:seed=1,greedy:seed=1,minimax:depth=1",
+        arena("--db", db, "run-tournament", "--game", "connect_four",
+              "--agents", "random,greedy,random:seed=1,greedy:seed=1,minimax:depth=1",
               "--rounds", str(args.rounds), "--seed", "1", "--name", "stored", "--quiet")  # fmt: skip
         token = arena("--db", db, "tokens", "create", "bench").strip()
         port = free_port()
@@ -177,15 +180,16 @@ def main() -> None:
             for path in ENDPOINTS.values():  # warm the cache once
                 httpx.get(base + path.format(t=1), timeout=60)
             print(f"load generator: {client} in its own process; {os.cpu_count()} cores shared with the server")
-            quiet = measure(base, 1, args.seconds, f"Quiet server, tournament of {args.rounds * 10} stored matches (cached answers)", client,
-                            server.pid)  # fmt: skip
+            quiet = measure(base, 1, args.seconds, f"Quiet server, tournament of {args.rounds * 10} stored matches (cached answers)",
+                            client, server.pid)  # fmt: skip
             body = {"game": "connect_four", "agents": ["random", "greedy", "random:seed=2", "minimax:depth=1"], "rounds": 100000, "seed": 2}
             live = httpx.post(base + "/api/v1/tournaments", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=120).json()
             deadline = time.time() + 60
             while httpx.get(f"{base}/api/v1/tournaments/{live['id']}").json()["done"] == 0 and time.time() < deadline:
                 time.sleep(0.2)
-            landing = measure(base, live["id"], args.seconds, "While matches land (the tournament being played; its cache is invalidated every batch)",
-                            client, server.pid)  # fmt: skip
+            landing = measure(base, live["id"], args.seconds,
+                              "While matches land (the tournament being played; its cache is invalidated every batch)",
+                              client, server.pid)  # fmt: skip
             done = httpx.get(f"{base}/api/v1/tournaments/{live['id']}").json()["done"]
             httpx.post(f"{base}/api/v1/tournaments/{live['id']}/cancel", headers={"Authorization": f"Bearer {token}"}, timeout=120)
             print(f"\n{done} matches of the live tournament stored during the second phase")

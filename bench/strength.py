@@ -24,7 +24,8 @@ import math
 import statistics
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import arena
 from arena.match import play_match

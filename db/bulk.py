@@ -55,8 +55,8 @@ def insert_sqlite(connection: Connection, keys: TournamentKeys, results: Sequenc
         for r in results
     ]  # fmt: skip
     seat_rows = [
-        (tid, r.schedule_index, seat, *agents[position], r.scores[seat], r.outcomes[seat], r.ranks[seat], r.think_times[seat], r.move_counts[seat],
-         r.network_times[seat] if r.network_times else None)
+        (tid, r.schedule_index, seat, *agents[position], r.scores[seat], r.outcomes[seat], r.ranks[seat], r.think_times[seat],
+         r.move_counts[seat], r.network_times[seat] if r.network_times else None)
         for r in results
         for seat, position in enumerate(r.seating)
     ]  # fmt: skip

@@ -5,7 +5,7 @@ Cells are stored at row*columns + col with row 0 at the bottom; `render()` print
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -17,7 +17,7 @@ _MARKS = ".xo"
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _windows(rows: int, cols: int, k: int) -> tuple[tuple[int, ...], ...]:
     """Every run of k cells in a line: the places a win can happen."""
     result = []
@@ -45,7 +45,7 @@ def _run_shifts(k: int, step: int) -> tuple[int, ...]:
     return tuple(shifts)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _observation_tables(rows: int, cols: int, player: int) -> tuple[np.ndarray, np.ndarray]:
     """What `observation` reads a board through (two look-ups instead of a comparison per plane): which
     planes (own, opponent, empty) a cell value (0 empty, 1 seat 0, 2 seat 1) sets, one column per value,
@@ -59,7 +59,7 @@ def _observation_tables(rows: int, cols: int, player: int) -> tuple[np.ndarray, 
     return planes, top_first
 
 
-@lru_cache(maxsize=None)
+@cache
 def _win_checks(rows: int, k: int) -> tuple[tuple[int, ...], ...]:
     """For the four line directions (vertical, horizontal, both diagonals), the shifts of `_run_shifts`."""
     height = rows + 1

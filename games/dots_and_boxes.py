@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -53,7 +53,7 @@ class Layout:
         return ("v",) + divmod(action - first_v, self.cols + 1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def layout(rows: int, cols: int) -> Layout:
     num_lines = (rows + 1) * cols + rows * (cols + 1)
     first_v = (rows + 1) * cols

@@ -45,8 +45,9 @@ Returns: each player's score (gems + artifact points), so the arena's ranks foll
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 

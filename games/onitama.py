@@ -65,8 +65,9 @@ is a cheap hashable key for transposition tables.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -425,7 +426,8 @@ class OnitamaState(arena.State):
                 color = _SVG_COLORS[owner]
                 parts.append(svg.circle(cx, cy, cell * (0.38 if master else 0.3), fill=color,
                                         stroke="#ffd54f" if master else "#fff", stroke_width=4 if master else 2))  # fmt: skip
-                parts.append(svg.text(cx, cy, "M" if master else (code & 7) + 1, size=18 if master else 15, fill="#fff", font_weight="bold"))
+                parts.append(svg.text(cx, cy, "M" if master else (code & 7) + 1, size=18 if master else 15, fill="#fff",
+                                      font_weight="bold"))
         for i in range(5):
             parts.append(svg.text(board_x - 12, board_y + (i + 0.5) * cell, 5 - i, size=12, fill="#555"))
             parts.append(svg.text(board_x + (i + 0.5) * cell, board_y + size + 12, "abcde"[i], size=12, fill="#555"))

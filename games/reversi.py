@@ -15,7 +15,7 @@ that bitboard into a list.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -363,7 +363,8 @@ class ReversiState(arena.State):
                 bit = 1 << (row * SIZE + col)
                 if (black | white) & bit:
                     fill = "#111" if black & bit else "#fafafa"
-                    parts.append(svg.circle(pad + (col + 0.5) * cell, pad + (row + 0.5) * cell, cell * 0.4, fill=fill, stroke="#000", stroke_width=1))
+                    parts.append(svg.circle(pad + (col + 0.5) * cell, pad + (row + 0.5) * cell, cell * 0.4, fill=fill,
+                                            stroke="#000", stroke_width=1))
         b, w = self.disc_counts()
         if self.current_player == TERMINAL:
             status = "draw" if b == w else ("black" if b > w else "white") + " wins"

@@ -47,7 +47,8 @@ cheap hashable key for transposition tables.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -8,8 +8,8 @@ import re
 import select
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 PUSH_BOT = ROOT / "examples" / "remote" / "push_bot.py"

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from arena.agents import build_entry
 from arena.api import Game, State

@@ -22,8 +22,9 @@ import random
 import sys
 import types
 from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -71,7 +72,7 @@ def reachable(root: object) -> Iterator[object]:
 
 def _cell_filled(cell: types.CellType) -> bool:
     try:
-        cell.cell_contents
+        _ = cell.cell_contents
     except ValueError:
         return False
     return True

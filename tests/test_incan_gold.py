@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -16,7 +16,16 @@ from arena.plugins import get_registry
 from arena.seeding import derive_seed
 from arena.testing import check_agent, check_game
 from games.incan_gold import (
-    ARTIFACT, HAZARD, LEAVE, STAY, IncanGold, IncanGoldState, current_record, decision_value, is_artifact, is_hazard,
+    ARTIFACT,
+    HAZARD,
+    LEAVE,
+    STAY,
+    IncanGold,
+    IncanGoldState,
+    current_record,
+    decision_value,
+    is_artifact,
+    is_hazard,
 )  # fmt: skip
 from tests._golden import check_golden, transcript
 

@@ -17,8 +17,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("onnxruntime")
 
 from agents.neural import NeuralAgent
-from arena.observations import observation_shape
 from arena.match import play_match
+from arena.observations import observation_shape
 from arena.plugins import get_registry
 from arena.seeding import derive_seed
 from arena.testing import check_agent
@@ -57,7 +57,7 @@ def test_every_format_plays_the_same_moves(c4_files):
     """The same network in three formats chooses the same actions (argmax, ties to the lowest id)."""
     moves = {kind: moves_of(path) for kind, path in c4_files.items()}
     assert moves["torchscript"] == moves["pt2"] == moves["onnx"]
-    for kind, path in c4_files.items():
+    for path in c4_files.values():
         check_agent(NeuralAgent, C4, {"checkpoint": str(path), "sample": "true"}, seeds=range(1))
 
 

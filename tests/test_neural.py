@@ -94,7 +94,7 @@ def test_trained_checkpoint_beats_random_clearly_better_than_untrained(trained, 
     win, loss = evaluate(trained)
     untrained = [evaluate(init_checkpoint(game(), tmp_path / f"untrained{seed}.npz", hidden=(64, 64), seed=seed))
                  for seed in range(5)]  # fmt: skip
-    best_untrained = max(w - l for w, l in untrained)
+    best_untrained = max(won - lost for won, lost in untrained)
     # Measured over these 1000 matches: trained with seeds 0-5, wins 0.81-0.86 and losses 0.10-0.17
     # (net 0.64-0.77; seed 0: 0.85 / 0.11); untrained seeds 0-9, wins 0.32-0.66, losses 0.29-0.60
     # (net -0.28 to 0.37; the best of seeds 0-4: 0.37).

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import arena
 from arena.plugins import get_registry
 from arena.testing import check_agent, check_game
-from tests._golden import check_golden, transcript
 from games.onitama import BLUE, CARD_NAMES, CARDS, MASTER, PASS, RED, STAMPS, STUDY5, Onitama, OnitamaState
+from tests._golden import check_golden, transcript
 
 VARIANTS = ("all", "study5", "Tiger+Crab+Ox+Eel+Cobra")
 

@@ -10,7 +10,8 @@ Skipped where pyspiel is not installed; run it from the bench venv:
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest

@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 import psutil
 import pytest
+
 from arena.library import tokens
 from arena.library.storage import open_database
 from tests.conftest import TEST_PLUGINS, Arena

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 import arena
 from arena.plugins import get_registry
 from arena.testing import check_agent, check_game
-from tests._golden import check_golden, transcript
 from games.santorini import BOX, MANUAL_WEIGHTS, PLACE, Santorini, SantoriniState
+from tests._golden import check_golden, transcript
 
 # Written out again from the module docstring: N, NE, E, SE, S, SW, W, NW with N towards row 0.
 COMPASS = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))

@@ -11,10 +11,10 @@ import pytest
 
 from arena import results
 from arena.leaderboard import Standings, leaderboard_rows
-from arena.stats import distinct_games
 from arena.params import canonical
 from arena.plugins import get_registry
 from arena.schedule import encode_schedule
+from arena.stats import distinct_games
 from db import queries
 from db.session import Database, open_database
 
@@ -74,7 +74,7 @@ def test_stored_fold_equals_one_pass(database_url: str, seed: int) -> None:
     while pending:
         size = rng.randint(1, 25)
         batch, pending = pending[:size], pending[size:]
-        for tid, _, keys in tournaments:
+        for _, _, keys in tournaments:
             queries.save_results(database, keys, [outcome for k, outcome in batch if k is keys])
         if rng.random() < 0.5:
             _check(database, selections)

@@ -3,7 +3,6 @@
 from collections import Counter
 
 import pytest
-
 from click.testing import CliRunner
 
 from arena.cli import cli

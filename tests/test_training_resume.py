@@ -151,6 +151,17 @@ def test_dqn_extended_goes_on_from_its_weights_with_the_longer_runs_epsilon(tmp_
     assert Path(more.out).read_bytes() != Path(fresh.out).read_bytes()
 
 
+def test_a_run_against_a_fixed_opponent_goes_on_in_self_play(tmp_path):
+    """Curriculum: trained against random, then resumed against past versions of itself; with no past version yet,
+    the learner as it was resumed is the first one."""
+    first = short(tmp_path, "first.npz", episodes=30, eval_games=0)
+    train(first, REGISTRY)
+    then = replace(first, out=str(tmp_path / "then.npz"), episodes=70, opponent="self", snapshot_every=25, resume=first.out)
+    train(then, REGISTRY)
+    assert sorted(p.name for p in (tmp_path / "then.pool").iterdir()) == [f"then-{n:07d}.npz" for n in (30, 50, 70)]
+    assert read_metrics(then.out)[0]["opponent"] == "self" and read_state(then.out)[0]["episodes"] == 70
+
+
 def test_resume_refuses_what_does_not_fit_in_one_line(tmp_path, arena_cli):
     trained = tmp_path / "t.npz"
     arena_cli("train", "--game", "tic_tac_toe", "--episodes", "20", "--hidden", "16", "--eval-games", "0", "--out", str(trained))

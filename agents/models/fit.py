@@ -37,7 +37,8 @@ def check_fits(model: Model, game: arena.Game, with_params: bool = True) -> None
         fixed = [d if isinstance(d, int) else None for d in declared[1:]]
         if len(declared) != len(shape) + 1 or any(d is not None and d != s for d, s in zip(fixed, shape)):
             shown = "[" + ", ".join(str(d) for d in declared) + "]"
-            raise arena.ArenaError(f"network {model.path} takes input of shape {shown}; {game.label()} gives observations of shape {wanted}")
+            raise arena.ArenaError(f"network {model.path} takes input of shape {shown}; "
+                                   f"{game.label()} gives observations of shape {wanted}")
     policy, value = _probe(model, shape, wanted, game)
     batch = len(policy)
     actions = game.num_distinct_actions

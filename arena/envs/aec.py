@@ -30,7 +30,9 @@ from arena.plugins import Registry
 
 
 class ArenaAECEnv(AECEnv):
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "render_fps": 1, "name": "arena_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["human", "ansi"], "render_fps": 1, "name": "arena_v0", "is_parallelizable": False,
+    }
 
     def __init__(
         self, game: str | Game, players: int | None = None, max_turns: int = DEFAULT_MAX_TURNS,

@@ -7,8 +7,9 @@ so resume, determinism and forfeits do not depend on the executor.
 
 from __future__ import annotations
 
+from collections.abc import Generator, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Generator, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from arena.errors import ArenaError
 

@@ -9,11 +9,12 @@ import multiprocessing
 import os
 import sys
 import threading
+from collections.abc import Generator, Sequence
 from concurrent.futures import InvalidStateError, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generator, Sequence
+from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError
 from arena.interleave import concurrent_chunks

@@ -11,9 +11,9 @@ from arena import results
 from arena.api import Game, State
 from arena.errors import ArenaError
 from arena.match import decode_ints
+from arena.plugins import Registry
 from arena.seeding import game_seed
 from arena.verify import replay_or_explain
-from arena.plugins import Registry
 from db import queries
 from db.records import MatchRecord
 from db.session import Database

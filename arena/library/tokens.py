@@ -45,7 +45,7 @@ def check(database: Database, token: str, kind: str | None = None) -> Holder | N
     if not token.startswith("arena_") or len(token) < PREFIX_LENGTH + 8:
         return None
     digest = _digest(token)
-    for token_id, name, token_kind, stored in store.by_prefix(database, token[:PREFIX_LENGTH]):
+    for _token_id, name, token_kind, stored in store.by_prefix(database, token[:PREFIX_LENGTH]):
         if hmac.compare_digest(stored, digest):
             if kind is not None and token_kind != kind:
                 return None

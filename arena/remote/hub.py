@@ -163,7 +163,8 @@ class Hub:
             return {"answer": await asyncio.wait_for(asyncio.shield(seat.answer), deadline)}
         except TimeoutError:
             if seat.link is None:
-                return {"fault": "agent_disconnected", "detail": f"the bot '{seat.name}' disconnected and did not come back within {deadline:g}s"}
+                return {"fault": "agent_disconnected",
+                        "detail": f"the bot '{seat.name}' disconnected and did not come back within {deadline:g}s"}
             return {"fault": "timeout", "detail": f"no answer within {deadline:g}s"}
         finally:
             seat.act = seat.seq = seat.answer = None

@@ -65,7 +65,8 @@ class RequestLines:
         query = scope.get("query_string", b"")
         path = scope["path"] + ("?" + query.decode("latin-1") if query else "")
         client = (scope.get("client") or ("-", 0))[0]
-        self._lines.append(f'{self._stamp},{int(now % 1 * 1000):03d} arena.server {client} "{scope["method"]} {path}" {status} {ms:.1f}ms\n')
+        millis = int(now % 1 * 1000)
+        self._lines.append(f'{self._stamp},{millis:03d} arena.server {client} "{scope["method"]} {path}" {status} {ms:.1f}ms\n')
         if len(self._lines) >= BATCH:
             self.flush()
 

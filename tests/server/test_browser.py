@@ -99,7 +99,7 @@ def test_pages_in_a_real_browser(tmp_path: Path, serve, browser: webdriver.Chrom
     browser.get(server.url + "/leaderboard?game=connect_four")
     for system in ("elo", "trueskill"):
         browser.find_element(By.ID, f"sort-{system}").click()
-        wait_for(lambda: f"system={system}" in browser.current_url, "the sorted page")
+        wait_for(lambda system=system: f"system={system}" in browser.current_url, "the sorted page")
         shown = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "table.board tbody td.text a")]
         assert shown == [r["agent"] for r in cli.json("leaderboard", "--game", "connect_four", "--system", system)]
     shot(browser, tmp_path, "leaderboard")

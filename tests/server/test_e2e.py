@@ -16,6 +16,7 @@ from arena.library.storage import open_database
 from tests.conftest import Arena
 from tests.server.serving import DEADLINE, free_port, http, wait_for
 
+
 def events(url: str, last_event_id: str | None = None) -> list[tuple[str, str, dict]]:
     """(event, id, data) of every event until the stream ends."""
     headers = {"Last-Event-ID": last_event_id} if last_event_id else {}
