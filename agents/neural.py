@@ -34,6 +34,7 @@ import math
 import os
 import random
 import stat
+import weakref
 import zipfile
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ import click
 import numpy as np
 
 import arena
-from agents.models import DEVICES, model_for
+from agents.models import DEVICES, Model, model_for
 from agents.models.choose import choose_actions
 from arena.observations import require_observation_shape
 from arena.params import canonical, validate_params
@@ -409,7 +410,7 @@ class NeuralAgent(arena.Agent):
 
     def __init__(self, game: arena.Game, player: int, seed: int, **params: Any) -> None:
         super().__init__(game, player, seed, **params)
-        self.model = model_for(_required_key(self.params["checkpoint"]), game, self.params["device"])
+        self.model = game_model(game, self.params["checkpoint"], self.params["device"])
         self.sampler = self.rng if self.params["sample"] else None
 
     def act(self, state: arena.State) -> int:
@@ -423,16 +424,31 @@ class NeuralAgent(arena.Agent):
 
     @classmethod
     def act_batch(cls, agents: Sequence[arena.Agent], views: Sequence[arena.State]) -> list[int]:
-        """One forward pass for the batch: observations written into the model's reused input array, then
-        masking and choosing for every row at once (`choose_actions`, the answers `act` gives one by one)."""
+        """One forward pass for the batch: observations written into the model's reused input array (by the
+        game's `State.observations`, the whole batch at once where the game can), then masking and choosing
+        for every row at once (`choose_actions`, the answers `act` gives one by one)."""
         model = agents[0].model  # type: ignore[attr-defined]
-        first = np.asarray(views[0].observation(agents[0].player), dtype=np.float32)
-        batch = model.input_batch(len(agents), first.shape)
-        batch[0] = first
-        for row in range(1, len(agents)):
-            batch[row] = views[row].observation(agents[row].player)
+        batch = model.input_batch(len(agents), observation_shape(agents[0].game))
+        type(views[0]).observations(views, [agent.player for agent in agents], batch)
         outputs, _values = model.run(batch)
         return choose_actions(outputs, [view.legal_actions() for view in views], [agent.sampler for agent in agents])  # type: ignore[attr-defined]
+
+
+#: Per game object (a tournament's worker makes one for its run): the network each (file, device) resolved to,
+#: so the agents made for every seat of every match find it without reading the file's status again, and a
+#: file rewritten while the run goes on does not mix into its results (its digest was taken when it began).
+_models_by_game: weakref.WeakKeyDictionary[arena.Game, dict[tuple[str, str], Model]] = weakref.WeakKeyDictionary()
+
+
+def game_model(game: arena.Game, checkpoint: str, device: str = "cpu") -> Model:
+    """The network in `checkpoint` on `device`, checked to fit `game`: loaded once per process, looked up once per game."""
+    known = _models_by_game.get(game)
+    if known is None:
+        known = _models_by_game[game] = {}
+    model = known.get((checkpoint, device))
+    if model is None:
+        model = known[checkpoint, device] = model_for(_required_key(checkpoint), game, device)
+    return model
 
 
 def _required_key(checkpoint: str) -> FileKey:

@@ -112,6 +112,15 @@ class State(ABC):
         """A numpy tensor of the position from `player`'s point of view, for learning agents."""
         raise NotImplementedError(f"{type(self).__name__} offers no observation tensor")
 
+    @classmethod
+    def observations(cls, states: Sequence[State], players: Sequence[int], out: Any) -> None:
+        """Write `states[i].observation(players[i])` into `out[i]` for every i (`out`: a float32 numpy array
+        `[len(states), *observation_shape]`), for a network answering many decisions at once. By default
+        one observation after another; a game may write the whole batch in a few array operations (the
+        conformance suite checks that the rows equal `observation`)."""
+        for row, (state, player) in enumerate(zip(states, players)):
+            out[row] = state.observation(player)
+
     def to_json(self, player: int) -> dict[str, Any]:
         """What `player` may see of the position as JSON-ready data (remote agents get it); never anything hidden from that seat."""
         raise NotImplementedError(f"{type(self).__name__} offers no JSON view")

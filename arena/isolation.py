@@ -4,13 +4,22 @@ Each seat of a worker gets an agent process, reused from match to match. The run
 seat's view of the state (pickled) and waits at most the time per move plus a margin; an agent
 that does not answer by then is killed (`timeout`); one that dies, segfaults or exceeds its memory
 limit is reported as `agent_crashed`. A killed or dead process is replaced at the next match.
+
+With `--concurrent-matches` each agent of the tournament gets one process instead, hosting that
+agent's seats in every running match (agents are named by a handle in each message). Agents that
+answer in batches (`Agent.batch_key`) cross the boundary once per step: the batch's views in one
+message, its actions in one reply, answered inside the process by the agent's own `act_batch`. A
+process killed (timeout) or dead (crash) forfeits every seat it played: those of the batch with the
+reason, the others (`agent_crashed`) at their next move.
 """
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -39,7 +48,7 @@ def _limit_memory(megabytes: int | None) -> None:
 
 
 def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory_limit: int | None) -> None:
-    """The agent process: build agents on request and answer `act` for them."""
+    """The agent process: build agents on request (each named by the runner's handle) and answer for them."""
     bind_to_parent(os.getppid())  # the forkserver, which itself ends with the process that owns it
     from arena.agents import entry_from_json
     from arena.plugins import get_registry
@@ -49,7 +58,7 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
     base = make_game(registry, game_spec)
     games: dict[tuple[tuple[str, str], ...], Game] = {}
     _limit_memory(memory_limit)
-    agent: Agent | None = None
+    agents: dict[int, Agent] = {}
     while True:
         try:
             message = conn.recv()
@@ -57,25 +66,24 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
             return
         kind = message[0]
         try:
-            if kind == "new":
-                _, entry_json, seat, seed, time_per_move, game_params = message
-                if agent is not None:
-                    agent.close()
+            if kind == "act":
+                conn.send(("action", agents[message[1]].act(message[2])))
+            elif kind == "act_batch":
+                conn.send(("actions", _answer_batch([agents[handle] for handle in message[1]], message[2])))
+            elif kind == "new":
+                _, handle, entry_json, seat, seed, time_per_move, game_params = message
                 key = tuple(sorted(game_params.items()))
                 if key not in games:  # the same game, with the seat parameters (decks) of this seating
                     games[key] = type(base)(**game_params)
                 game = games[key]
                 agent = entry_from_json(registry, entry_json, game).make(registry, game, seat, seed)
                 agent.time_per_move = time_per_move
-                conn.send(("ok", None))
-            elif kind == "act":
-                assert agent is not None
-                conn.send(("action", agent.act(message[1])))
-            elif kind == "close":
-                if agent is not None:
-                    agent.close()
-                    agent = None
-                conn.send(("ok", None))
+                agents[handle] = agent
+                conn.send(("ok", agent.batch_key() is not None))
+            elif kind == "close":  # no reply: the runner does not wait for it
+                closing = agents.pop(message[1], None)
+                if closing is not None:
+                    closing.close()
         except MemoryError:
             # Over the memory limit: report it if there is still room to, and leave.
             try:
@@ -85,10 +93,41 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
         except (BrokenPipeError, ConnectionResetError):  # the owner is gone (Ctrl-C, kill): leave without a word
             os._exit(0)
         except Exception as exc:
+            if kind == "close":
+                continue
             try:
                 conn.send(("error", f"{type(exc).__name__}: {exc}"))
             except OSError:  # the owner is gone
                 os._exit(0)
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A row of a batch whose agent raised in its process (its text), answered in place of an action."""
+
+    detail: str
+
+
+def _answer_batch(agents: Sequence[Agent], views: Sequence[State]) -> list[Any]:
+    """The answers of a batch, by the agents' own `act_batch` per batch key (as the runner groups them in its own
+    process); a group whose `act_batch` raises gets its error in each of its rows (`Failed`)."""
+    groups: dict[Any, list[int]] = {}
+    for index, agent in enumerate(agents):
+        groups.setdefault(agent.batch_key(), []).append(index)
+    answers: list[Any] = [None] * len(agents)
+    for members in groups.values():
+        group = [agents[i] for i in members]
+        try:
+            actions = type(group[0]).act_batch(group, [views[i] for i in members])
+            if len(actions) != len(group):
+                raise RuntimeError(f"act_batch gave {len(actions)} answers for {len(group)} decisions")
+        except MemoryError:
+            raise
+        except Exception as exc:  # the agent's fault: every decision of the group records it
+            actions = [Failed(f"{type(exc).__name__}: {exc}")] * len(group)
+        for i, action in zip(members, actions):
+            answers[i] = action
+    return answers
 
 
 class _Deadline(BaseException):
@@ -134,17 +173,21 @@ class AgentProcess:
         self.memory_limit = memory_limit
         self.process: Any = None
         self.conn: Connection | None = None
+        self.generation = 0  # how many processes were started: an agent made in an earlier one is gone
+        self.handles = itertools.count()
+        self.lost = "its agent process was killed"  # why the agents of the last process are gone
 
     def _start(self) -> None:
         # forkserver: cheap starts, and no inherited database connections or threads.
         context = multiprocessing.get_context("forkserver")
         parent, child = context.Pipe()
-        self.process = context.Process(
-            target=_serve, args=(child, self.plugins_dirs, self.game_spec, self.memory_limit), daemon=True
-        )
-        self.process.start()
-        child.close()
-        self.conn = parent
+        process = context.Process(target=_serve, args=(child, self.plugins_dirs, self.game_spec, self.memory_limit), daemon=True)
+        try:
+            process.start()
+        finally:
+            child.close()
+        self.process, self.conn = process, parent
+        self.generation += 1
 
     def kill(self) -> None:
         if self.process is not None:
@@ -166,6 +209,7 @@ class AgentProcess:
             ready = True  # the reply read below reports the crash
         if not ready:
             self.kill()
+            self.lost = f"its agent process was killed: no answer to {what} within {deadline:g}s"
             raise Forfeit(TIMEOUT, f"no answer to {what} within {deadline:g}s; agent process killed")
         try:
             kind, value = self.conn.recv()
@@ -174,20 +218,42 @@ class AgentProcess:
             self.process.join(1) if self.process is not None else None
             code = self.process.exitcode if self.process is not None else code
             self.kill()
+            self.lost = f"its agent process died during {what} ({_describe_exit(code)})"
             raise Forfeit(AGENT_CRASHED, f"agent process died during {what} ({_describe_exit(code)})") from None
         if kind == "crash":
             self.kill()
+            self.lost = f"its agent process crashed: {value}"
             raise Forfeit(AGENT_CRASHED, value)
         if kind == "error":
             raise Forfeit(AGENT_ERROR, value)
         return value
 
     def new_agent(self, entry_json: dict[str, Any], seat: int, seed: int, time_per_move: float | None,
-                  game_params: dict[str, str]) -> None:  # fmt: skip
-        self._call(("new", entry_json, seat, seed, time_per_move, game_params), START_DEADLINE, "agent start")
+                  game_params: dict[str, str]) -> tuple[int, int, bool]:  # fmt: skip
+        """Make an agent in the process: its handle, the process generation it lives in, and whether it answers in batches."""
+        handle = next(self.handles)
+        batched = self._call(("new", handle, entry_json, seat, seed, time_per_move, game_params), START_DEADLINE, "agent start")
+        return handle, self.generation, bool(batched)
 
-    def act(self, state: State, deadline: float) -> int:
-        return self._call(("act", state), deadline, "act")
+    def alive(self, generation: int) -> bool:
+        """Is the process an agent was made in (its `generation`) still the running one?"""
+        return generation == self.generation and self.process is not None and self.process.is_alive()
+
+    def act(self, handle: int, state: State, deadline: float) -> int:
+        return self._call(("act", handle, state), deadline, "act")  # type: ignore[no-any-return]
+
+    def act_batch(self, handles: Sequence[int], states: Sequence[State], deadline: float) -> list[Any]:
+        """One message for a batch of decisions, one reply with their answers (`Failed` for a row whose agent raised)."""
+        return self._call(("act_batch", list(handles), list(states)), deadline, f"a batch of {len(handles)} decisions")  # type: ignore[no-any-return]
+
+    def forget(self, handle: int, generation: int) -> None:
+        """Close an agent in the process (no reply awaited); nothing to do when its process is gone."""
+        if not self.alive(generation):
+            return
+        try:
+            self.conn.send(("close", handle))  # type: ignore[union-attr]
+        except (BrokenPipeError, EOFError, OSError):  # dead: the next call reports and replaces it
+            pass
 
 
 def _describe_exit(code: int | None) -> str:
@@ -212,15 +278,53 @@ class IsolatedAgent(Agent):
                  time_per_move: float | None) -> None:  # fmt: skip
         super().__init__(game, player, seed)
         self.process = process
+        self.time_limit = time_per_move
         self.deadline = (time_per_move + KILL_MARGIN) if time_per_move is not None else NO_LIMIT_DEADLINE
         self.start_error: Forfeit | None = None
+        self.handle, self.generation, self.batched = -1, -1, False
         try:
             game_params = {name: format_value(value) for name, value in game.params.items()}
-            process.new_agent(entry_json, player, seed, time_per_move, game_params)
+            self.handle, self.generation, self.batched = process.new_agent(entry_json, player, seed, time_per_move, game_params)
         except Forfeit as exc:  # reported at the agent's first move, so the match records it
             self.start_error = exc
 
-    def act(self, state: State) -> int:
+    def _gone(self) -> Forfeit | None:
+        """Why this agent cannot answer (it never started, or its process was replaced since), or None."""
         if self.start_error is not None:
-            raise self.start_error
-        return self.process.act(state, self.deadline)
+            return self.start_error
+        process = self.process
+        if process.alive(self.generation):
+            return None
+        if process.generation == self.generation and process.process is not None:  # died by itself, between moves
+            return Forfeit(AGENT_CRASHED, f"its agent process died ({_describe_exit(process.process.exitcode)})")
+        return Forfeit(AGENT_CRASHED, f"{process.lost} (during another match's move)")
+
+    def act(self, state: State) -> int:
+        gone = self._gone()
+        if gone is not None:
+            raise gone
+        return self.process.act(self.handle, state, self.deadline)
+
+    def batch_key(self) -> Hashable | None:
+        """Agents of one process that answer in batches there are asked together: one message per step."""
+        return ("isolated", id(self.process)) if self.batched and self.start_error is None else None
+
+    @classmethod
+    def act_batch(cls, agents: Sequence[Agent], views: Sequence[State]) -> list[Any]:
+        """The batch's views to the process in one message, its actions back in one reply. A row whose agent is
+        gone, or whose agent's `act_batch` failed in the process, is a Forfeit (the runner raises it in that match);
+        a timeout or a crash of the process raises, forfeiting the whole batch with the reason."""
+        isolated: list[IsolatedAgent] = list(agents)  # type: ignore[arg-type]
+        answers: list[Any] = [agent._gone() for agent in isolated]
+        asked = [row for row, gone in enumerate(answers) if gone is None]
+        if asked:
+            first = isolated[asked[0]]
+            deadline = (first.time_limit * len(asked) + KILL_MARGIN) if first.time_limit is not None else NO_LIMIT_DEADLINE
+            replies = first.process.act_batch([isolated[row].handle for row in asked], [views[row] for row in asked], deadline)
+            for row, reply in zip(asked, replies):
+                answers[row] = Forfeit(AGENT_ERROR, reply.detail) if isinstance(reply, Failed) else reply
+        return answers
+
+    def close(self) -> None:
+        if self.start_error is None:
+            self.process.forget(self.handle, self.generation)

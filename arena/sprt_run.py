@@ -111,9 +111,11 @@ def checked_state(entry: Mapping[str, Any], records: Iterable[MatchRecord], save
         return state
     if not agrees(state, saved):
         paired = bool(entry["paired"])
+        stored = _describe(saved.units, saved.counts, saved.llr, saved.decision, paired)
+        replayed = _describe(state.units, state.counts, state.llr, state.decided, paired)
         raise ArenaError(
-            f"tournament {tournament_id}: its stored SPRT state ({_describe(saved.units, saved.counts, saved.llr, saved.decision, paired)}) "
-            f"disagrees with the one its stored matches give ({_describe(state.units, state.counts, state.llr, state.decided, paired)}): "
+            f"tournament {tournament_id}: its stored SPRT state ({stored}) "
+            f"disagrees with the one its stored matches give ({replayed}): "
             f"the row in sprt_states was edited or is corrupt, so the test is not resumed (`arena sprt {tournament_id}` shows both)"
         )  # fmt: skip
     return SprtState.from_stored(params_of(entry), bool(entry["paired"]), saved)

@@ -17,7 +17,7 @@ import gc
 import math
 import random
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from arena.api import TERMINAL, Agent, Game, State
@@ -162,12 +162,28 @@ def check_observation(game: Game, seed: int) -> None:
     rng = random.Random(seed)
     shape = getattr(first, "shape", None)
     steps = 0
+    seen: list[tuple[State, int]] = []
     while not state.is_terminal() and steps < 300:
         for player in range(game.num_players):
             obs = state.observation(player)
             assert getattr(obs, "shape", None) == shape, f"game '{game.info.id}': observation shape changes"
+            seen.append((state.clone(), player))
         state.apply(rng.choice(state.legal_actions()))
         steps += 1
+    check_observations(game, seen)
+
+
+def check_observations(game: Game, seen: Sequence[tuple[State, int]]) -> None:
+    """`State.observations` (a batch at once) writes exactly the rows `observation` gives, one by one."""
+    if not seen:
+        return
+    import numpy as np
+
+    states, players = [state for state, _ in seen], [player for _, player in seen]
+    expected = np.stack([np.asarray(state.observation(player), dtype=np.float32) for state, player in seen])
+    out = np.full(expected.shape, np.nan, dtype=np.float32)
+    type(states[0]).observations(states, players, out)
+    assert np.array_equal(out, expected), f"game '{game.info.id}': State.observations differs from observation"
 
 
 def check_game(game: Game, seeds: Iterable[int] = range(20)) -> None:

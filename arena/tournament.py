@@ -226,7 +226,10 @@ class Player:
         self.makers = [entry.maker(registry) for entry in self.entries]
         # Remote agents already live outside this process: they are never isolated.
         self.remote = [registry.agent_class(entry.type_id).remote for entry in self.entries]
-        self.processes: list[AgentProcess] = []
+        # Agent processes (isolated agents): one per seat when matches are played one at a time, one per agent of
+        # the tournament when they are interleaved (it hosts that agent's seats of every running match).
+        self.processes: dict[int, AgentProcess] = {}
+        self._interleaved = setup.concurrent > 1
         self._seat_params = any(entry.seat_params for entry in self.entries)
         self._seated_games: dict[Table, Game] = {}
         # Arena's own agents, or agents in their own processes, may be handed the live state (see play_match).
@@ -248,13 +251,18 @@ class Player:
                 for agent in agents:
                     watch(agent, self.setup.time_per_move)
             return agents
-        while len(self.processes) < len(task.seating):
-            self.processes.append(AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit))
         return [
             self.makers[position](game, seat, seed) if self.remote[position] else
-            IsolatedAgent(self.processes[seat], game, seat, seed, self.setup.agents[position], self.setup.time_per_move)
+            IsolatedAgent(self._process(position if self._interleaved else seat), game, seat, seed,
+                          self.setup.agents[position], self.setup.time_per_move)
             for seat, position in enumerate(task.seating)
         ]  # fmt: skip
+
+    def _process(self, slot: int) -> AgentProcess:
+        process = self.processes.get(slot)
+        if process is None:
+            process = self.processes[slot] = AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit)
+        return process
 
     def _fresh(self, used: list[Agent], task: MatchTask, seed: int, game: Game) -> list[Agent]:
         """New agents for a match played again (see play_match); `used` are closed and replaced in place."""
@@ -286,7 +294,7 @@ class Player:
 
     def play_all(self, tasks: Sequence[MatchTask]) -> Iterator[queries.MatchOutcome]:
         """Every task's outcome: one match after another, or `concurrent` at a time (in finishing order)."""
-        if self.setup.concurrent <= 1 or self.setup.isolate or len(tasks) <= 1:
+        if self.setup.concurrent <= 1 or len(tasks) <= 1:
             for task in tasks:
                 yield self.play(task)
             return
@@ -313,7 +321,7 @@ class Player:
                     agent.close()
 
     def close(self) -> None:
-        for process in self.processes:
+        for process in self.processes.values():
             process.kill()
         self.processes.clear()
 
@@ -341,8 +349,8 @@ def play(
     more than one worker (a worker must never hang on an agent), and on a game of hidden information
     when any agent is not one of Arena's own, unless `trust_agents` (an agent in the runner's process
     can read what its seat may not see). `concurrent` > 1 interleaves that many matches in each
-    worker and batches their networks' decisions (arena.interleave); isolated agents answer one by
-    one from their own processes, so then matches are played one at a time and `notify` is told why.
+    worker and batches their networks' decisions (arena.interleave), isolated or not (an isolated
+    agent's batch crosses to its process in one message, see arena.isolation).
     A tournament run as an SPRT stops at the match that decides the test (in schedule order),
     reporting each step to `log`; an adaptive tournament grows batch by batch.
     """
@@ -406,9 +414,6 @@ def _play(
                       tuple(str(Path(d).resolve()) for d in plugins_dirs), isolate, memory_limit,
                       settings.get("openings"), settings.get("set_size", 1), tournament.secret, concurrent,
                       settings.get("network_allowance", DEFAULT_NETWORK_ALLOWANCE))  # fmt: skip
-        if concurrent > 1 and isolate and notify is not None:
-            notify("isolated agents answer one by one from their own processes: --concurrent-matches is ignored, "
-                   "matches are played one at a time")  # fmt: skip
         game = make_game(registry, setup.game_spec)
         entries = [entry_from_json(registry, data, game) for data in setup.agents]
         _check_unchanged(tournament, game, setup.agents, entries)

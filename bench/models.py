@@ -7,7 +7,8 @@ A small CNN for connect four (two 3x3 convolutions of 32 channels, a 64-unit lay
 7 and a value head), exported from the same weights as TorchScript and ONNX, plays itself
 (`sample=true`, so matches differ) through the library's tournament runner (one worker, a real
 SQLite file). Target: --concurrent-matches 64 at least 5x the matches per second of one match at a
-time, on the CPU. It also prints the share of each run spent in the network's forward passes (the
+time, on the CPU; the same for ONNX with each agent in its own process (`--isolate`: a batch crosses to
+its process in one message). It also prints the share of each run spent in the network's forward passes (the
 ceiling: what batching can still gain once everything else is free) and the forward pass alone at
 batch 1 and 64. Networks run with $ARENA_MODEL_THREADS threads (default 1).
 """
@@ -62,8 +63,9 @@ def export(folder: Path) -> dict[str, Path]:
     return paths
 
 
-def timed_run(path: Path, matches: int, concurrent: int, folder: Path, workers: int = 1) -> tuple[float, float]:
-    """Matches per second, and the share of the run's time spent in the network's forward passes (`Model.run`)."""
+def timed_run(path: Path, matches: int, concurrent: int, folder: Path, workers: int = 1, isolate: bool = False) -> tuple[float, float]:
+    """Matches per second, and the share of the run's time spent in the network's forward passes (`Model.run`) in
+    this process (none when isolated: the network runs in the agents' processes)."""
     from agents.models.base import Model
 
     spent = [0.0]
@@ -78,20 +80,20 @@ def timed_run(path: Path, matches: int, concurrent: int, folder: Path, workers: 
 
     Model.run = timed  # type: ignore[method-assign]
     try:
-        played, seconds = _play(path, matches, concurrent, folder, workers)
+        played, seconds = _play(path, matches, concurrent, folder, workers, isolate)
     finally:
         Model.run = run  # type: ignore[method-assign]
     return played / seconds, spent[0] / seconds
 
 
-def _play(path: Path, matches: int, concurrent: int, folder: Path, workers: int) -> tuple[int, float]:
+def _play(path: Path, matches: int, concurrent: int, folder: Path, workers: int, isolate: bool = False) -> tuple[int, float]:
     registry = get_registry()
     database = open_database(f"sqlite:///{folder / f'bench-{time.monotonic_ns()}.db'}")
     agents = f"neural:checkpoint={path},sample=true,neural:checkpoint={path},sample=true,seed=1"
     request = tournament.TournamentRequest(game="connect_four", agents=agents, rounds=matches, seed=1)
     tournament_id = tournament.create(registry, database, request)
     start = time.perf_counter()
-    played = tournament.play(database, registry, tournament_id, workers=workers, concurrent=concurrent)
+    played = tournament.play(database, registry, tournament_id, workers=workers, concurrent=concurrent, isolate=isolate)
     return played, time.perf_counter() - start
 
 
@@ -144,6 +146,11 @@ def main() -> None:
             rates[kind] = (one, many)
             print(f"  {kind:12s} one at a time {one:8.1f} matches/s   --concurrent-matches {args.concurrent}: "
                   f"{many:8.1f} matches/s   speed-up {many / one:5.1f}x (target >= 5x)")  # fmt: skip
+        isolated = {concurrent: timed_run(paths["onnx"], args.matches, concurrent, folder, isolate=True)[0]
+                    for concurrent in (1, args.concurrent)}  # fmt: skip
+        print(f"  onnx, --isolate (each agent in its own process): one at a time {isolated[1]:8.1f} matches/s   "
+              f"--concurrent-matches {args.concurrent}: {isolated[args.concurrent]:8.1f} matches/s   "
+              f"speed-up {isolated[args.concurrent] / isolated[1]:5.1f}x")  # fmt: skip
         print("share of each run's time in the network's forward passes (the rest: games, match loop, masking, storing):")
         for kind in paths:
             one, many = shares[kind, 1], shares[kind, args.concurrent]

@@ -5,6 +5,7 @@ Cells are stored at row*columns + col with row 0 at the bottom; `render()` print
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
@@ -203,6 +204,24 @@ class ConnectFourState(arena.State):
         planes, top_first = _observation_tables(self.rows, self.cols, player)
         cells = np.array(self.board, dtype=np.intp)[top_first]
         return planes.take(cells, axis=1).reshape(3, self.rows, self.cols)
+
+    @classmethod
+    def observations(cls, states: Sequence[arena.State], players: Sequence[int], out: np.ndarray) -> None:
+        """`observation` for a batch of positions in a few array operations (a network's many decisions at once)."""
+        first = states[0]
+        if not all(type(state) is cls for state in states) or not out.flags.c_contiguous:
+            return super().observations(states, players, out)
+        rows, cols = first.rows, first.cols  # type: ignore[attr-defined]
+        boards = b"".join([bytes(state.board) for state in states])  # type: ignore[attr-defined]
+        if len(boards) != len(states) * rows * cols or out.shape[1:] != (3, rows, cols):
+            return super().observations(states, players, out)  # boards of other sizes in one batch: one by one
+        _planes, top_first = _observation_tables(rows, cols, 0)
+        cells = np.frombuffer(boards, dtype=np.uint8).reshape(len(states), rows * cols)[:, top_first]
+        own = np.asarray(players, dtype=np.uint8).reshape(-1, 1) + 1  # a cell's value for the seat's own discs
+        planes = out.reshape(len(states), 3, rows * cols)  # a view of `out` (contiguous)
+        np.equal(cells, own, out=planes[:, 0])
+        np.equal(cells, 3 - own, out=planes[:, 1])
+        np.equal(cells, 0, out=planes[:, 2])
 
 
 class ConnectFour(arena.Game):

@@ -2,6 +2,7 @@
 probabilities, inverse-probability weights, same seed same choices, resume)."""
 
 import json
+import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -138,3 +139,39 @@ def test_weighted_leaderboard(arena_cli):
     arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--name", "rr", "--quiet")
     result = arena_cli("leaderboard", "--tournament", "rr", "--weighted", ok=False)
     assert result.exit_code == 2 and "--format adaptive" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_gain_of_two_and_three_agents_by_hand():
+    """_gains on cases computed by hand. Two agents, one pair: P(wrong order) = Phi(-|d| / sd) times the share of
+    Var(d) one more game removes, w v / (1 + w v) (w = p (1 - p)), per unit of game length. Three agents: a game of
+    (a, b) also helps the pairs it shares an agent with, by w c^2 / (1 + w v_ab) / v_ij, c = (e_i - e_j)' S (e_a - e_b)."""
+    from scipy.stats import norm
+
+    from arena.adaptive import _directions, _gains, fit
+
+    theta, covariance = fit(2, {(0, 1, 1.0): 7, (0, 1, 0.0): 5})
+    d, v = theta[0] - theta[1], covariance[0, 0] + covariance[1, 1] - 2 * covariance[0, 1]
+    w = 1 / (1 + math.exp(-d)) * (1 - 1 / (1 + math.exp(-d)))
+    (gain,) = _gains(_directions(2), theta, covariance, None)
+    assert gain == pytest.approx(norm.cdf(-abs(d) / math.sqrt(v)) * w * v / (1 + w * v), rel=1e-9)
+    assert _gains(_directions(2), theta, covariance, np.array([4.0]))[0] == pytest.approx(gain / 4)
+
+    cells = {(0, 1, 1.0): 6, (0, 1, 0.0): 5, (0, 2, 1.0): 11, (0, 2, 0.0): 1, (1, 2, 1.0): 10, (1, 2, 0.0): 2}
+    theta, covariance = fit(3, cells)
+    pairs = all_pairs(3)
+    e = np.eye(3)
+    expected = []
+    for a, b in pairs:
+        x = e[a] - e[b]
+        p = 1 / (1 + math.exp(-(theta[a] - theta[b])))
+        w = p * (1 - p)
+        total = 0.0
+        for i, j in pairs:
+            y = e[i] - e[j]
+            v = y @ covariance @ y
+            c = y @ covariance @ x
+            total += norm.cdf(-abs(theta[i] - theta[j]) / math.sqrt(v)) * w * c**2 / (1 + w * (x @ covariance @ x)) / v
+        expected.append(total)
+    gains = _gains(_directions(3), theta, covariance, None)
+    assert gains == pytest.approx(expected, rel=1e-9)
+    assert gains.argmax() == pairs.index((0, 1))  # the close pair (6-5) before the clear ones (11-1, 10-2)

@@ -16,7 +16,7 @@ import numpy as np
 
 import arena
 from agents.models import model_for
-from agents.neural import checkpoint_digest, file_key
+from agents.neural import checkpoint_digest, file_key, game_model
 
 #: Positions whose network output is kept (per agent); the cache is emptied when it is full.
 CACHE_LIMIT = 1 << 16
@@ -38,7 +38,7 @@ def model_fingerprint(params: dict[str, Any]) -> str:
 
 class NetworkEvaluator:
     def __init__(self, game: arena.Game, model_path: str) -> None:
-        self.model = model_for(file_key(model_path), game)
+        self.model = game_model(game, model_path)
         self.cache: dict[bytes, tuple[np.ndarray, float]] = {}
         self.evaluations = 0  # forward-pass rows, for statistics
 

@@ -104,7 +104,7 @@ class LocalPool:
         with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_init_worker,
                                  initargs=(setup, os.getpid())) as pool:  # fmt: skip
             try:
-                if setup.concurrent > 1 and not setup.isolate:  # each worker interleaves its chunk's matches
+                if setup.concurrent > 1:  # each worker interleaves its chunk's matches
                     for outcomes in pool.map(_play_chunk_in_worker, concurrent_chunks(tasks, self.workers, setup.concurrent)):
                         yield from outcomes
                 else:
