@@ -29,6 +29,10 @@ the last `window` episodes, the loss and epsilon every `log_every` episodes, and
 policy's results against `eval_opponent` on fixed seeds every `eval_every` episodes;
 `arena plot training OUT` draws them. On a terminal a progress bar shows the current win rate.
 
+Every checkpoint gets its training state beside it (`OUT.resume`, agents/train_state.py), written again
+every `save_every` episodes and when `stop()` turns true (the command's Ctrl-C); `resume` goes on from it
+to `episodes` in all, and a stopped run resumed ends with the same files as one that never stopped.
+
 PyTorch is imported only when training starts (`import_torch`). Same settings and seed give the
 same checkpoint bytes on one machine: torch is seeded, runs on one thread, and every episode's
 game and opponent seeds derive from the seed. Across machines (CPU kinds, BLAS builds, torch
@@ -41,7 +45,9 @@ import contextlib
 import copy
 import math
 import random
+import signal
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -53,7 +59,7 @@ import click
 import numpy as np
 
 import arena
-from agents import train_nets
+from agents import train_nets, train_state
 from agents.neural import (
     check_writable,
     choose_action,
@@ -62,14 +68,22 @@ from agents.neural import (
     observation_shape,
     save_checkpoint,
 )
-from agents.train_pool import Pool, Values, file_values, load_given, plan_pool
+from agents.train_pool import (
+    Pool,
+    Values,
+    file_values,
+    load_given,
+    load_own,
+    plan_pool,
+    pool_record,
+)
 from arena.agents import AgentEntry, resolve, seated_game
 from arena.match import DEFAULT_MAX_TURNS, DRAW, LOSS, WIN, outcomes_from_returns
 from arena.params import parse_specs
 from arena.plugins import Registry, get_registry
 from arena.seeding import derive_seed
 from arena.tournament import make_game
-from arena.training.metrics import MetricsWriter, metrics_path
+from arena.training.metrics import MetricsWriter, metrics_path, read_metrics
 
 ALGORITHMS = ("reinforce", "dqn", "qlearning")
 SELF = "self"
@@ -117,6 +131,12 @@ class TrainConfig:
     eval_every: int | None = None  # None: episodes // 10
     eval_games: int = 50  # 0: no evaluation
     eval_opponent: str = "random"
+    resume: str | None = None  # a checkpoint this trainer wrote (with its .resume state) to go on from
+    save_every: int | None = None  # episodes between writes of the checkpoint and its state during the run
+
+
+#: Options that say where and how often to write, not what is trained: not part of the file's settings.
+NOT_SETTINGS = ("out", "resume", "save_every")
 
 
 @dataclass(frozen=True)
@@ -177,6 +197,25 @@ class Plan:
     eval_every: int
     pool: Pool | None = None  # self-play: where snapshots go, and the given past checkpoints
     pool_opponents: tuple[Values, ...] = ()  # the given past checkpoints, loaded and checked against the game
+    resumed: Resumed | None = None  # --resume: the stored state to go on from
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """A training state read for `--resume` (agents/train_state.py), checked against the run's game and network."""
+
+    source: str
+    meta: dict[str, Any]
+    arrays: train_state.Arrays
+    own: tuple[tuple[Path, Values], ...]  # the self-play snapshots it wrote that it still draws from
+
+    @property
+    def episodes(self) -> int:
+        return int(self.meta["episodes"])
+
+
+class TrainingInterrupted(Exception):
+    """Training stopped when asked (Ctrl-C): the checkpoint and its state were written, to go on with --resume."""
 
 
 def parse_widths(text: str, option: str = "--hidden") -> tuple[int, ...]:
@@ -212,6 +251,8 @@ def check_numbers(config: TrainConfig) -> None:
         raise arena.ArenaError("--log-every and --eval-every must be at least 1")
     if config.eval_games < 0:
         raise arena.ArenaError(f"--eval-games must be 0 or more, got {config.eval_games}")
+    if config.save_every is not None and config.save_every < 1:
+        raise arena.ArenaError(f"--save-every must be at least 1, got {config.save_every}")
     if config.net not in train_nets.NETS:
         raise arena.ArenaError(f"unknown network '{config.net}' (choose {', '.join(train_nets.NETS)})")
     if config.algorithm == "qlearning" and (config.net != "mlp" or config.dueling):
@@ -261,13 +302,39 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
     check_writable(config.out)
     check_suffix(config)
     check_writable(metrics_path(config.out))
-    pool = plan_pool(config.opponent_pool, config.out, config.episodes, config.snapshot_every) if opponent is None else None
+    resumed = read_resumed(config, game)
+    if config.resume:
+        check_writable(train_state.state_path(config.out))
+    start, stored_pool = (resumed.episodes, resumed.meta.get("pool")) if resumed is not None else (0, None)
+    pool = None
+    if opponent is None:
+        pool = plan_pool(config.opponent_pool, config.out, config.episodes, config.snapshot_every, start, stored_pool)
     pool_opponents = tuple(load_given(pool, game)) if pool is not None else ()
+    if resumed is not None and pool is not None:
+        resumed = replace(resumed, own=tuple(load_own(stored_pool, config.self_pool, game)))
     lr = config.lr if config.lr is not None else DEFAULT_LR[config.algorithm]
     batch = config.batch if config.batch is not None else DEFAULT_BATCH[config.algorithm]
     log_every = config.log_every or max(1, config.episodes // 200)
     eval_every = config.eval_every or max(1, config.episodes // 10)
-    return Plan(config, game, opponent, evaluator, shape, math.prod(shape), lr, batch, log_every, eval_every, pool, pool_opponents)
+    return Plan(config, game, opponent, evaluator, shape, math.prod(shape), lr, batch, log_every, eval_every, pool, pool_opponents,
+                resumed)  # fmt: skip
+
+
+def network_shape(config: TrainConfig) -> dict[str, Any]:
+    return train_state.network_shape(config.algorithm, config.net, config.hidden, config.channels, config.dueling)
+
+
+def read_resumed(config: TrainConfig, game: arena.Game) -> Resumed | None:
+    """`--resume FILE`: its state, refused in one line if it is for another game or network, or has no episodes left."""
+    if not config.resume:
+        return None
+    meta, arrays = train_state.read_state(config.resume)
+    train_state.check_fits(meta, game_description(game), network_shape(config), config.resume)
+    done = int(meta["episodes"])
+    if config.episodes <= done:
+        raise arena.ArenaError(f"--episodes {config.episodes} is the total to reach, and {config.resume} has trained {done} "
+                               f"episodes already: give more than {done}")  # fmt: skip
+    return Resumed(config.resume, meta, arrays, ())
 
 
 def import_torch() -> Any:
@@ -473,10 +540,30 @@ class Reinforce:
     def learn(self, trajectory: Trajectory, episode: int) -> None:
         if trajectory.actions:
             self.pending.append(trajectory)
-        last = episode == self.plan.config.episodes - 1
-        if self.pending and (len(self.pending) >= self.plan.batch or last):
+        if len(self.pending) >= self.plan.batch:
             self.update(self.pending)
             self.pending = []
+
+    def finish(self) -> None:
+        """The last episodes, fewer than a batch, make one more update at the end of the run."""
+        if self.pending:
+            self.update(self.pending)
+            self.pending = []
+
+    def state(self) -> tuple[dict[str, Any], train_state.Arrays]:
+        arrays = {**train_state.module_arrays("net", self.network.module), **train_state.optimizer_arrays(self.optimizer),
+                  **pending_arrays(self.pending)}  # fmt: skip
+        meta = {"rng": train_state.random_state(self.rng), "baseline": self.baseline,
+                "pending": [[t.reward, t.outcome] for t in self.pending]}  # fmt: skip
+        return meta, arrays
+
+    def restore(self, meta: dict[str, Any], arrays: train_state.Arrays) -> None:
+        train_state.load_module(self.torch, "net", self.network.module, arrays)
+        train_state.load_optimizer(self.torch, self.optimizer, arrays)
+        train_state.set_random_state(self.rng, meta["rng"])
+        self.baseline = float(meta["baseline"])
+        self.pending = pending_trajectories(meta["pending"], arrays)
+        self.network.refresh()
 
     def update(self, batch: list[Trajectory]) -> None:
         torch = self.torch
@@ -501,7 +588,33 @@ class Reinforce:
         return {"entropy_bonus": ENTROPY_BONUS, "baseline": "running mean", "baseline_momentum": BASELINE_MOMENTUM}
 
 
+def pending_arrays(pending: list[Trajectory]) -> train_state.Arrays:
+    """Episodes waiting for their batch, as flat arrays with each episode's number of moves."""
+    if not pending:
+        return {}
+    return {"pending.lengths": np.array([len(t.actions) for t in pending], dtype=np.int64),
+            "pending.observations": np.stack([o for t in pending for o in t.observations]),
+            "pending.masks": np.stack([m for t in pending for m in t.masks]),
+            "pending.actions": np.array([a for t in pending for a in t.actions], dtype=np.int64),
+            "pending.shaped": np.array([r for t in pending for r in t.shaped], dtype=np.float64)}  # fmt: skip
+
+
+def pending_trajectories(ends: list[list[Any]], arrays: train_state.Arrays) -> list[Trajectory]:
+    out: list[Trajectory] = []
+    start = 0
+    for (reward, outcome), length in zip(ends, arrays.get("pending.lengths", ()), strict=True):
+        moves = slice(start, start + int(length))
+        out.append(Trajectory(list(arrays["pending.observations"][moves]), list(arrays["pending.masks"][moves]),
+                              [int(a) for a in arrays["pending.actions"][moves]],
+                              [float(r) for r in arrays["pending.shaped"][moves]], float(reward), outcome))  # fmt: skip
+        start += int(length)
+    return out
+
+
 # ---------------------------------------------------------------- DQN
+
+
+REPLAY_FIELDS = ("observations", "next_observations", "next_masks", "actions", "rewards", "done")
 
 
 class ReplayBuffer:
@@ -604,6 +717,35 @@ class DQN:
         if self.steps % TARGET_SYNC == 0:
             self.target.load_state_dict(self.network.module.state_dict())
 
+    def finish(self) -> None:
+        pass
+
+    def state(self) -> tuple[dict[str, Any], train_state.Arrays]:
+        buffer = self.buffer
+        filled = slice(0, buffer.size)
+        arrays = {**train_state.module_arrays("net", self.network.module), **train_state.module_arrays("target", self.target),
+                  **train_state.optimizer_arrays(self.optimizer),
+                  **{f"replay.{name}": getattr(buffer, name)[filled] for name in REPLAY_FIELDS}}  # fmt: skip
+        meta = {"rng": train_state.random_state(self.rng), "sampler": self.sampler.bit_generator.state, "steps": self.steps,
+                "episode": self.episode, "replay": {"size": buffer.size, "cursor": buffer.cursor, "capacity": buffer.capacity}}  # fmt: skip
+        return meta, arrays
+
+    def restore(self, meta: dict[str, Any], arrays: train_state.Arrays) -> None:
+        train_state.load_module(self.torch, "net", self.network.module, arrays)
+        train_state.load_module(self.torch, "target", self.target, arrays)
+        train_state.load_optimizer(self.torch, self.optimizer, arrays)
+        train_state.set_random_state(self.rng, meta["rng"])
+        self.sampler.bit_generator.state = meta["sampler"]
+        self.steps, self.episode = int(meta["steps"]), int(meta["episode"])
+        replay = meta["replay"]
+        if replay["capacity"] != self.buffer.capacity:
+            raise arena.ArenaError(f"--resume: the replay buffer holds {replay['capacity']} transitions, "
+                                   f"this version {self.buffer.capacity}")  # fmt: skip
+        self.buffer.size, self.buffer.cursor = int(replay["size"]), int(replay["cursor"])
+        for name in REPLAY_FIELDS:
+            getattr(self.buffer, name)[: self.buffer.size] = arrays[f"replay.{name}"]
+        self.network.refresh()
+
     def settings(self) -> dict[str, Any]:
         return {"replay_capacity": REPLAY_CAPACITY, "target_sync": TARGET_SYNC, "double": self.plan.config.double,
                 "epsilon": [EPSILON_START, EPSILON_END, EPSILON_DECAY_SHARE]}  # fmt: skip
@@ -648,6 +790,12 @@ class Learner(Protocol):
 
     def settings(self) -> dict[str, Any]: ...
 
+    def finish(self) -> None: ...
+
+    def state(self) -> tuple[dict[str, Any], train_state.Arrays]: ...
+
+    def restore(self, meta: dict[str, Any], arrays: train_state.Arrays) -> None: ...
+
 
 class NetworkLearner:
     """REINFORCE or DQN behind the Learner interface: greedy play, snapshots and saving go through its Net."""
@@ -657,6 +805,7 @@ class NetworkLearner:
         self.output = core.output
         self.losses = core.losses
         self.choose, self.learn, self.epsilon, self.settings = core.choose, core.learn, core.epsilon, core.settings
+        self.finish, self.state, self.restore = core.finish, core.state, core.restore
 
     def greedy(self) -> Values:
         return self.core.network.values
@@ -695,12 +844,14 @@ def seeded_torch(config: TrainConfig) -> Iterator[Any]:
 
 
 def train(config: TrainConfig, registry: Registry | None = None, report: Callable[[str], None] | None = None,
-          progress: bool = False) -> TrainSummary:  # fmt: skip
-    """Train and write the checkpoint to `config.out` and its metrics beside it; ArenaError (nothing written) on bad input."""
+          progress: bool = False, stop: Callable[[], bool] | None = None) -> TrainSummary:  # fmt: skip
+    """Train and write the checkpoint to `config.out`, its metrics and its training state beside it; ArenaError (nothing
+    written) on bad input. When `stop()` turns true, the episode under way is finished, the checkpoint and its state are
+    written and TrainingInterrupted is raised: `--resume` goes on from there as if nothing had stopped."""
     registry = registry if registry is not None else get_registry()
     checked = plan(config, registry)
     with seeded_torch(config) as torch:
-        return _train(torch, checked, registry, report or (lambda line: None), progress)
+        return _train(torch, checked, registry, report or (lambda line: None), progress, stop or (lambda: False))
 
 
 def untrained(config: TrainConfig, registry: Registry | None = None) -> tuple[Plan, Values]:
@@ -758,7 +909,8 @@ class ProgressBar:
             self.bar.stop()
 
 
-def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], None], progress: bool) -> TrainSummary:
+def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], None], progress: bool,
+           stop: Callable[[], bool]) -> TrainSummary:  # fmt: skip
     config = plan.config
     learner = make_learner(torch, plan)
     episodes = Episodes(plan, registry, plan.opponent)
@@ -767,59 +919,108 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
     settings = {**asdict(config), "hidden": list(config.hidden), "channels": list(config.channels), "lr": plan.lr,
                 "batch": plan.batch, "log_every": plan.log_every, "eval_every": plan.eval_every,
                 "torch": torch.__version__ if torch is not None else None, **learner.settings()}  # fmt: skip
-    del settings["out"]  # where the file went is not part of what it is
+    for key in NOT_SETTINGS:  # where the file went, and where it came from, are not part of what it is
+        del settings[key]
+    resumed = plan.resumed
+    first, earlier_seconds, previous_rows = 0, 0.0, []
+    own: list[tuple[Path, Values]] = []  # this run's snapshots, read back from the pool's files
+    if resumed is not None:
+        first, earlier_seconds = resumed.episodes, float(resumed.meta.get("seconds", 0.0))
+        learner.restore(resumed.meta["learner"], resumed.arrays)
+        for outcome in resumed.meta["recent"]:
+            tally.add(outcome)
+        learner.losses[:] = resumed.meta["losses"]
+        own = list(resumed.own)
+        previous_rows = earlier_metrics(resumed)  # read before the writer empties the file (OUT may be the resumed file)
+        if plan.pool is not None:
+            episodes.pool = [*plan.pool_opponents, *(values for _, values in own[-config.self_pool:])]
     bar = ProgressBar(config.episodes, progress)
     last_eval = ""
-    own: list[Values] = []  # this run's snapshots, read back from the pool's files
     start = time.perf_counter()
+
+    def write(done: int, state: tuple[dict[str, Any], train_state.Arrays], losses: list[float]) -> None:
+        """The checkpoint as it is now, and beside it the state to go on from after `done` episodes."""
+        win, draw, loss = tally.rates()
+        training = {**settings, "self_refresh": config.snapshot_every,
+                    "last": {"episodes": len(tally.recent), "win": win, "draw": draw, "loss": loss}}  # fmt: skip
+        learner.save(config.out, training)
+        end = None
+        if plan.pool is not None and done == config.episodes:  # the trained file joins the pool too, for later runs
+            end = save_snapshot(plan, learner, config.episodes, settings)[0]
+        learner_meta, arrays = state
+        meta = {"episodes": done, "game": game_description(plan.game), "shape": network_shape(config), "learner": learner_meta,
+                "recent": list(tally.recent), "losses": list(losses), "seconds": round(earlier_seconds + time.perf_counter() - start, 3),
+                "settings": settings,
+                "pool": pool_record(plan.pool, [path for path, _ in own], end) if plan.pool is not None else None}  # fmt: skip
+        train_state.write_state(config.out, meta, arrays)
+
     try:
         with MetricsWriter(metrics_path(config.out)) as metrics:
-            metrics.write("settings", **settings)
-            for number in range(config.episodes):
-                if plan.pool is not None and number % config.snapshot_every == 0:
+            resumed_from = {"resumed_from": str(resumed.source), "resumed_at": first} if resumed is not None else {}
+            metrics.write("settings", **settings, **resumed_from)
+            for row in previous_rows:
+                metrics.write(row.pop("kind"), **row)
+            for number in range(first, config.episodes):
+                if stop():
+                    write(number, learner.state(), learner.losses)
+                    raise TrainingInterrupted(f"stopped after {number} of {config.episodes} episodes: wrote {config.out} and "
+                                              f"{train_state.state_path(config.out).name}; "
+                                              f"go on with the same command and --resume {config.out}")  # fmt: skip
+                if plan.pool is not None and (number % config.snapshot_every == 0 or not episodes.pool):
                     own.append(save_snapshot(plan, learner, number, settings))
-                    episodes.pool = [*plan.pool_opponents, *own[-config.self_pool:]]
+                    episodes.pool = [*plan.pool_opponents, *(values for _, values in own[-config.self_pool:])]
                 trajectory = episodes.play(number, learner.choose)
                 learner.learn(trajectory, number)
                 tally.add(trajectory.outcome)
                 done = number + 1
+                if done == config.episodes:
+                    # The state before the last, partial REINFORCE batch is applied: a longer run goes on from here.
+                    final_state, final_losses = learner.state(), list(learner.losses)
+                    learner.finish()
                 if done % plan.log_every == 0 or done == config.episodes:
                     win, draw, loss = tally.rates()
-                    losses = learner.losses
                     metrics.write("train", episode=done, window=len(tally.recent), win_rate=win, draw_rate=draw, loss_rate=loss,
-                                  loss=float(np.mean(losses)) if losses else None, epsilon=learner.epsilon(),
-                                  seconds=round(time.perf_counter() - start, 3))  # fmt: skip
-                    losses.clear()
+                                  loss=float(np.mean(learner.losses)) if learner.losses else None, epsilon=learner.epsilon(),
+                                  seconds=round(earlier_seconds + time.perf_counter() - start, 3))  # fmt: skip
+                    learner.losses.clear()
                 if plan.evaluator is not None and (done % plan.eval_every == 0 or done == config.episodes):
                     e_win, e_draw, e_loss = evaluate(plan, registry, learner.greedy())
                     metrics.write("eval", episode=done, opponent=plan.evaluator.label, games=config.eval_games,
                                   win_rate=e_win, draw_rate=e_draw, loss_rate=e_loss)  # fmt: skip
                     last_eval = f" | against {plan.evaluator.label}: win {e_win:.2f}"
+                if config.save_every and done % config.save_every == 0 and done < config.episodes:
+                    write(done, learner.state(), learner.losses)
                 bar.update(done, tally, last_eval)
                 if not bar.bar and done % every == 0 and done < config.episodes:
                     report(f"episode {done}/{config.episodes}: {tally.line()}{last_eval} ({time.perf_counter() - start:.1f}s)")
     finally:
         bar.close()
     seconds = time.perf_counter() - start
+    write(config.episodes, final_state, final_losses)
     win, draw, loss = tally.rates()
-    training = {**settings, "self_refresh": config.snapshot_every,
-                "last": {"episodes": len(tally.recent), "win": win, "draw": draw, "loss": loss}}  # fmt: skip
-    learner.save(config.out, training)
-    if plan.pool is not None:  # the trained file joins the pool too, for later runs
-        save_snapshot(plan, learner, config.episodes, settings)
     # Where the file went is printed once, by the command (stdout), not in this line.
-    report(f"trained {config.algorithm} on {plan.game.label()} against {config.opponent}: {config.episodes} episodes "
+    resumed_line = f" (resumed after {first})" if resumed is not None else ""
+    report(f"trained {config.algorithm} on {plan.game.label()} against {config.opponent}: {config.episodes} episodes{resumed_line} "
            f"in {seconds:.1f}s, {tally.line()}")  # fmt: skip
     return TrainSummary(config.episodes, len(tally.recent), win, draw, loss, seconds, config.out, plan, learner.greedy())
 
 
-def save_snapshot(plan: Plan, learner: Learner, episodes: int, settings: dict[str, Any]) -> Values:
+def earlier_metrics(resumed: Resumed) -> list[dict[str, Any]]:
+    """The resumed run's curve up to where it stopped (none when its metrics file is gone or damaged)."""
+    try:
+        rows = read_metrics(resumed.source)
+    except arena.ArenaError:
+        return []
+    return [row for row in rows if row["kind"] != "settings" and row.get("episode", 0) <= resumed.episodes]
+
+
+def save_snapshot(plan: Plan, learner: Learner, episodes: int, settings: dict[str, Any]) -> tuple[Path, Values]:
     """Write the learner as it is after `episodes` episodes into the self-play pool; read it back as an opponent."""
     assert plan.pool is not None
     path = plan.pool.snapshot_path(episodes)
     path.parent.mkdir(exist_ok=True)
     learner.save(str(path), {**settings, "snapshot_after_episodes": episodes})
-    return file_values(path, plan.game)
+    return path, file_values(path, plan.game)
 
 
 def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: str, games: int,
@@ -873,7 +1074,13 @@ class _Context(Protocol):
 @click.option("--eval-games", type=int, default=50, show_default=True, help="Games per evaluation (0: none).")
 @click.option("--eval-opponent", default="random", show_default=True, help="The fixed opponent of the evaluations.")
 @click.option("--out", required=True,
-              help="The file to write: .npz (mlp, qlearning) or .pt (TorchScript); metrics go to OUT.metrics.jsonl.")
+              help="The file to write: .npz (mlp, qlearning) or .pt (TorchScript); metrics go to OUT.metrics.jsonl, "
+                   "the state to go on from to OUT.resume.")
+@click.option("--resume", default=None, metavar="CHECKPOINT",
+              help="Go on from a checkpoint arena train wrote (weights, optimiser, replay buffer, random generators, episode count), "
+                   "to --episodes in all; same game and network options.")
+@click.option("--save-every", type=int, default=None, metavar="N",
+              help="Also write OUT and its state every N episodes, so that a killed run can go on with --resume OUT.")
 @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
 @click.option("--quiet", is_flag=True, help="No progress bar or lines.")
 @click.pass_obj
@@ -881,7 +1088,7 @@ def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent
                   channels: str, dueling: bool, double: bool, shaping: str | None, lr: float | None, batch: int | None,
                   gamma: float, seed: int, max_turns: int, window: int, self_pool: int, snapshot_every: int,
                   opponent_pool: str | None, log_every: int | None, eval_every: int | None, eval_games: int, eval_opponent: str, out: str,
-                  plugins_dirs: tuple[str, ...], quiet: bool) -> None:  # fmt: skip
+                  resume: str | None, save_every: int | None, plugins_dirs: tuple[str, ...], quiet: bool) -> None:  # fmt: skip
     """Train an agent by reinforcement learning; write its network and its training curves (needs PyTorch)."""
     if ctx is not None:
         ctx.plugins_dirs.extend(plugins_dirs)
@@ -893,7 +1100,41 @@ def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent
                          window=window, net=net, channels=parse_widths(channels, "--channels"), dueling=dueling,
                          double=double, shaping=shaping, self_pool=self_pool, snapshot_every=snapshot_every,
                          opponent_pool=opponent_pool, log_every=log_every, eval_every=eval_every, eval_games=eval_games,
-                         eval_opponent=eval_opponent)  # fmt: skip
+                         eval_opponent=eval_opponent, resume=resume, save_every=save_every)  # fmt: skip
     # Errors (ArenaError) go up to the `arena` group, which prints them as one line and exits with 2.
-    train(config, registry, None if quiet else lambda line: click.echo(line, err=True), progress=not quiet and sys.stderr.isatty())
+    report = None if quiet else lambda line: click.echo(line, err=True)
+    try:
+        with stop_on_signals() as stop:
+            train(config, registry, report, progress=not quiet and sys.stderr.isatty(), stop=stop)
+    except TrainingInterrupted as interrupted:
+        click.echo(str(interrupted), err=True)
+        sys.exit(INTERRUPTED_EXIT)
     click.echo(str(Path(out)))
+
+
+INTERRUPTED_EXIT = 130  # as a shell reports a command stopped by Ctrl-C
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[Callable[[], bool]]:
+    """Ctrl-C (SIGINT) or SIGTERM asks training to stop after the episode under way, writing what it needs to go on;
+    a second one stops at once, as usual."""
+    asked: list[int] = []
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield lambda: False
+        return
+    kinds = [signal.SIGINT, signal.SIGTERM]
+    previous = {kind: signal.getsignal(kind) or signal.SIG_DFL for kind in kinds}
+
+    def handler(number: int, frame: Any) -> None:
+        asked.append(number)
+        for kind in kinds:
+            signal.signal(kind, previous[kind])
+
+    for kind in kinds:
+        signal.signal(kind, handler)
+    try:
+        yield lambda: bool(asked)
+    finally:
+        for kind in kinds:
+            signal.signal(kind, previous[kind])

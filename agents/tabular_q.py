@@ -22,6 +22,7 @@ import numpy as np
 
 from agents.models.qtable import FORMAT_NAME, FORMAT_VERSION
 from agents.neural import choose_action, game_description, write_atomically
+from agents.train_state import random_state, set_random_state
 from arena.seeding import derive_seed
 
 if TYPE_CHECKING:
@@ -91,14 +92,31 @@ class TabularQ:
     def settings(self) -> dict[str, Any]:
         return {"table": "observation bytes", "alpha": self.alpha}
 
+    def finish(self) -> None:
+        pass
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The table as (keys uint8 [positions, key bytes], values float32 [positions, actions]), keys sorted."""
+        keys = sorted(self.table)
+        key_array = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), -1) if keys else np.zeros((0, 0), np.uint8)
+        value_array = np.stack([self.table[k] for k in keys]) if keys else np.zeros((0, self.actions), np.float32)
+        return key_array, value_array
+
+    def state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        keys, values = self.arrays()
+        return {"rng": random_state(self.rng), "episode": self.episode}, {"q.keys": keys, "q.values": values}
+
+    def restore(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+        set_random_state(self.rng, meta["rng"])
+        self.episode = int(meta["episode"])
+        self.table = {key.tobytes(): values.copy() for key, values in zip(arrays["q.keys"], arrays["q.values"], strict=True)}
+
     def save(self, path: str, training: dict[str, Any]) -> None:
         import io
 
-        keys = sorted(self.table)
+        key_array, value_array = self.arrays()
         metadata = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **game_description(self.plan.game), "output": self.output,
-                    "algorithm": "qlearning", "positions": len(keys), "training": training}  # fmt: skip
-        key_array = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), -1) if keys else np.zeros((0, 0), np.uint8)
-        value_array = np.stack([self.table[k] for k in keys]) if keys else np.zeros((0, self.actions), np.float32)
+                    "algorithm": "qlearning", "positions": len(key_array), "training": training}  # fmt: skip
         buffer = io.BytesIO()
         np.savez(buffer, keys=key_array, values=value_array, metadata=np.array(json.dumps(metadata, sort_keys=True)))
         write_atomically(path, buffer.getvalue())

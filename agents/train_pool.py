@@ -15,9 +15,10 @@ of its outputs, as the in-memory snapshots did.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -93,19 +94,53 @@ def _new_directory(path: Path, directory: Path | None) -> Path:
     return path
 
 
-def plan_pool(text: str | None, out: str, episodes: int, snapshot_every: int) -> Pool:
-    """Check the pool before training: its files exist, and none of the snapshots this run writes is there already."""
+def plan_pool(text: str | None, out: str, episodes: int, snapshot_every: int, start: int = 0,
+              resumed: Mapping[str, Any] | None = None) -> Pool:  # fmt: skip
+    """Check the pool before training: its files exist, and none of the snapshots this run writes (from episode
+    `start` on) is there already, unless it is the resumed run's own (`resumed`: its stored pool, see `resumed_files`)."""
     directory, given = parse_pool(text, out)
     target = Path(out)
     pool = Pool(directory or target.with_suffix(POOL_SUFFIX), given, target.stem, target.suffix)
     if pool.directory.exists() and not pool.directory.is_dir():
         raise arena.ArenaError(f"the snapshot pool {pool.directory} is a file, not a directory: give --opponent-pool DIR")
-    written = [pool.snapshot_path(n) for n in snapshot_episodes(episodes, snapshot_every)]
-    taken = [p for p in written if p.exists()]
+    mine = resumed_files(pool, resumed, episodes, snapshot_every)
+    # A resumed run also writes a snapshot where it starts when it has no past version to play yet.
+    written = [pool.snapshot_path(n) for n in sorted({*(n for n in snapshot_episodes(episodes, snapshot_every) if n >= start), start})]
+    taken = [p for p in written if p.exists() and p.resolve() not in mine]
     if taken:
         raise arena.ArenaError(f"the pool {pool.directory} already holds {taken[0].name} (another run named {target.stem}): "
                                f"give another --out name or --opponent-pool directory")  # fmt: skip
-    return pool
+    # A resumed run's own snapshots are not given opponents: it draws from them as it did before it stopped.
+    return replace(pool, given=tuple(p for p in given if p.resolve() not in mine))
+
+
+def resumed_files(pool: Pool, resumed: Mapping[str, Any] | None, episodes: int, snapshot_every: int) -> set[Path]:
+    """The files a resumed run wrote into its pool (snapshots, and the copy of its file at the end), and, when this run
+    writes into the same pool under the same name, the snapshots it is about to write again."""
+    if not resumed:
+        return set()
+    mine = {Path(p).resolve() for p in [*resumed["own"], *([resumed["end"]] if resumed.get("end") else [])]}
+    same = (Path(resumed["directory"]).resolve(), resumed["stem"], resumed["suffix"]) == (pool.directory.resolve(), pool.stem, pool.suffix)
+    if same:
+        mine |= {pool.snapshot_path(n).resolve() for n in snapshot_episodes(episodes, snapshot_every)}
+    return mine
+
+
+def pool_record(pool: Pool, own: list[Path], end: Path | None) -> dict[str, Any]:
+    """What a training state stores of its pool (absolute paths, so a run resumed from elsewhere finds its files)."""
+    return {"directory": str(pool.directory.resolve()), "stem": pool.stem, "suffix": pool.suffix,
+            "own": [str(p.resolve()) for p in own], "end": str(end.resolve()) if end else None}  # fmt: skip
+
+
+def load_own(resumed: Mapping[str, Any] | None, keep: int, game: arena.Game) -> list[tuple[Path, Values]]:
+    """The last `keep` snapshots a resumed run wrote, read back as opponents."""
+    if not resumed:
+        return []
+    paths = [Path(p) for p in resumed["own"]][-keep:]
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        raise arena.ArenaError(f"--resume: the run's self-play snapshot {missing[0]} is gone; it cannot go on as it would have")
+    return [(p, file_values(p, game)) for p in paths]
 
 
 def snapshot_episodes(episodes: int, every: int) -> list[int]:

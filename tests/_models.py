@@ -9,14 +9,25 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import torch
+import pytest
+
+# Every user of these helpers makes torch modules and runs ONNX files: a module importing them is skipped without both.
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnxruntime")
+
 from torch import nn
 
+from arena.observations import observation_shape
+from arena.plugins import get_registry
+
 FORMATS = ("torchscript", "pt2", "onnx")
+REGISTRY = get_registry()
+C4 = REGISTRY.games["connect_four"]()
+C4_SHAPE = observation_shape(C4)
 
 
 class Body(nn.Module):
@@ -86,3 +97,9 @@ def save(net: nn.Module, shape: Sequence[int], path: Path, kind: str, metadata: 
     else:
         raise ValueError(kind)
     return path
+
+
+def save_all(folder: Path, shape: Sequence[int], files: Mapping[str, tuple[nn.Module, str, str]],
+             metadata: dict[str, Any] | None = None) -> dict[str, Path]:  # fmt: skip
+    """Each network written as `files[key] = (network, file name, format)` into `folder`, keyed as given."""
+    return {key: save(net, shape, folder / name, kind, metadata) for key, (net, name, kind) in files.items()}

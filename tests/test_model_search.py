@@ -6,35 +6,26 @@ from pathlib import Path
 
 import pytest
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("onnxruntime")
-
 from agents.mcts import MCTSAgent
 from agents.minimax import MinimaxAgent
 from agents.models.evaluator import NetworkEvaluator
-from arena.observations import observation_shape
-from arena.plugins import get_registry
 from arena.testing import check_agent
-from tests._models import network, save
+from tests._models import C4, network, save_all, torch
+from tests._models import C4_SHAPE as SHAPE
 from tests.test_neural import one_error_line
-
-REGISTRY = get_registry()
-C4 = REGISTRY.games["connect_four"]()
-SHAPE = observation_shape(C4)
 
 
 @pytest.fixture(scope="module")
 def nets(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("search")
     favourite = network(SHAPE, 7, seed=3, value=True)
     with torch.no_grad():  # priors that put nearly everything on column 5, whatever the position
         favourite.policy.weight.zero_()
         favourite.policy.bias.copy_(torch.tensor([0.0, 0, 0, 0, 0, 8, 0]))
-    return {
-        "value": save(network(SHAPE, 7, seed=1, value=True), SHAPE, folder / "value.onnx", "onnx"),
-        "q": save(network(SHAPE, 7, seed=2), SHAPE, folder / "q.pt", "torchscript"),
-        "favourite": save(favourite, SHAPE, folder / "favourite.onnx", "onnx"),
-    }
+    return save_all(tmp_path_factory.mktemp("search"), SHAPE, {
+        "value": (network(SHAPE, 7, seed=1, value=True), "value.onnx", "onnx"),
+        "q": (network(SHAPE, 7, seed=2), "q.pt", "torchscript"),
+        "favourite": (favourite, "favourite.onnx", "onnx"),
+    })  # fmt: skip
 
 
 def test_minimax_with_a_network_plays_its_best_leaf(nets):

@@ -13,30 +13,30 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("onnxruntime")
-
 from agents.neural import NeuralAgent
 from arena.match import play_match
 from arena.observations import observation_shape
-from arena.plugins import get_registry
 from arena.seeding import derive_seed
 from arena.testing import check_agent
-from tests._models import FORMATS, network, save
+from tests._models import (
+    C4,
+    C4_SHAPE,
+    FORMATS,
+    REGISTRY,
+    network,
+    save,
+    save_all,
+    torch,
+)
 from tests.test_neural import one_error_line
-
-REGISTRY = get_registry()
-C4 = REGISTRY.games["connect_four"]()
-C4_SHAPE = observation_shape(C4)
 
 
 @pytest.fixture(scope="module")
 def c4_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """One policy-and-value network for connect four in every format, under names that say nothing of it."""
-    folder = tmp_path_factory.mktemp("c4")
     net = network(C4_SHAPE, 7, seed=1, value=True)
-    meta = {"game": "connect_four", "game_version": "1"}
-    return {kind: save(net, C4_SHAPE, folder / f"net{i}.bin", kind, meta) for i, kind in enumerate(FORMATS)}
+    files = {kind: (net, f"net{i}.bin", kind) for i, kind in enumerate(FORMATS)}
+    return save_all(tmp_path_factory.mktemp("c4"), C4_SHAPE, files, {"game": "connect_four", "game_version": "1"})
 
 
 def moves_of(path: Path, game_id: str = "connect_four", matches: int = 4, **params: str) -> list[list[int]]:
