@@ -307,9 +307,11 @@ class _Progress:
 @cli.command("run-tournament")
 @click.option("--game", "game_spec", help="Game spec, e.g. connect_four or connect_four:rows=5,columns=6.")
 @click.option("--agents", "agents_text", help="Comma-separated agents: types with parameters or registered names.")
-@click.option("--rounds", type=int, default=None, help="Rounds; each plays every pair (or table) once. [default: 1; with --sprt the limit, 1000]")
+@click.option("--rounds", type=int, default=None,
+              help="Rounds; each plays every pair (or table) once. [default: 1; with --sprt the limit, 1000]")
 @click.option("--seed", type=int, default=0, show_default=True, help="Tournament seed; every match seed derives from it.")
-@click.option("--max-turns", type=int, default=DEFAULT_MAX_TURNS, show_default=True, help="A match still running after this many actions is a draw.")
+@click.option("--max-turns", type=int, default=DEFAULT_MAX_TURNS, show_default=True,
+              help="A match still running after this many actions is a draw.")
 @click.option("--time-per-move", type=float, default=None, help="Seconds an agent may think per move; more is a loss by timeout.")
 @click.option("--name", default=None, help="A unique name for the tournament.")
 @click.option("--format", "format_", type=click.Choice(tournament.FORMATS), default="round-robin", show_default=True)
@@ -318,12 +320,16 @@ class _Progress:
               help="With --format adaptive: matches in all (a first round, then the most informative pairs); optional for a ladder.")
 @click.option("--players", type=int, default=None, help="Seats per match for games of more than two players.")
 @click.option("--openings", default=None, metavar="random:N|FILE",
-              help="Start each set of matches (a pair, seats swapped; N players: every seating) from an opening: N random plies, or one line of FILE.")
+              help="Start each set of matches (a pair, seats swapped; N players: every seating) from an opening: "
+                   "N random plies, or one line of FILE.")
 @click.option("--sprt", "sprt_text", default=None, metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]",
               help="With --agents A,B: play until a sequential test decides whether B is stronger than A (or the round limit).")
-@click.option("--workers", default="1", show_default=True, help="Worker processes, or 'auto' for one per core (with --executor ray and no address: the local Ray's CPUs).")
-@click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True, help="Play on this machine's processes, or as Ray tasks.")
-@click.option("--ray-address", default=None, metavar="ADDRESS", help="With --executor ray: the cluster (e.g. 10.0.0.1:6379 or auto); default: a local Ray for this run.")
+@click.option("--workers", default="1", show_default=True,
+              help="Worker processes, or 'auto' for one per core (with --executor ray and no address: the local Ray's CPUs).")
+@click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
+              help="Play on this machine's processes, or as Ray tasks.")
+@click.option("--ray-address", default=None, metavar="ADDRESS",
+              help="With --executor ray: the cluster (e.g. 10.0.0.1:6379 or auto); default: a local Ray for this run.")
 @click.option("--resume", default=None, metavar="ID|NAME", help="Finish an interrupted tournament.")
 @click.option("--isolate", is_flag=True, help="Run agents in their own processes, killed when they hang or crash.")
 @click.option("--memory-limit", type=int, default=None, metavar="MB", help="Memory limit per agent process (implies --isolate).")
@@ -520,7 +526,8 @@ def _json_or_line(data: Any, as_json: bool, line: str) -> None:
 
 def _selection_options(command: Callable[..., Any]) -> Callable[..., Any]:
     command = click.option("--game", "game_spec", default=None, help="Every match of this game (same version and parameters).")(command)
-    command = click.option("--tournament", "tournament_key", default=None, metavar="ID|NAME", help="One tournament (default: the latest).")(command)
+    command = click.option("--tournament", "tournament_key", default=None, metavar="ID|NAME",
+                           help="One tournament (default: the latest).")(command)
     return command
 
 
@@ -566,7 +573,8 @@ def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warn
 @cli.command("leaderboard")
 @_selection_options
 @click.option("--system", type=click.Choice(SYSTEMS), default="bt", show_default=True, help="Sort by this rating (bt = Bradley-Terry).")
-@click.option("--weighted", is_flag=True, help="An adaptive tournament's Bradley-Terry fit weighted by 1 / each match's selection probability.")
+@click.option("--weighted", is_flag=True,
+              help="An adaptive tournament's Bradley-Terry fit weighted by 1 / each match's selection probability.")
 @_common
 @_output_options()
 def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str | None, system: str, weighted: bool,

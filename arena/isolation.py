@@ -117,6 +117,7 @@ def _answer_batch(agents: Sequence[Agent], views: Sequence[State]) -> list[Any]:
     answers: list[Any] = [None] * len(agents)
     for members in groups.values():
         group = [agents[i] for i in members]
+        actions: Sequence[Any]
         try:
             actions = type(group[0]).act_batch(group, [views[i] for i in members])
             if len(actions) != len(group):

@@ -218,8 +218,9 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
     warning = [] if stored is None or stored["agrees"] else [
         (f"warning: the state the run stored ({stored['units']} {unit}, counts {stored['counts']}, LLR {stored['llr']:.2f}) "
          "differs from the one recomputed from the stored matches (shown): matches were changed after the run")]  # fmt: skip
-    verdict = {"H1": f"H1 accepted: {report['test']} is stronger than {report['base']} (+{report['elo1']:g} Elo is far likelier than +{report['elo0']:g})",
-               "H0": f"H0 accepted: {report['test']} is not stronger than {report['base']} by {report['elo1']:g} Elo (+{report['elo0']:g} is far likelier)",
+    test, base, elo0, elo1 = report["test"], report["base"], report["elo0"], report["elo1"]
+    verdict = {"H1": f"H1 accepted: {test} is stronger than {base} (+{elo1:g} Elo is far likelier than +{elo0:g})",
+               "H0": f"H0 accepted: {test} is not stronger than {base} by {elo1:g} Elo (+{elo0:g} is far likelier)",
                "continue": "no decision yet (the test goes on)",
                "inconclusive": "no decision: the round limit came first"}[report["decision"]]  # fmt: skip
     return [

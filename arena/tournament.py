@@ -19,9 +19,10 @@ from arena.api import Agent, Game
 from arena.errors import ArenaError
 from arena.executors import Executor
 from arena.heap import frozen_heap
-from arena.ladder import FORMAT as LADDER, IDLE_SECONDS
 from arena.interleave import batch_flags, play_interleaved
 from arena.isolation import AgentProcess, IsolatedAgent, watch
+from arena.ladder import FORMAT as LADDER
+from arena.ladder import IDLE_SECONDS
 from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, encode_ints, match_steps, play_match
 from arena.openings import check_file_openings, opening_for, parse_openings
 from arena.params import canonical, parse_spec
@@ -104,7 +105,8 @@ def named_agents(session: Any) -> Callable[[str], dict[str, Any] | None]:
     return lookup
 
 
-def prepare(registry: Registry, database: Database | None, request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[Table], dict[str, Any]]:
+def prepare(registry: Registry, database: Database | None,
+            request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[Table], dict[str, Any]]:
     """Check everything and build the schedule (agent positions by seat, match by match); nothing is written."""
     if request.rounds < 1:
         raise ArenaError(f"--rounds must be at least 1, got {request.rounds}")

@@ -171,8 +171,9 @@ def main() -> None:
         if name not in results:
             continue
         base = statistics.mean(results["round-robin"][: len(results[name])])
+        median = statistics.median(results[name]) / statistics.median(results["round-robin"][: len(results[name])])
         print(f"{name} / round-robin: {statistics.mean(results[name]) / base:.2f}x of the matches "
-              f"(median {statistics.median(results[name]) / statistics.median(results['round-robin'][: len(results[name])]):.2f}x); target <= 0.5x")
+              f"(median {median:.2f}x); target <= 0.5x")
 
 
 if __name__ == "__main__":

@@ -166,7 +166,8 @@ def main() -> None:
         print("memory of a worker process (RSS, MB) before and after loading the network and one batch of 64:")
         for kind, path in paths.items():
             memory = worker_memory(path)
-            print(f"  {kind:12s} {memory['before_mb']:7.1f} -> {memory['after_mb']:7.1f}  (+{memory['after_mb'] - memory['before_mb']:.1f}; "
+            grown = memory["after_mb"] - memory["before_mb"]
+            print(f"  {kind:12s} {memory['before_mb']:7.1f} -> {memory['after_mb']:7.1f}  (+{grown:.1f}; "
                   f"torch imported: {memory['torch']})")  # fmt: skip
 
 
