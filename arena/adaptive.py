@@ -60,6 +60,11 @@ def fit(num_agents: int, cells: Cells) -> tuple[np.ndarray, np.ndarray]:
     return theta, np.linalg.inv(precision)
 
 
+def order_wrong(difference: np.ndarray | float, variance: np.ndarray | float) -> np.ndarray:
+    """P(the fitted order of two agents is wrong): Phi(-|d| / sd), d their fitted difference, sd^2 its variance."""
+    return 0.5 * erfc(np.abs(difference) / np.sqrt(np.maximum(variance, 1e-12)) / math.sqrt(2.0))  # type: ignore[no-any-return]
+
+
 def _directions(num_agents: int) -> np.ndarray:
     """One row per pair of all_pairs: e_a - e_b."""
     pairs = np.array(all_pairs(num_agents), dtype=np.int64).reshape(-1, 2)
@@ -77,7 +82,7 @@ def _gains(directions: np.ndarray, theta: np.ndarray, covariance: np.ndarray, le
     v = np.maximum(np.diag(cross), 1e-12)
     p = 1.0 / (1.0 + np.exp(-d))
     w = p * (1.0 - p)  # Fisher information of one game of each pair
-    wrong = 0.5 * erfc(np.abs(d) / np.sqrt(v) / math.sqrt(2.0))
+    wrong = order_wrong(d, v)
     reduction = cross**2 * (w / (1.0 + w * v))[None, :] / v[:, None]  # [ij, ab]: relative variance reduction
     gain = wrong @ reduction
     return gain if lengths is None else gain / np.maximum(lengths, 1e-9)

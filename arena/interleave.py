@@ -101,25 +101,38 @@ def _advance(running: _Running, answer: tuple[Any, float] | None) -> MatchResult
     return None
 
 
-def _answers(batch: list[_Running]) -> list[tuple[Any, float]]:
-    """One answer per waiting match: the decisions grouped by batch key, one `act_batch` per group."""
+def grouped_act(agents: Sequence[Agent], views: Sequence[State],
+                fatal: tuple[type[BaseException], ...] = ()) -> Iterator[tuple[list[int], Sequence[Any], float]]:
+    """The decisions grouped by batch key, one `act_batch` per group: yields (positions, answers, seconds taken).
+
+    A group whose `act_batch` raises (anything but `fatal`), or gives the wrong number of answers, answers
+    the exception in each of its rows: a fault of the agents, not of the arena."""
     groups: dict[Hashable, list[int]] = {}
-    for index, running in enumerate(batch):
-        groups.setdefault(running.agents[running.seat].batch_key(), []).append(index)
-    answers: list[tuple[Any, float]] = [(None, 0.0)] * len(batch)
+    for index, agent in enumerate(agents):
+        groups.setdefault(agent.batch_key(), []).append(index)
     clock = time.perf_counter
     for members in groups.values():
-        agents = [batch[i].agents[batch[i].seat] for i in members]
-        views = [batch[i].view for i in members]
+        group = [agents[i] for i in members]
         began = clock()
         actions: Sequence[Any]
         try:
-            actions = type(agents[0]).act_batch(agents, views)  # type: ignore[arg-type]
-            if len(actions) != len(agents):
-                raise RuntimeError(f"act_batch gave {len(actions)} answers for {len(agents)} decisions")
-        except Exception as exc:  # a fault of the agents, not of the arena: each of their matches records it
-            actions = [exc] * len(agents)
-        share = (clock() - began) / len(members)
+            actions = type(group[0]).act_batch(group, [views[i] for i in members])
+            if len(actions) != len(group):
+                raise RuntimeError(f"act_batch gave {len(actions)} answers for {len(group)} decisions")
+        except fatal:
+            raise
+        except Exception as exc:
+            actions = [exc] * len(group)
+        yield members, actions, clock() - began
+
+
+def _answers(batch: list[_Running]) -> list[tuple[Any, float]]:
+    """One answer per waiting match, with the share of its group's time that counts as its think time."""
+    answers: list[tuple[Any, float]] = [(None, 0.0)] * len(batch)
+    agents = [running.agents[running.seat] for running in batch]
+    views = [running.view for running in batch]
+    for members, actions, seconds in grouped_act(agents, views):  # type: ignore[arg-type]
+        share = seconds / len(members)
         for i, action in zip(members, actions):
             answers[i] = (action, share)
     return answers

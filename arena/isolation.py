@@ -24,6 +24,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from arena.api import Agent, AgentInfo, Game, State
+from arena.interleave import grouped_act
 from arena.lifeline import bind_to_parent
 from arena.match import AGENT_CRASHED, AGENT_ERROR, TIMEOUT, Forfeit
 from arena.params import format_value
@@ -110,24 +111,12 @@ class Failed:
 
 def _answer_batch(agents: Sequence[Agent], views: Sequence[State]) -> list[Any]:
     """The answers of a batch, by the agents' own `act_batch` per batch key (as the runner groups them in its own
-    process); a group whose `act_batch` raises gets its error in each of its rows (`Failed`)."""
-    groups: dict[Any, list[int]] = {}
-    for index, agent in enumerate(agents):
-        groups.setdefault(agent.batch_key(), []).append(index)
+    process: arena.interleave.grouped_act); a group whose `act_batch` raises gets its error in each of its rows
+    (`Failed`: text crosses the pipe where an exception object might not)."""
     answers: list[Any] = [None] * len(agents)
-    for members in groups.values():
-        group = [agents[i] for i in members]
-        actions: Sequence[Any]
-        try:
-            actions = type(group[0]).act_batch(group, [views[i] for i in members])
-            if len(actions) != len(group):
-                raise RuntimeError(f"act_batch gave {len(actions)} answers for {len(group)} decisions")
-        except MemoryError:
-            raise
-        except Exception as exc:  # the agent's fault: every decision of the group records it
-            actions = [Failed(f"{type(exc).__name__}: {exc}")] * len(group)
+    for members, actions, _ in grouped_act(agents, views, fatal=(MemoryError,)):
         for i, action in zip(members, actions):
-            answers[i] = action
+            answers[i] = Failed(f"{type(action).__name__}: {action}") if isinstance(action, Exception) else action
     return answers
 
 

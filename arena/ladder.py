@@ -14,13 +14,11 @@ Everything here is pure: the same admitted agents, seed and results give the sam
 
 from __future__ import annotations
 
-import math
 from itertools import pairwise
 
 import numpy as np
-from scipy.special import erfc
 
-from arena.adaptive import Cells, all_pairs, fit
+from arena.adaptive import Cells, all_pairs, fit, order_wrong
 from arena.schedule import Table
 
 FORMAT = "ladder"
@@ -58,8 +56,7 @@ def settled(num_agents: int, cells: Cells) -> bool:
     order = np.argsort(-theta, kind="stable")
     for i, j in pairwise(order):
         variance = covariance[i, i] + covariance[j, j] - 2.0 * covariance[i, j]
-        wrong = 0.5 * erfc(abs(theta[i] - theta[j]) / math.sqrt(max(variance, 1e-12)) / math.sqrt(2.0))
-        if wrong >= SETTLED:
+        if order_wrong(theta[i] - theta[j], variance) >= SETTLED:
             return False
     return True
 
