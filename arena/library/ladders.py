@@ -47,7 +47,9 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
         ladder_id = found.id
     if entry.label in labels or not queries.add_ladder_join(database, ladder_id, entry.label, entry.to_json()):
         raise AlreadyIn(f"agent '{entry.label}' is in ladder {ladder_id} already (give another seed or name to add a copy)")
-    return {**one(database, ladder_id), "joining": waiting(database, ladder_id)}
+    # waiting first, then the row: a ladder that admits the agent in between shows it in the row's agents
+    joining = waiting(database, ladder_id)
+    return {**one(database, ladder_id), "joining": joining}
 
 
 def waiting(database: Database, ladder_id: int) -> list[str]:

@@ -44,7 +44,8 @@ def test_join_a_running_ladder_over_http_then_cancel(tmp_path: Path, serve) -> N
     url = f"{server.url}/api/v1/tournaments/{created.json()['id']}"
     wait_for(lambda: http.get(url).json()["done"] >= 3, "the first round")  # no budget: it plays on
     joined = http.post(url + "/agents", json={"agent": NEWCOMER}, headers=auth)
-    assert joined.status_code == 201 and joined.json()["joining"] == [NEWCOMER], joined.text
+    # waiting for the next batch, or (the ladder plays on meanwhile) admitted already
+    assert joined.status_code == 201 and [NEWCOMER] in (joined.json()["joining"], joined.json()["agents"][len(FIELD):]), joined.text
     assert http.post(url + "/agents", json={"agent": NEWCOMER}, headers=auth).status_code == 409
 
     def entry_played() -> bool:
@@ -121,7 +122,9 @@ def test_cli_ladder_picks_up_a_join_from_another_process_and_stops_when_cancelle
     try:
         wait_for(lambda: len(rows_of(db_path)) // 2 >= 3, "the first round")
         joined = subprocess.run([*arena, "tournaments", "join", "open", NEWCOMER, "--json"], capture_output=True, text=True, timeout=DEADLINE, check=False)
-        assert joined.returncode == 0 and json.loads(joined.stdout)["joining"] == [NEWCOMER], joined.stderr
+        answer = json.loads(joined.stdout) if joined.returncode == 0 else {}
+        # waiting for the next batch, or (the ladder plays on meanwhile) admitted already
+        assert [NEWCOMER] in (answer.get("joining"), answer.get("agents", [])[len(FIELD):]), joined.stderr
         wait_for(lambda: NEWCOMER in {row[4] for row in rows_of(db_path)}, "the newcomer's first match")
         cancelled = subprocess.run([*arena, "tournaments", "cancel", "open"], capture_output=True, text=True, timeout=DEADLINE, check=False)
         assert cancelled.returncode == 0 and "cancelled" in cancelled.stdout
