@@ -9,7 +9,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -105,6 +105,17 @@ def named_agents(session: Any) -> Callable[[str], dict[str, Any] | None]:
     return lookup
 
 
+def versioned(session: Any, game: Game, entries: list[AgentEntry]) -> list[AgentEntry]:
+    """The entries, each one whose label has stored results of this game from another version of the agent (a
+    network retrained at the same path, a new release of a plugin) renamed LABEL@VERSION: results of two versions
+    never mix in a leaderboard. The label's first stored version keeps the plain name."""
+    if session is None:
+        return entries
+    first = queries.first_agent_versions(session, game.info.id, game.info.version, [entry.label for entry in entries])
+    return [replace(entry, label=f"{entry.label}@{entry.version}") if first.get(entry.label, entry.version) != entry.version
+            else entry for entry in entries]  # fmt: skip
+
+
 def prepare(registry: Registry, database: Database | None,
             request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[Table], dict[str, Any]]:
     """Check everything and build the schedule (agent positions by seat, match by match); nothing is written."""
@@ -137,7 +148,7 @@ def prepare(registry: Registry, database: Database | None,
             agents_text = request.challenger + "," + request.agents
         elif request.challenger:
             raise ArenaError("--challenger is only for --format gauntlet")
-        entries = resolve_all(registry, agents_text, game, lookup)
+        entries = versioned(session, game, resolve_all(registry, agents_text, game, lookup))
     players = game.num_players
     if request.format == "gauntlet":
         if players != 2:

@@ -244,6 +244,24 @@ def test_resume_refuses_a_changed_network(arena_cli, tmp_path):
     one_error_line(arena_cli("run-tournament", "--resume", "t", ok=False), "changed since tournament 1 started")
 
 
+def test_a_retrained_network_never_mixes_with_the_old_one_in_leaderboards(arena_cli, tmp_path):
+    """A named network retrained at the same path plays on as NAME@VERSION; the first version keeps NAME."""
+    path = save(network(C4_SHAPE, 7, seed=1), C4_SHAPE, tmp_path / "net.ts", "torchscript")
+    arena_cli("agents", "register", "mine", "--type", "neural", "--checkpoint", str(path), "--game", "connect_four")
+    arena_cli("run-tournament", "--game", "connect_four", "--agents", "mine,random", "--rounds", "2", "--quiet")
+    first = {row["agent"]: row["games"] for row in arena_cli.json("leaderboard", "--game", "connect_four")}
+    save(network(C4_SHAPE, 7, seed=2), C4_SHAPE, path, "torchscript")  # retrained at the same path
+    for _ in range(2):  # the second version twice: both tournaments count as one agent
+        arena_cli("run-tournament", "--game", "connect_four", "--agents", "mine,random", "--rounds", "1", "--quiet")
+    (label,), = arena_cli.rows("select distinct agent from match_seats where agent like 'mine@%'")
+    version = label.split("@", 1)[1]
+    assert version.startswith("1+") and version != arena_cli.rows("select distinct agent_version from match_seats where agent = 'mine'")[0][0]
+    board = {row["agent"]: row["games"] for row in arena_cli.json("leaderboard", "--game", "connect_four")}
+    assert board == {"mine": 2, label: 2, "random": 4} and first == {"mine": 2, "random": 2}
+    assert arena_cli.rows("select agent from match_seats join matches on matches.id = match_id "
+                          "where tournament_id = 1 and agent like 'mine%' limit 1") == [("mine",)]  # fmt: skip
+
+
 def test_onnx_plays_without_torch(c4_files):
     script = (
         "import builtins, sys\n"

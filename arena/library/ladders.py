@@ -39,7 +39,7 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
         if game.info.version != found.game_version:
             raise ArenaError(f"ladder {found.id} plays {game.info.id} version {found.game_version}; version "
                              f"{game.info.version} is installed, so results would mix: start a new ladder")  # fmt: skip
-        entries = resolve_all(registry, agent, game, tournaments.named_agents(session))
+        entries = tournaments.versioned(session, game, resolve_all(registry, agent, game, tournaments.named_agents(session)))
         if len(entries) != 1:
             raise ArenaError(f"agent: give one agent, not {len(entries)}")
         entry = entries[0]
