@@ -16,6 +16,10 @@ from sqlalchemy import and_, or_, select, update
 from db.models import Tournament, utcnow
 from db.session import Database, retrying
 
+#: Formats that never end by themselves (a continuous ladder): claimed after every other tournament, and their
+#: worker goes to another tournament as soon as one waits (gives_way), then comes back to them.
+ENDLESS = ("ladder",)
+
 
 def _claimable(now: datetime):  # type: ignore[no-untyped-def]
     """Queued, or running under a lease that ran out (its server died or stopped)."""
@@ -35,7 +39,7 @@ def claim(database: Database, worker: str, lease_seconds: float) -> int | None:
             if sqlite:
                 connection.exec_driver_sql("BEGIN IMMEDIATE")
             try:
-                query = select(Tournament.id).where(_claimable(now)).order_by(Tournament.id).limit(1)
+                query = select(Tournament.id).where(_claimable(now)).order_by(Tournament.format.in_(ENDLESS), Tournament.id).limit(1)
                 if not sqlite:
                     query = query.with_for_update(skip_locked=True)
                 tournament_id = connection.execute(query).scalar()
@@ -54,6 +58,16 @@ def claim(database: Database, worker: str, lease_seconds: float) -> int | None:
         return tournament_id if won == 1 else None
 
     return retrying(attempt)
+
+
+def gives_way(database: Database, tournament_id: int) -> bool:
+    """Is this an endless tournament (a ladder) that another claimable tournament, not endless, waits behind?"""
+    with database.engine.connect() as connection:
+        endless = connection.execute(select(Tournament.format.in_(ENDLESS)).where(Tournament.id == tournament_id)).scalar()
+        if not endless:
+            return False
+        waiting = select(Tournament.id).where(_claimable(utcnow()), Tournament.id != tournament_id, Tournament.format.not_in(ENDLESS))
+        return connection.execute(waiting.limit(1)).first() is not None
 
 
 def renew(database: Database, tournament_id: int, worker: str, lease_seconds: float) -> bool:

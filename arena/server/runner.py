@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,14 @@ class Stopped(Exception):
     """Play stops after the current match: the server is stopping, or the tournament is no longer ours."""
 
 
+class GivesWay(Exception):
+    """A ladder stops after the current match for a tournament that waits; it is claimed again after that one."""
+
+
+#: Seconds between two looks, while a ladder plays, for a tournament waiting behind it (db.queue.gives_way).
+GIVE_WAY_SECONDS = 1.0
+
+
 @dataclass
 class Claimed:
     """A tournament this worker holds, with its heartbeat."""
@@ -48,6 +57,7 @@ class Claimed:
         self.lost = threading.Event()
         self.finished = threading.Event()
         self.thread = threading.Thread(target=self._beat, name=f"lease-{self.tournament_id}", daemon=True)
+        self.next_look = time.monotonic() + GIVE_WAY_SECONDS
 
     def _beat(self) -> None:
         while not self.finished.wait(self.lease_seconds / 3):
@@ -61,6 +71,10 @@ class Claimed:
     def progress(self, done: int, total: int) -> None:
         if self.stop.is_set() or self.lost.is_set():
             raise Stopped()
+        if time.monotonic() >= self.next_look:  # a ladder never ends: it must not hold the worker from the queue
+            self.next_look = time.monotonic() + GIVE_WAY_SECONDS
+            if queue.gives_way(self.database, self.tournament_id):
+                raise GivesWay()
 
     def idle(self, seconds: float) -> None:
         """A settled ladder waits for joins: asleep, woken at once when the worker is asked to stop."""
@@ -69,7 +83,8 @@ class Claimed:
 
 
 def play_claimed(database: Database, registry: Registry, tournament_id: int, settings: Settings, worker: str, stop: Any) -> str:
-    """Play a claimed tournament to its end (or until stopped); its outcome: done, stopped, lost or failed."""
+    """Play a claimed tournament to its end (or until stopped); its outcome: done, stopped, lost, gave way (a ladder,
+    for a tournament waiting in the queue) or failed."""
     claimed = Claimed(database, tournament_id, worker, settings.lease_seconds, stop)
     claimed.thread.start()
     try:
@@ -78,6 +93,10 @@ def play_claimed(database: Database, registry: Registry, tournament_id: int, set
                                  settings.plugins_dirs, executor=executor, idle=claimed.idle)  # fmt: skip
         log.info("tournament %s: played %s matches, done", tournament_id, played)
         return "done"
+    except GivesWay:
+        log.info("tournament %s: gives way to a tournament waiting in the queue; what was played is stored", tournament_id)
+        queue.release(database, tournament_id, worker)
+        return "gave way"
     except (Stopped, ServerStopping):
         outcome = "lost" if claimed.lost.is_set() else "stopped"
         log.info("tournament %s: %s; what was played is stored", tournament_id, outcome)

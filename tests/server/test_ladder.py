@@ -134,6 +134,19 @@ def test_a_settled_ladder_idles_until_an_agent_joins(server: Server) -> None:
     assert server.status(created["id"]) == "cancelled"
 
 
+def test_the_queue_claims_ladders_last_and_a_ladder_gives_way_to_a_waiting_tournament(queue_server: Server) -> None:
+    from arena.library import queue
+
+    server = queue_server  # over a SQLite file and over PostgreSQL
+    endless = server.submit(game="tic_tac_toe", agents=FIELD, format="ladder", seed=1)["id"]
+    assert not queue.gives_way(server.database, endless)  # nothing waits behind it
+    behind = server.submit(game="tic_tac_toe", agents=["random", "greedy"], rounds=1)["id"]
+    assert queue.gives_way(server.database, endless) and not queue.gives_way(server.database, behind)
+    assert queue.claim(server.database, "w", 30) == behind  # the older ladder waits: it never ends by itself
+    assert not queue.gives_way(server.database, endless)  # what waited is taken
+    assert queue.claim(server.database, "w", 30) == endless
+
+
 def test_settled_needs_every_adjacent_pair_apart() -> None:
     assert not ladder.settled(3, {(0, 1, 1.0): 1.0, (0, 2, 1.0): 1.0, (1, 2, 1.0): 1.0})  # one game each: anything goes
     apart = {(0, 1, 1.0): 40.0, (1, 2, 1.0): 40.0, (0, 2, 1.0): 40.0}

@@ -74,6 +74,27 @@ def test_join_a_running_ladder_over_http_then_cancel(tmp_path: Path, serve) -> N
     assert server.stop() in (0, -signal.SIGTERM)
 
 
+def test_a_ladder_gives_its_only_worker_to_a_tournament_submitted_behind_it(tmp_path: Path, serve) -> None:  # noqa: ANN001
+    """A ladder never ends: on a server with one queue worker it must not keep the queue from everything else."""
+    db_path = tmp_path / "arena.db"
+    auth = {"Authorization": f"Bearer {tokens.create(open_database(f'sqlite:///{db_path}'), 'e2e')}"}
+    server = serve(db_path)  # one queue worker (the default)
+    body = {"game": "tic_tac_toe", "agents": FIELD, "format": "ladder", "seed": 3, "name": "endless"}
+    assert http.post(server.url + "/api/v1/tournaments", json=body, headers=auth).status_code == 201
+    ladder_url = f"{server.url}/api/v1/tournaments/endless"
+    wait_for(lambda: http.get(ladder_url).json()["done"] >= 3, "the ladder's first round")
+    body = {"game": "tic_tac_toe", "agents": ["random", "greedy"], "rounds": 4, "seed": 1, "name": "behind"}
+    assert http.post(server.url + "/api/v1/tournaments", json=body, headers=auth).status_code == 201
+    wait_for(lambda: http.get(f"{server.url}/api/v1/tournaments/behind").json()["status"] == "done", "the tournament behind it")
+    assert http.get(f"{server.url}/api/v1/tournaments/behind").json()["done"] == 4
+    log = server.log.read_text()
+    assert "tournament 1: gives way" in log and log.index("tournament 1: gives way") < log.index("tournament 2: claimed")
+    wait_for(lambda: server.log.read_text().count("tournament 1: claimed by") == 2, "the ladder to be claimed again")
+    assert http.get(ladder_url).json()["status"] == "running"
+    assert http.post(ladder_url + "/cancel", headers=auth).json()["status"] == "cancelled"
+    assert server.stop() in (0, -signal.SIGTERM)
+
+
 def test_kill_9_mid_ladder_then_restart_makes_the_same_choices(tmp_path: Path, serve) -> None:  # noqa: ANN001
     db_path = tmp_path / "arena.db"
     cli = Arena(db_path)
