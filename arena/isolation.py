@@ -43,6 +43,14 @@ START_DEADLINE = 60.0
 PRELOAD = ["arena.isolation", "arena.agents", "arena.plugins", "arena.tournament", "arena.cli"]
 
 
+def forkserver(preload: Sequence[str] = ()) -> Any:
+    """multiprocessing's forkserver context, its server preloading PRELOAD and `preload` (the list is read when the
+    server starts, with the first process it makes; one server per process)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([*PRELOAD, *preload])
+    return context
+
+
 def _limit_memory(megabytes: int | None) -> None:
     if megabytes is None:
         return
@@ -165,7 +173,7 @@ class AgentProcess:
     def __init__(self, plugins_dirs: Sequence[str], game_spec: str, memory_limit: int | None,
                  preload: Sequence[str] = ()) -> None:  # fmt: skip
         self.plugins_dirs = tuple(plugins_dirs)
-        self.preload = [*PRELOAD, *preload]  # with the installed plugins' modules (Registry.installed_modules)
+        self.preload = list(preload)  # the installed plugins' modules (Registry.installed_modules)
         self.game_spec = game_spec
         self.memory_limit = memory_limit
         self.process: Any = None
@@ -183,8 +191,7 @@ class AgentProcess:
 
     def _start(self) -> None:
         # forkserver: cheap starts, and no inherited database connections or threads.
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(self.preload)  # read when this process's forkserver starts (its first child)
+        context = forkserver(self.preload)
         parent, child = context.Pipe()
         process = context.Process(target=_serve, args=(child, self.plugins_dirs, self.game_spec, self.memory_limit), daemon=True)
         try:
