@@ -54,6 +54,11 @@ class Registry:
             known = ", ".join(sorted(self.games)) or "none"
             raise ArenaError(f"unknown game '{game_id}' (known: {known})") from None
 
+    def installed_modules(self) -> list[str]:
+        """The importable modules of the plugins installed as packages (entry points) that loaded here."""
+        modules = (self.pm.get_plugin(info.name) for info in self.plugins if info.source.startswith("entry point"))
+        return [module.__name__ for module in modules if isinstance(module, ModuleType)]
+
     def agent_class(self, agent_id: str) -> type[Agent]:
         try:
             return self.agents[agent_id]

@@ -241,6 +241,7 @@ class Player:
 
     def __init__(self, setup: Setup, registry: Registry) -> None:
         self.setup = setup
+        self.registry = registry
         self.game = make_game(registry, setup.game_spec)
         self.entries = [entry_from_json(registry, data, self.game) for data in setup.agents]
         self.makers = [entry.maker(registry) for entry in self.entries]
@@ -271,6 +272,12 @@ class Player:
                 for agent in agents:
                     watch(agent, self.setup.time_per_move)
             return agents
+        slots = [(position if self._interleaved else seat, position) for seat, position in enumerate(task.seating)]
+        if self._interleaved and not self.processes:  # the first match: every agent's process boots at once
+            slots += [(position, position) for position in range(len(self.entries))]
+        for slot, position in slots:
+            if not self.remote[position]:
+                self._process(slot).start()
         return [
             self.makers[position](game, seat, seed) if self.remote[position] else
             IsolatedAgent(self._process(position if self._interleaved else seat), game, seat, seed,
@@ -281,7 +288,8 @@ class Player:
     def _process(self, slot: int) -> AgentProcess:
         process = self.processes.get(slot)
         if process is None:
-            process = self.processes[slot] = AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit)
+            process = self.processes[slot] = AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit,
+                                                          self.registry.installed_modules())  # fmt: skip
         return process
 
     def _fresh(self, used: list[Agent], task: MatchTask, seed: int, game: Game) -> list[Agent]:

@@ -24,8 +24,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
-from torch import nn
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -36,22 +34,10 @@ from arena.plugins import get_registry  # noqa: E402
 from db.session import open_database  # noqa: E402
 
 
-class SmallCNN(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.body = nn.Sequential(
-            nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.Conv2d(32, 32, 3, padding=1), nn.ReLU(), nn.Flatten(),
-            nn.Linear(32 * 6 * 7, 64), nn.ReLU(),
-        )  # fmt: skip
-        self.policy = nn.Linear(64, 7)
-        self.value = nn.Linear(64, 1)
-
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        h = self.body(x)
-        return self.policy(h), torch.tanh(self.value(h)).squeeze(1)
-
-
 def export(folder: Path) -> dict[str, Path]:
+    import torch
+    from c4_cnn import SmallCNN  # torch only here: each isolated agent process re-runs this script's imports (arena.isolation.PRELOAD)
+
     torch.manual_seed(0)
     net = SmallCNN().eval()
     example = torch.zeros(2, 3, 6, 7)

@@ -29,6 +29,16 @@ def test_loose_files_and_a_broken_plugin(monkeypatch, tmp_path):
     assert any("does_not_import" in e and "broken on purpose" in e for e in registry.errors)
 
 
+def test_installed_modules_are_the_entry_points_that_loaded(monkeypatch, tmp_path):
+    """What isolated agents' forkserver preloads (arena.isolation): importable modules only, no loose files."""
+    monkeypatch.chdir(tmp_path)
+    registry = load([FIXTURES / "broken"])
+    modules = registry.installed_modules()
+    assert {"games.connect_four", "agents.greedy", "agents.neural"} <= set(modules)
+    assert not any(name.startswith("arena_plugin_") for name in modules)  # the loose files ("fine")
+    assert all(name in sys.modules for name in modules)
+
+
 def test_env_plugins_dir(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ARENA_PLUGINS_DIR", str(TEST_PLUGINS))

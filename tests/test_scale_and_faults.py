@@ -176,7 +176,7 @@ def test_workers_fork_only_when_it_is_safe(monkeypatch):
     for name in FORK_UNSAFE_MODULES:  # another test in this process may have trained with PyTorch
         monkeypatch.delitem(sys.modules, name, raising=False)
     assert start_method(isolate=False) == ("fork" if sys.platform.startswith("linux") else "spawn")
-    assert start_method(isolate=True) == "spawn"  # isolated agents: each worker starts its own forkserver
+    assert start_method(isolate=True) == "forkserver"  # isolated agents: each worker starts its own forkserver
     with monkeypatch.context() as patched:  # an agent plugin brought PyTorch into the parent
         patched.setitem(sys.modules, "torch", types.ModuleType("torch"))
         assert start_method(isolate=False) == "spawn"

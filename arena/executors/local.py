@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError
 from arena.interleave import concurrent_chunks
+from arena.isolation import forkserver
 from arena.lifeline import bind_to_parent
 from arena.plugins import get_registry
 
@@ -60,12 +61,16 @@ def start_method(isolate: bool) -> str:
     workers against 1.94x forked. Forking is safe while the parent runs no other thread (the
     progress bar refreshes without one) and the workers never touch the parent's database
     connections (they only play), on Linux (macOS system libraries break in forked children).
-    Workers of isolated agents are spawned: each starts its own forkserver for its agents, and a
-    forked worker would inherit the parent's forkserver state. So are workers of a parent that has
+    Workers of isolated agents come from a forkserver (arena.isolation.forkserver, with Arena and the
+    plugins preloaded: ready in milliseconds where a spawned worker imports them for about 0.7 s): each
+    starts its own forkserver for its agents, and a forked worker would inherit the parent's forkserver
+    state. Workers of a parent that has
     loaded a library whose native thread pools do not survive a fork (an agent plugin's PyTorch:
-    GNU OpenMP can hang in a forked child).
+    GNU OpenMP can hang in a forked child) are spawned.
     """
-    if isolate or not sys.platform.startswith("linux") or threading.active_count() > 1:
+    if isolate:
+        return "forkserver"
+    if not sys.platform.startswith("linux") or threading.active_count() > 1:
         return "spawn"
     if any(name in sys.modules for name in FORK_UNSAFE_MODULES):
         return "spawn"
@@ -99,7 +104,8 @@ class LocalPool:
             finally:
                 player.close()
             return
-        context = multiprocessing.get_context(start_method(setup.isolate))
+        method = start_method(setup.isolate)
+        context = forkserver(registry.installed_modules()) if method == "forkserver" else multiprocessing.get_context(method)
         chunk = max(1, min(64, len(tasks) // (self.workers * 8)))
         with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_init_worker,
                                  initargs=(setup, os.getpid())) as pool:  # fmt: skip

@@ -34,7 +34,8 @@ def join(server: Server, key: str | int, agent: str, auth: bool = True):  # noqa
     return server.client.post(f"/api/v1/tournaments/{key}/agents", json={"agent": agent}, headers=server.auth if auth else {})
 
 
-def test_a_newcomer_plays_the_field_first_then_batches_go_where_the_ranking_is_unsure(server: Server) -> None:
+def test_a_newcomer_plays_the_field_first_then_batches_go_where_the_ranking_is_unsure(queue_server: Server) -> None:
+    server = queue_server  # over a SQLite file and over PostgreSQL
     created = server.submit(game="tic_tac_toe", agents=FIELD, format="ladder", budget=30, seed=4, name="lad")
     assert created["format"] == "ladder" and created["status"] == "queued" and created["matches"] == 3
     answer = join(server, "lad", "mcts:simulations=20")
@@ -95,7 +96,8 @@ def test_bad_joins_are_refused_up_front_and_write_nothing(server: Server) -> Non
     assert len(server.get("/api/v1/tournaments")) == 3
 
 
-def test_a_settled_ladder_idles_until_an_agent_joins(server: Server) -> None:
+def test_a_settled_ladder_idles_until_an_agent_joins(queue_server: Server) -> None:
+    server = queue_server  # over a SQLite file and over PostgreSQL
     class Idle(Exception):
         pass
 
