@@ -6,7 +6,8 @@ that does not answer by then is killed (`timeout`); one that dies, segfaults or 
 limit is reported as `agent_crashed`. A killed or dead process is replaced at the next match.
 
 With `--concurrent-matches` each agent of the tournament gets one process instead, hosting that
-agent's seats in every running match (agents are named by a handle in each message). Agents that
+agent's seats in every running match (agents are named by a handle in each message; entries that
+differ only in their seed share one). Agents that
 answer in batches (`Agent.batch_key`) cross the boundary once per step: the batch's views in one
 message, its actions in one reply, answered inside the process by the agent's own `act_batch`. A
 process killed (timeout) or dead (crash) forfeits every seat it played: those of the batch with the

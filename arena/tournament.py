@@ -236,6 +236,12 @@ class Setup:
     network_allowance: float = DEFAULT_NETWORK_ALLOWANCE
 
 
+def _same_code(data: dict[str, Any]) -> str:
+    """An agent entry (its JSON) without its label and seed: entries with equal keys play the same code and files."""
+    params = {name: value for name, value in data["params"].items() if name != "seed"}
+    return json.dumps({**data, "label": None, "params": params}, sort_keys=True)
+
+
 class Player:
     """Plays matches of one tournament: builds the game once and agents per match (in agent processes if isolated)."""
 
@@ -251,6 +257,10 @@ class Player:
         # the tournament when they are interleaved (it hosts that agent's seats of every running match).
         self.processes: dict[int, AgentProcess] = {}
         self._interleaved = setup.concurrent > 1
+        # Interleaved, entries that differ only in their seed (a network playing itself) share one process: their
+        # decisions of a step cross in one message and go through one forward pass instead of one per entry.
+        hosts: dict[str, int] = {}
+        self._host = [hosts.setdefault(_same_code(data), position) for position, data in enumerate(setup.agents)]
         self._seat_params = any(entry.seat_params for entry in self.entries)
         self._seated_games: dict[Table, Game] = {}
         # Arena's own agents, or agents in their own processes, may be handed the live state (see play_match).
@@ -272,15 +282,15 @@ class Player:
                 for agent in agents:
                     watch(agent, self.setup.time_per_move)
             return agents
-        slots = [(position if self._interleaved else seat, position) for seat, position in enumerate(task.seating)]
+        slots = [(self._host[position] if self._interleaved else seat, position) for seat, position in enumerate(task.seating)]
         if self._interleaved and not self.processes:  # the first match: every agent's process boots at once
-            slots += [(position, position) for position in range(len(self.entries))]
+            slots += [(self._host[position], position) for position in range(len(self.entries))]
         for slot, position in slots:
             if not self.remote[position]:
                 self._process(slot).start()
         return [
             self.makers[position](game, seat, seed) if self.remote[position] else
-            IsolatedAgent(self._process(position if self._interleaved else seat), game, seat, seed,
+            IsolatedAgent(self._process(self._host[position] if self._interleaved else seat), game, seat, seed,
                           self.setup.agents[position], self.setup.time_per_move)
             for seat, position in enumerate(task.seating)
         ]  # fmt: skip

@@ -43,7 +43,14 @@ def messages(monkeypatch: pytest.MonkeyPatch) -> Counter:
             sent["rows"] += len(message[1])
         return call(self, message, deadline, what)
 
+    start = AgentProcess._start
+
+    def started(self: AgentProcess) -> None:
+        sent["processes"] += 1  # agent processes started
+        start(self)
+
     monkeypatch.setattr(AgentProcess, "_call", counted)
+    monkeypatch.setattr(AgentProcess, "_start", started)
     return sent
 
 
@@ -66,10 +73,11 @@ def test_a_network_batch_crosses_to_its_process_in_one_message_per_step(tmp_path
     batched = run(tmp_path, "connect_four", agents, rounds=16, concurrent=16)
     assert messages["act"] == 0 and messages["act_batch"] > 0
     assert messages["rows"] >= 3 * messages["act_batch"], messages  # each message carries many decisions
+    assert messages["processes"] == 1  # the two entries differ only in their seed: one process, one batch per step
     decisions = messages["rows"]
     messages.clear()
     assert run(tmp_path, "connect_four", agents, rounds=16, concurrent=1) == batched  # one match at a time, one act each
-    assert messages["act_batch"] == 0 and messages["act"] == decisions
+    assert messages["act_batch"] == 0 and messages["act"] == decisions and messages["processes"] == 2  # one per seat
     assert run(tmp_path, "connect_four", agents, rounds=16, concurrent=16, isolate=False) == batched
     assert {match[2] for match in batched} == {"normal"} and len(batched) == 16
 
