@@ -32,11 +32,14 @@ from arena.output import print_json, print_table
 @click.option("--private", is_flag=True, help="Reads need a token too (writes always do).")
 @click.option("--lease", "lease_seconds", default=30.0, show_default=True, type=click.FloatRange(1, 3600),
               help="Seconds a tournament's claim lasts without renewal; a dead server's tournaments are taken over after this.")
+@click.option("--ladder-turn", "ladder_turn_seconds", default=60.0, show_default=True, type=click.FloatRange(1, 86400),
+              help="Seconds a playing ladder keeps a queue worker while another ladder waits for one (they take turns).")
 @click.option("--server-id", default=None, help="This server's name in the queue (default HOST:PORT of this machine); "
               "restarted with the same name, it takes its tournaments back at once.")
 @db_options
 def serve_command(ctx: _Context, host: str, port: int, workers: int, match_workers: int, executor: str,
-                  ray_address: str | None, private: bool, lease_seconds: float, server_id: str | None) -> None:  # fmt: skip
+                  ray_address: str | None, private: bool, lease_seconds: float, ladder_turn_seconds: float,
+                  server_id: str | None) -> None:  # fmt: skip
     """Serve the JSON API (/api/v1, docs at /docs) and the web pages, and play queued tournaments."""
     import logging
 
@@ -50,7 +53,7 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
     database, registry = ctx.database(), ctx.registry()
     settings = Settings(
         private=private, workers=workers, match_workers=match_workers,
-        worker_id=server_id or f"{socket.gethostname()}:{port}", lease_seconds=lease_seconds,
+        worker_id=server_id or f"{socket.gethostname()}:{port}", lease_seconds=lease_seconds, ladder_turn_seconds=ladder_turn_seconds,
         plugins_dirs=tuple(str(Path(d).resolve()) for d in ctx.plugins_dirs), executor=executor, ray_address=ray_address,
     )  # fmt: skip
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, case, or_, select, update
 
 from db.models import Tournament, utcnow
 from db.session import Database, retrying
 
-#: Formats that never end by themselves (a continuous ladder): claimed after every other tournament, and their
-#: worker goes to another tournament as soon as one waits (gives_way), then comes back to them.
+#: Formats that never end by themselves (a continuous ladder): claimed after every other tournament (among them,
+#: the one that waited longest first), and their worker goes to another tournament that waits (gives_way).
 ENDLESS = ("ladder",)
 
 
@@ -39,7 +39,9 @@ def claim(database: Database, worker: str, lease_seconds: float) -> int | None:
             if sqlite:
                 connection.exec_driver_sql("BEGIN IMMEDIATE")
             try:
-                query = select(Tournament.id).where(_claimable(now)).order_by(Tournament.format.in_(ENDLESS), Tournament.id).limit(1)
+                endless = Tournament.format.in_(ENDLESS)
+                waited = case((endless, Tournament.lease_until)).asc().nulls_first()  # ladders: the longest released first
+                query = select(Tournament.id).where(_claimable(now)).order_by(endless, waited, Tournament.id).limit(1)
                 if not sqlite:
                     query = query.with_for_update(skip_locked=True)
                 tournament_id = connection.execute(query).scalar()
@@ -60,13 +62,16 @@ def claim(database: Database, worker: str, lease_seconds: float) -> int | None:
     return retrying(attempt)
 
 
-def gives_way(database: Database, tournament_id: int) -> bool:
-    """Is this an endless tournament (a ladder) that another claimable tournament, not endless, waits behind?"""
+def gives_way(database: Database, tournament_id: int, to_endless: bool = False) -> bool:
+    """Is this an endless tournament (a ladder) that another claimable tournament waits behind: one that is not
+    endless, or (`to_endless`: its turn is over) any?"""
     with database.engine.connect() as connection:
         endless = connection.execute(select(Tournament.format.in_(ENDLESS)).where(Tournament.id == tournament_id)).scalar()
         if not endless:
             return False
-        waiting = select(Tournament.id).where(_claimable(utcnow()), Tournament.id != tournament_id, Tournament.format.not_in(ENDLESS))
+        waiting = select(Tournament.id).where(_claimable(utcnow()), Tournament.id != tournament_id)
+        if not to_endless:
+            waiting = waiting.where(Tournament.format.not_in(ENDLESS))
         return connection.execute(waiting.limit(1)).first() is not None
 
 

@@ -36,7 +36,8 @@ class Stopped(Exception):
 
 
 class GivesWay(Exception):
-    """A ladder stops after the current match for a tournament that waits; it is claimed again after that one."""
+    """A ladder stops after the current match for a tournament that waits; it is claimed again after that one
+    (after an ordinary tournament, when that ends; after another ladder, when that one's turn is over)."""
 
 
 #: Seconds between two looks, while a ladder plays, for a tournament waiting behind it (db.queue.gives_way).
@@ -52,12 +53,15 @@ class Claimed:
     worker: str
     lease_seconds: float
     stop: Any  # threading.Event or multiprocessing.Event: the whole worker stops
+    turn_seconds: float = 60.0  # a ladder's turn while another ladder waits (Settings.ladder_turn_seconds)
 
     def __post_init__(self) -> None:
         self.lost = threading.Event()
         self.finished = threading.Event()
         self.thread = threading.Thread(target=self._beat, name=f"lease-{self.tournament_id}", daemon=True)
         self.next_look = time.monotonic() + GIVE_WAY_SECONDS
+        self.turn_ends = time.monotonic() + self.turn_seconds
+        self.idling = False
 
     def _beat(self) -> None:
         while not self.finished.wait(self.lease_seconds / 3):
@@ -69,23 +73,29 @@ class Claimed:
                 log.exception("renewing the claim on tournament %s", self.tournament_id)
 
     def progress(self, done: int, total: int) -> None:
+        self.idling = False
+        self._check()
+
+    def _check(self) -> None:
         if self.stop.is_set() or self.lost.is_set():
             raise Stopped()
-        if time.monotonic() >= self.next_look:  # a ladder never ends: it must not hold the worker from the queue
-            self.next_look = time.monotonic() + GIVE_WAY_SECONDS
-            if queue.gives_way(self.database, self.tournament_id):
+        now = time.monotonic()
+        if now >= self.next_look:  # a ladder never ends: it must not hold the worker from the queue
+            self.next_look = now + GIVE_WAY_SECONDS
+            if queue.gives_way(self.database, self.tournament_id, to_endless=self.idling or now >= self.turn_ends):
                 raise GivesWay()
 
     def idle(self, seconds: float) -> None:
         """A settled ladder waits for joins: asleep, woken at once when the worker is asked to stop."""
+        self.idling = True
         self.stop.wait(seconds)
-        self.progress(0, 0)
+        self._check()
 
 
 def play_claimed(database: Database, registry: Registry, tournament_id: int, settings: Settings, worker: str, stop: Any) -> str:
     """Play a claimed tournament to its end (or until stopped); its outcome: done, stopped, lost, gave way (a ladder,
     for a tournament waiting in the queue) or failed."""
-    claimed = Claimed(database, tournament_id, worker, settings.lease_seconds, stop)
+    claimed = Claimed(database, tournament_id, worker, settings.lease_seconds, stop, settings.ladder_turn_seconds)
     claimed.thread.start()
     try:
         executor = make_executor(settings.executor, settings.match_workers, settings.ray_address)

@@ -18,6 +18,9 @@ class Settings:
     worker_id: str = field(default_factory=socket.gethostname)
     #: Seconds a claim lasts without renewal: a server that died loses its tournaments after this long.
     lease_seconds: float = 30.0
+    #: Seconds a playing ladder keeps its queue worker while another ladder waits for one (ladders take turns;
+    #: an idle ladder, or one with an ordinary tournament waiting, gives way within a second).
+    ladder_turn_seconds: float = 60.0
     #: Seconds between looks at the queue when it is empty, and between progress events.
     poll_seconds: float = 0.5
     #: Loose-file plugin folders, passed on to the processes that play.

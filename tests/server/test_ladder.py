@@ -147,6 +147,13 @@ def test_the_queue_claims_ladders_last_and_a_ladder_gives_way_to_a_waiting_tourn
     assert queue.claim(server.database, "w", 30) == behind  # the older ladder waits: it never ends by itself
     assert not queue.gives_way(server.database, endless)  # what waited is taken
     assert queue.claim(server.database, "w", 30) == endless
+    # Ladders take turns: one whose turn is over gives way to another that waits, which is claimed first.
+    other = server.submit(game="tic_tac_toe", agents=FIELD, format="ladder", seed=2)["id"]
+    assert not queue.gives_way(server.database, endless) and queue.gives_way(server.database, endless, to_endless=True)
+    queue.release(server.database, endless, "w")
+    assert queue.claim(server.database, "w", 30) == other  # never claimed: before the ladder just released
+    queue.release(server.database, other, "w")
+    assert queue.claim(server.database, "w", 30) == endless  # released before the other one
 
 
 def test_settled_needs_every_adjacent_pair_apart() -> None:

@@ -95,6 +95,27 @@ def test_a_ladder_gives_its_only_worker_to_a_tournament_submitted_behind_it(tmp_
     assert server.stop() in (0, -signal.SIGTERM)
 
 
+def test_two_ladders_take_turns_on_one_worker(tmp_path: Path, serve) -> None:  # noqa: ANN001
+    db_path = tmp_path / "arena.db"
+    auth = {"Authorization": f"Bearer {tokens.create(open_database(f'sqlite:///{db_path}'), 'e2e')}"}
+    server = serve(db_path, None, "--ladder-turn", "1")  # one queue worker; turns of a second
+    for name in ("first", "second"):  # two equal agents: these ladders never settle, they play on
+        body = {"game": "tic_tac_toe", "agents": ["random", "random:seed=2"], "format": "ladder", "seed": 1, "name": name}
+        assert http.post(server.url + "/api/v1/tournaments", json=body, headers=auth).status_code == 201
+
+    def turns(tournament_id: int) -> int:
+        return server.log.read_text().count(f"tournament {tournament_id}: claimed by")
+
+    wait_for(lambda: turns(1) >= 2 and turns(2) >= 2, "two turns of each ladder")
+    log = server.log.read_text()
+    assert log.index("tournament 1: gives way") < log.index("tournament 2: claimed by")
+    for name in ("first", "second"):
+        url = f"{server.url}/api/v1/tournaments/{name}"
+        assert http.get(url).json()["done"] >= 2 and http.get(url).json()["status"] == "running"
+        assert http.post(url + "/cancel", headers=auth).json()["status"] == "cancelled"
+    assert server.stop() in (0, -signal.SIGTERM)
+
+
 def test_kill_9_mid_ladder_then_restart_makes_the_same_choices(tmp_path: Path, serve) -> None:  # noqa: ANN001
     db_path = tmp_path / "arena.db"
     cli = Arena(db_path)
