@@ -13,9 +13,12 @@ where P(wrong order) = Phi(-|d| / sd) with d = theta_i - theta_j and sd^2 = Var(
 of (a, b) with win probability p adds Fisher information w = p(1 - p) along e_a - e_b, which
 lowers Var(theta_i - theta_j) by w c^2 / (1 + w v_ab), c = (e_i - e_j)' S (e_a - e_b)
 (Sherman-Morrison): the information gain on the ranking per unit of game length. Each next game
-goes to the pair of greatest gain (the covariance updated as if the games chosen before it in the
-batch were played), or, with probability EXPLORE, to a pair drawn uniformly, so that every pair
-keeps a positive probability; agents with fewer than NEWCOMER_GAMES games are placed first. Each
+goes, Thompson-style, to a pair the posterior doubts: THOMPSON_SAMPLES draws of the strengths from
+N(theta, S), each giving its vote to the pair of greatest gain among those it orders otherwise than
+the fit, and the pair drawn with the votes' shares as probabilities (the covariance updated as if
+the games chosen before it in the batch were played); or, with probability EXPLORE, to a pair
+drawn uniformly, so that every pair keeps a positive probability; agents with fewer than
+NEWCOMER_GAMES games are placed first. Each
 match's selection probability is stored, so that a Bradley-Terry fit can weigh each result by the
 inverse of its probability (normalized to a mean of one) and estimate what a uniform design would
 have (inverse_probability_weights; bench/adaptive.py measures it).
@@ -39,6 +42,8 @@ from arena.ratings import _Posterior, pair_results_from_counts
 EXPLORE = 0.1
 #: An agent with fewer games than this is a newcomer: its pairs are chosen before any other.
 NEWCOMER_GAMES = 2
+#: Posterior draws behind each choice's shares (thompson_shares): the smallest share of a pair so chosen is 1 / this.
+THOMPSON_SAMPLES = 1000
 
 Pair = tuple[int, int]
 #: (a, b, a's score 1 / 0.5 / 0) -> (weighted) count, agents by position.
@@ -103,6 +108,26 @@ def selection_probabilities(num_agents: int, cells: Cells, lengths: Sequence[flo
     return (1.0 - explore) * gain / gain.sum() + explore * uniform
 
 
+def thompson_shares(directions: np.ndarray, theta: np.ndarray, covariance: np.ndarray, gain: np.ndarray,
+                    rng: np.random.Generator, samples: int = THOMPSON_SAMPLES) -> np.ndarray:  # fmt: skip
+    """Each pair's share of `samples` draws of the strengths from the posterior N(theta, covariance): a draw goes to
+    the pair of greatest gain among those the draw orders otherwise than the fit (Thompson sampling of "which orders
+    are wrong"), or to the pair of greatest gain overall when the draw orders every pair as the fit does.
+
+    A pair gets games only where the posterior finds its order wrong together with the rest of a plausible
+    ranking, in proportion to how often: a batch spreads over the doubtful pairs instead of piling onto the one
+    of greatest gain. The shares are the exact probabilities of the draw choose_batch makes from them."""
+    factor = np.linalg.cholesky(covariance + 1e-12 * np.eye(len(theta)))
+    draws = theta + rng.standard_normal((samples, len(theta))) @ factor.T
+    fitted = directions @ theta
+    oriented = directions * np.where(fitted < 0.0, -1.0, 1.0)[:, None]  # each pair's fitted winner first
+    wrong = (draws @ oriented.T <= 0.0) | (fitted == 0.0)  # [draw, pair]: the draw orders the pair otherwise than the
+    # fit, or the fit ties the pair (agents of equal scores after a round of every pair once): doubtful in every draw
+    picks = np.where(wrong, gain, -np.inf).argmax(axis=1)  # the greatest gain among the draw's doubtful pairs
+    picks[~wrong.any(axis=1)] = int(np.argmax(gain))
+    return np.bincount(picks, minlength=len(gain)) / samples  # type: ignore[no-any-return]
+
+
 def games_per_agent(num_agents: int, cells: Cells) -> np.ndarray:
     games = np.zeros(num_agents)
     for (a, b, _), count in cells.items():
@@ -115,13 +140,15 @@ def choose_batch(num_agents: int, cells: Cells, size: int, rng: np.random.Genera
                  lengths: Sequence[float] | None = None, explore: float = EXPLORE) -> list[tuple[int, float]]:  # fmt: skip
     """The next `size` games: (pair index of all_pairs, the probability with which that pair was selected).
 
-    Each game in turn: with probability 1 - explore the pair of greatest gain, otherwise a pair drawn
-    uniformly (so every pair keeps a positive probability and inverse-probability weights exist); a
-    pair with an agent that has played fewer than NEWCOMER_GAMES games comes first (newcomers are
-    placed before anything else is refined). After each choice the covariance is updated as if that
-    game had been played (Sherman-Morrison on the precision), so one batch spreads over the pairs
-    instead of repeating the best one: a greedy batch design that measured 0.61x round-robin's
-    matches on bench/adaptive.py where drawing pairs in proportion to their gain measured 0.84x.
+    Each game in turn: with probability 1 - explore a pair drawn with its Thompson share (thompson_shares:
+    the pair of greatest gain among those a posterior draw orders otherwise than the fit), otherwise a
+    pair drawn uniformly (so every pair keeps a positive probability and inverse-probability weights
+    exist); the stored probability is (1 - explore) x share + explore / pairs. A pair with an agent
+    that has played fewer than NEWCOMER_GAMES games comes first, with share one (newcomers are placed
+    before anything else is refined). After each choice the covariance is updated as if that game had
+    been played (Sherman-Morrison on the precision), so one batch spreads over the pairs instead of
+    repeating the best one. On bench/adaptive.py the greedy choice (the pair of greatest gain) measured
+    0.66x round-robin's matches at 40 Elo, drawing pairs in proportion to their gain 0.84x.
     """
     directions = _directions(num_agents)
     theta, covariance = fit(num_agents, cells)
@@ -134,12 +161,13 @@ def choose_batch(num_agents: int, cells: Cells, size: int, rng: np.random.Genera
     for _ in range(size):
         gain = _gains(directions, theta, covariance, length)
         newcomer = np.minimum(games[pairs[:, 0]], games[pairs[:, 1]]) < NEWCOMER_GAMES
+        share = np.zeros(len(pairs))
         if newcomer.any():  # among the newcomers' pairs, the fewest games first, then the greatest gain
-            best = int(np.lexsort((-gain, games[pairs].sum(axis=1), ~newcomer))[0])
+            share[int(np.lexsort((-gain, games[pairs].sum(axis=1), ~newcomer))[0])] = 1.0
         else:
-            best = int(np.argmax(gain))
-        k = best if rng.random() >= explore else int(rng.integers(len(pairs)))
-        chosen.append((k, (1.0 - explore) * (k == best) + explore / len(pairs)))
+            share = thompson_shares(directions, theta, covariance, gain, rng)
+        k = int(rng.choice(len(pairs), p=share)) if rng.random() >= explore else int(rng.integers(len(pairs)))
+        chosen.append((k, (1.0 - explore) * share[k] + explore / len(pairs)))
         u = covariance @ directions[k]
         covariance = covariance - w[k] * np.outer(u, u) / (1.0 + w[k] * (directions[k] @ u))
         games[pairs[k]] += 1

@@ -92,21 +92,42 @@ def test_same_seed_same_choices_and_resume_exactly(arena_cli):
 
 
 def test_a_batch_goes_first_to_newcomers_then_where_the_order_is_uncertain():
-    """choose_batch: an agent without games is placed first; then the close pair gets the most games, far pairs none;
-    each choice's stored probability is 1 - explore + explore / pairs for the best pair, explore / pairs otherwise."""
+    """choose_batch: an agent without games is placed first (probability 1 - explore + explore / pairs); then the close
+    pair gets the most games, far pairs none; each choice's stored probability is (1 - explore) x its Thompson share
+    + explore / pairs."""
     strengths = [0, 30, 600, 1200]
     cells = _cells(strengths, 10, 1)
     pairs = all_pairs(5)  # agent 4 joins without games
     batch = choose_batch(5, cells, 12, np.random.default_rng(0), explore=0.0)
     assert all(4 in pairs[k] for k, _ in batch[:NEWCOMER_GAMES]) and len({pairs[k] for k, _ in batch[:NEWCOMER_GAMES]}) == NEWCOMER_GAMES
     assert sum(4 in pairs[k] for k, _ in batch) >= 4  # and then still often: its strength is the least known
-    assert all(probability == pytest.approx(1.0) for _, probability in batch)
+    assert all(probability == pytest.approx(1.0) for _, probability in batch[:NEWCOMER_GAMES])
+    assert all(0 < probability <= 1 for _, probability in batch)
     settled = {**cells, **{(a, 4, 0.5): 3 for a in range(4)}}
     later = [pairs[k] for k, _ in choose_batch(5, settled, 12, np.random.default_rng(0), explore=0.0)]
     assert later.count((0, 1)) == max(later.count(pair) for pair in set(later)) and (0, 3) not in later
     mixed = choose_batch(4, cells, 200, np.random.default_rng(1), explore=0.5)
-    assert {round(p, 6) for _, p in mixed} <= {round(0.5 + 0.5 / 6, 6), round(0.5 / 6, 6)}
+    assert all(0.5 / 6 - 1e-12 <= p <= 0.5 + 0.5 / 6 + 1e-12 for _, p in mixed)
     assert len({k for k, _ in mixed}) == 6  # exploration reaches every pair
+
+
+def test_thompson_shares_are_the_stored_probabilities():
+    """thompson_shares: posterior draws go to the doubtful pairs (the close pair most, a 1200-Elo gap never); the
+    probability choose_batch stores for its choice is exactly (1 - explore) x that pair's share + explore / pairs."""
+    from arena.adaptive import _directions, _gains, fit, thompson_shares
+
+    strengths = [0, 30, 600, 1200]
+    cells = _cells(strengths, 10, 1)
+    pairs = all_pairs(4)
+    theta, covariance = fit(4, cells)
+    gain = _gains(_directions(4), theta, covariance, None)
+    shares = thompson_shares(_directions(4), theta, covariance, gain, np.random.default_rng(5))
+    assert shares.sum() == pytest.approx(1.0) and shares.argmax() == pairs.index((0, 1)) and shares[pairs.index((0, 3))] == 0
+    for seed in range(20):
+        shares = thompson_shares(_directions(4), theta, covariance, gain, np.random.default_rng(seed))
+        ((k, probability),) = choose_batch(4, cells, 1, np.random.default_rng(seed), explore=0.3)
+        assert probability == pytest.approx(0.7 * shares[k] + 0.3 / 6, rel=1e-12)
+    assert choose_batch(4, cells, 16, np.random.default_rng(9)) == choose_batch(4, cells, 16, np.random.default_rng(9))
 
 
 def test_pair_lengths_are_mean_turns_per_pair(arena_cli):
