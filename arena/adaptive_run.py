@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -52,35 +53,91 @@ def adaptive_settings(budget: int | None, num_agents: int, players: int, set_siz
     return {"budget": budget, "batch": BATCH, "probabilities": [1.0 / pairs] * initial}
 
 
+@dataclass
+class Tally:
+    """What the scheduler needs of a tournament's stored matches, added up match by match by agent label: the
+    results of each pair ((x, y, x's score) with x < y) and the turns of its games (total, count)."""
+
+    matches: int = 0  # the first `matches` of the schedule are counted
+    results: dict[tuple[str, str, float], float] = field(default_factory=dict)
+    turns: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+
+    def add(self, records: Iterable[MatchRecord]) -> Tally:
+        for record in records:
+            self.matches += 1
+            if len(record.seats) != 2:
+                continue
+            first, second = record.seats
+            x, y = first.agent, second.agent
+            score = 1.0 if first.rank < second.rank else 0.5 if first.rank == second.rank else 0.0
+            if x > y:
+                x, y, score = y, x, 1.0 - score
+            self.results[(x, y, score)] = self.results.get((x, y, score), 0.0) + 1.0
+            turns = self.turns.setdefault((x, y), [0.0, 0.0])
+            turns[0] += max(record.turns, 1)
+            turns[1] += 1
+        return self
+
+    def cells(self, labels: Sequence[str]) -> dict[tuple[int, int, float], float]:
+        """Pairwise counts by agent position: (a, b, a's score) with a < b."""
+        index = {label: i for i, label in enumerate(labels)}
+        cells: dict[tuple[int, int, float], float] = {}
+        for (x, y, score), count in sorted(self.results.items()):
+            a, b = index[x], index[y]
+            cells[(a, b, score) if a < b else (b, a, 1.0 - score)] = count
+        return cells
+
+    def lengths(self, labels: Sequence[str]) -> list[float]:
+        """The mean length in turns of each pair's stored games (all_pairs order); the overall mean for a pair not met."""
+        total = sum(turns for turns, _ in self.turns.values())
+        count = sum(count for _, count in self.turns.values())
+        overall = total / count if count else 1.0
+        means = []
+        for a, b in all_pairs(len(labels)):
+            x, y = sorted((labels[a], labels[b]))
+            turns, games = self.turns.get((x, y), (0.0, 0.0))
+            means.append(float(turns / games) if games else float(overall))
+        return means
+
+
 def cells_of(records: Iterable[MatchRecord], labels: Sequence[str]) -> dict[tuple[int, int, float], float]:
     """Pairwise counts by agent position: (a, b, a's score) with a < b."""
-    index = {label: i for i, label in enumerate(labels)}
-    cells: dict[tuple[int, int, float], float] = {}
-    for record in records:
-        if len(record.seats) != 2:
-            continue
-        first, second = record.seats
-        a, b = index[first.agent], index[second.agent]
-        score = 1.0 if first.rank < second.rank else 0.5 if first.rank == second.rank else 0.0
-        if a > b:
-            a, b, score = b, a, 1.0 - score
-        cells[(a, b, score)] = cells.get((a, b, score), 0.0) + 1.0
-    return cells
+    return Tally().add(records).cells(labels)
 
 
-def next_batch(entry: Mapping[str, Any], labels: Sequence[str], records: Iterable[MatchRecord], seed: int,
+def pair_lengths(records: Sequence[MatchRecord], labels: Sequence[str]) -> list[float]:
+    """The mean length in turns of each pair's stored games (all_pairs order); the overall mean for a pair not met."""
+    return Tally().add(records).lengths(labels)
+
+
+#: The tallies of the adaptive tournaments this process extends, each over a complete prefix of the schedule:
+#: stored matches never change, so a batch loads only the matches stored since the last one (each batch used to
+#: reload every match, which made a long run quadratic). Keyed by database, tournament id and creation time.
+_tallies: dict[tuple[str, int, str], Tally] = {}
+
+
+def tally_of(database: Database, session: Any, tournament: Any) -> Tally:
+    """The tally of the tournament's stored matches from the first up to the first one not stored yet."""
+    key = (str(database.url), tournament.id, str(tournament.created_at))
+    tally = _tallies.get(key) or Tally()
+    records = queries.load_matches(session, tournament_id=tournament.id, start=(tournament.id, tally.matches))
+    contiguous = next((n for n, record in enumerate(records) if record.index != tally.matches + n), len(records))
+    _tallies[key] = tally.add(records[:contiguous])
+    return tally
+
+
+def next_batch(entry: Mapping[str, Any], labels: Sequence[str], tally: Tally, seed: int,
                scheduled: int, set_size: int) -> tuple[list[Table], list[float]] | None:  # fmt: skip
     """The next tables and their selection probabilities, or None when the budget is spent."""
     budget = entry["budget"]
     units = int(entry["batch"]) if budget is None else min(int(entry["batch"]), (int(budget) - scheduled) // set_size)
     if units <= 0:
         return None
-    records = list(records)
     pairs = all_pairs(len(labels))
     rng = np.random.default_rng(derive_seed(seed, "adaptive", scheduled))
     tables: list[Table] = []
     chosen: list[float] = []
-    for k, probability in choose_batch(len(labels), cells_of(records, labels), units, rng, pair_lengths(records, labels)):
+    for k, probability in choose_batch(len(labels), tally.cells(labels), units, rng, tally.lengths(labels)):
         a, b = pairs[k]
         if set_size == 2:
             tables += [(a, b), (b, a)]  # a pair: one opening, the seats swapped
@@ -88,22 +145,6 @@ def next_batch(entry: Mapping[str, Any], labels: Sequence[str], records: Iterabl
             tables.append((a, b) if rng.random() < 0.5 else (b, a))
         chosen += [probability] * set_size
     return tables, chosen
-
-
-def pair_lengths(records: Sequence[MatchRecord], labels: Sequence[str]) -> list[float]:
-    """The mean length in turns of each pair's stored games (all_pairs order); the overall mean for a pair not met."""
-    index = {label: i for i, label in enumerate(labels)}
-    pairs = all_pairs(len(labels))
-    totals, counts = np.zeros(len(pairs)), np.zeros(len(pairs))
-    position = {pair: k for k, pair in enumerate(pairs)}
-    for record in records:
-        if len(record.seats) == 2:
-            a, b = index[record.seats[0].agent], index[record.seats[1].agent]
-            k = position[(a, b) if a < b else (b, a)]
-            totals[k] += max(record.turns, 1)
-            counts[k] += 1
-    overall = totals.sum() / counts.sum() if counts.sum() else 1.0
-    return [float(t / c) if c else float(overall) for t, c in zip(totals, counts)]
 
 
 def extend(database: Database, tournament_id: int) -> bool:
@@ -117,8 +158,8 @@ def extend(database: Database, tournament_id: int) -> bool:
         entry = settings.get("adaptive")
         if entry is None:
             return False
-        records = queries.load_matches(session, tournament_id=tournament.id)
-        if len(records) < tournament.scheduled:
+        tally = tally_of(database, session, tournament)
+        if tally.matches < tournament.scheduled:
             return False  # play stopped before the batch was done: --resume finishes it first
         tables = decode_schedule(tournament.schedule, tournament.players)
         seed, scheduled = tournament.seed, tournament.scheduled
@@ -132,9 +173,9 @@ def extend(database: Database, tournament_id: int) -> bool:
         settings["agents"] = list(settings["agents"]) + waiting
         settings.setdefault("ladder", {"joins": []})["joins"] += [{"agent": agent["label"], "at": scheduled} for agent in waiting]
     else:
-        if settings["format"] == ladder.FORMAT and entry["budget"] is None and ladder.settled(len(labels), cells_of(records, labels)):
+        if settings["format"] == ladder.FORMAT and entry["budget"] is None and ladder.settled(len(labels), tally.cells(labels)):
             return False  # idle until an agent joins
-        batch = next_batch(entry, labels, records, seed, scheduled, set_size)
+        batch = next_batch(entry, labels, tally, seed, scheduled, set_size)
         if batch is None:
             return False
         new_tables, probabilities = batch

@@ -133,13 +133,43 @@ def test_thompson_shares_are_the_stored_probabilities():
 def test_pair_lengths_are_mean_turns_per_pair(arena_cli):
     arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy,center", "--rounds", "2", "--name", "len")
     matches = arena_cli.json("matches", "--tournament", "len")
-    records = [SimpleNamespace(turns=m["turns"], seats=[SimpleNamespace(agent=s["agent"]) for s in m["seats"]]) for m in matches]
+    records = [SimpleNamespace(turns=m["turns"], seats=[SimpleNamespace(agent=s["agent"], rank=s["rank"]) for s in m["seats"]])
+               for m in matches]  # fmt: skip
     lengths = pair_lengths(records, ["random", "greedy", "center"])
     by_pair = {}
     for m in matches:
         by_pair.setdefault(tuple(sorted(s["agent"] for s in m["seats"])), []).append(m["turns"])
     assert lengths[0] == pytest.approx(np.mean(by_pair[("greedy", "random")]))
     assert lengths[2] == pytest.approx(np.mean(by_pair[("center", "greedy")]))
+
+
+def test_each_batch_loads_only_the_matches_stored_since_the_last(arena_cli, monkeypatch):
+    """An adaptive run adds up its stored matches batch by batch (arena.adaptive_run.Tally): each match is read
+    once, not once per batch; the choices equal those of a run that reads everything again (a fresh process)."""
+    from arena import adaptive_run
+    from db import queries
+
+    read: list[tuple[int, int]] = []
+    load = queries.load_matches
+
+    def counted(session, **kwargs):  # noqa: ANN001, ANN202
+        records = load(session, **kwargs)
+        if kwargs.get("start") is not None:
+            read.append((kwargs["start"][1], len(records)))
+        return records
+
+    monkeypatch.setattr(queries, "load_matches", counted)
+    agents = "random,greedy,center,random:seed=5"
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", agents, "--format", "adaptive", "--budget", "70",
+              "--seed", "3", "--name", "once", "--quiet")  # fmt: skip
+    assert read == [(0, 6), (6, 16), (22, 16), (38, 16), (54, 16)], read  # a first round of 6, then batches of 16:
+    # each read starts where the last ended (the last finds the budget spent)
+    schedule = arena_cli.rows("select schedule from tournaments where name = 'once'")
+    adaptive_run._tallies.clear()  # as a fresh process: every batch reads all the matches again
+    monkeypatch.setattr(adaptive_run, "_tallies", type("Forgetful", (dict,), {"__setitem__": lambda *_: None})())
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", agents, "--format", "adaptive", "--budget", "70",
+              "--seed", "3", "--name", "again", "--quiet")  # fmt: skip
+    assert arena_cli.rows("select schedule from tournaments where name = 'again'") == schedule
 
 
 def test_weighted_leaderboard(arena_cli):
