@@ -100,16 +100,6 @@ class Tally:
         return means
 
 
-def cells_of(records: Iterable[MatchRecord], labels: Sequence[str]) -> dict[tuple[int, int, float], float]:
-    """Pairwise counts by agent position: (a, b, a's score) with a < b."""
-    return Tally().add(records).cells(labels)
-
-
-def pair_lengths(records: Sequence[MatchRecord], labels: Sequence[str]) -> list[float]:
-    """The mean length in turns of each pair's stored games (all_pairs order); the overall mean for a pair not met."""
-    return Tally().add(records).lengths(labels)
-
-
 #: The tallies of the adaptive tournaments this process extends, each over a complete prefix of the schedule:
 #: stored matches never change, so a batch loads only the matches stored since the last one (each batch used to
 #: reload every match, which made a long run quadratic). Keyed by database, tournament id and creation time.

@@ -15,7 +15,7 @@ from arena.adaptive import (
     inverse_probability_weights,
     selection_probabilities,
 )
-from arena.adaptive_run import pair_lengths
+from arena.adaptive_run import Tally
 from tests._interrupt import cut_and_whole
 
 
@@ -135,7 +135,7 @@ def test_pair_lengths_are_mean_turns_per_pair(arena_cli):
     matches = arena_cli.json("matches", "--tournament", "len")
     records = [SimpleNamespace(turns=m["turns"], seats=[SimpleNamespace(agent=s["agent"], rank=s["rank"]) for s in m["seats"]])
                for m in matches]  # fmt: skip
-    lengths = pair_lengths(records, ["random", "greedy", "center"])
+    lengths = Tally().add(records).lengths(["random", "greedy", "center"])
     by_pair = {}
     for m in matches:
         by_pair.setdefault(tuple(sorted(s["agent"] for s in m["seats"])), []).append(m["turns"])
