@@ -62,13 +62,18 @@ def claim(database: Database, worker: str, lease_seconds: float) -> int | None:
     return retrying(attempt)
 
 
+def is_endless(database: Database, tournament_id: int) -> bool:
+    """Does this tournament never end by itself (a ladder)?"""
+    with database.engine.connect() as connection:
+        return bool(connection.execute(select(Tournament.format.in_(ENDLESS)).where(Tournament.id == tournament_id)).scalar())
+
+
 def gives_way(database: Database, tournament_id: int, to_endless: bool = False) -> bool:
     """Is this an endless tournament (a ladder) that another claimable tournament waits behind: one that is not
     endless, or (`to_endless`: its turn is over) any?"""
+    if not is_endless(database, tournament_id):
+        return False
     with database.engine.connect() as connection:
-        endless = connection.execute(select(Tournament.format.in_(ENDLESS)).where(Tournament.id == tournament_id)).scalar()
-        if not endless:
-            return False
         waiting = select(Tournament.id).where(_claimable(utcnow()), Tournament.id != tournament_id)
         if not to_endless:
             waiting = waiting.where(Tournament.format.not_in(ENDLESS))

@@ -54,6 +54,7 @@ class Claimed:
     lease_seconds: float
     stop: Any  # threading.Event or multiprocessing.Event: the whole worker stops
     turn_seconds: float = 60.0  # a ladder's turn while another ladder waits (Settings.ladder_turn_seconds)
+    endless: bool = False  # a ladder (db.queue.is_endless): only it looks for tournaments waiting behind it
 
     def __post_init__(self) -> None:
         self.lost = threading.Event()
@@ -80,7 +81,7 @@ class Claimed:
         if self.stop.is_set() or self.lost.is_set():
             raise Stopped()
         now = time.monotonic()
-        if now >= self.next_look:  # a ladder never ends: it must not hold the worker from the queue
+        if self.endless and now >= self.next_look:  # a ladder never ends: it must not hold the worker from the queue
             self.next_look = now + GIVE_WAY_SECONDS
             if queue.gives_way(self.database, self.tournament_id, to_endless=self.idling or now >= self.turn_ends):
                 raise GivesWay()
@@ -95,7 +96,8 @@ class Claimed:
 def play_claimed(database: Database, registry: Registry, tournament_id: int, settings: Settings, worker: str, stop: Any) -> str:
     """Play a claimed tournament to its end (or until stopped); its outcome: done, stopped, lost, gave way (a ladder,
     for a tournament waiting in the queue) or failed."""
-    claimed = Claimed(database, tournament_id, worker, settings.lease_seconds, stop, settings.ladder_turn_seconds)
+    claimed = Claimed(database, tournament_id, worker, settings.lease_seconds, stop, settings.ladder_turn_seconds,
+                      queue.is_endless(database, tournament_id))  # fmt: skip
     claimed.thread.start()
     try:
         executor = make_executor(settings.executor, settings.match_workers, settings.ray_address)
