@@ -247,7 +247,7 @@ class Player:
 
     def __init__(self, setup: Setup, registry: Registry) -> None:
         self.setup = setup
-        self.registry = registry
+        self.preload = registry.installed_modules()  # what agent processes are forked with (arena.isolation.forkserver)
         self.game = make_game(registry, setup.game_spec)
         self.entries = [entry_from_json(registry, data, self.game) for data in setup.agents]
         self.makers = [entry.maker(registry) for entry in self.entries]
@@ -282,24 +282,24 @@ class Player:
                 for agent in agents:
                     watch(agent, self.setup.time_per_move)
             return agents
-        slots = [(self._host[position] if self._interleaved else seat, position) for seat, position in enumerate(task.seating)]
+        slots = [self._host[position] if self._interleaved else seat for seat, position in enumerate(task.seating)]
+        starting = list(zip(slots, task.seating))
         if self._interleaved and not self.processes:  # the first match: every agent's process boots at once
-            slots += [(self._host[position], position) for position in range(len(self.entries))]
-        for slot, position in slots:
+            starting += [(self._host[position], position) for position in range(len(self.entries))]
+        for slot, position in starting:
             if not self.remote[position]:
                 self._process(slot).start()
         return [
             self.makers[position](game, seat, seed) if self.remote[position] else
-            IsolatedAgent(self._process(self._host[position] if self._interleaved else seat), game, seat, seed,
-                          self.setup.agents[position], self.setup.time_per_move)
-            for seat, position in enumerate(task.seating)
+            IsolatedAgent(self._process(slot), game, seat, seed, self.setup.agents[position], self.setup.time_per_move)
+            for seat, (slot, position) in enumerate(zip(slots, task.seating))
         ]  # fmt: skip
 
     def _process(self, slot: int) -> AgentProcess:
         process = self.processes.get(slot)
         if process is None:
             process = self.processes[slot] = AgentProcess(self.setup.plugins_dirs, self.setup.game_spec, self.setup.memory_limit,
-                                                          self.registry.installed_modules())  # fmt: skip
+                                                          self.preload)  # fmt: skip
         return process
 
     def _fresh(self, used: list[Agent], task: MatchTask, seed: int, game: Game) -> list[Agent]:
