@@ -22,7 +22,7 @@ import os
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, NoReturn
 
 from arena.api import Agent, AgentInfo, Game, State
 from arena.interleave import grouped_act
@@ -219,25 +219,27 @@ class AgentProcess:
         except (BrokenPipeError, EOFError, OSError):
             ready = True  # the reply read below reports the crash
         if not ready:
-            self.kill()
-            self.lost = f"its agent process was killed: no answer to {what} within {deadline:g}s"
-            raise Forfeit(TIMEOUT, f"no answer to {what} within {deadline:g}s; agent process killed")
+            why = f"no answer to {what} within {deadline:g}s"
+            self._lose(TIMEOUT, f"{why}; agent process killed", f"its agent process was killed: {why}")
         try:
             kind, value = self.conn.recv()
         except (EOFError, OSError):
             code = self.process.exitcode if self.process is not None else None
             self.process.join(1) if self.process is not None else None
             code = self.process.exitcode if self.process is not None else code
-            self.kill()
-            self.lost = f"its agent process died during {what} ({_describe_exit(code)})"
-            raise Forfeit(AGENT_CRASHED, f"agent process died during {what} ({_describe_exit(code)})") from None
+            why = f"agent process died during {what} ({_describe_exit(code)})"
+            self._lose(AGENT_CRASHED, why, f"its {why}")
         if kind == "crash":
-            self.kill()
-            self.lost = f"its agent process crashed: {value}"
-            raise Forfeit(AGENT_CRASHED, value)
+            self._lose(AGENT_CRASHED, value, f"its agent process crashed: {value}")
         if kind == "error":
             raise Forfeit(AGENT_ERROR, value)
         return value
+
+    def _lose(self, reason: str, detail: str, lost: str) -> NoReturn:
+        """End the process: this call forfeits with `detail`, and the agents it hosted report `lost` when next asked."""
+        self.kill()
+        self.lost = lost
+        raise Forfeit(reason, detail) from None
 
     def new_agent(self, entry_json: dict[str, Any], seat: int, seed: int, time_per_move: float | None,
                   game_params: dict[str, str]) -> tuple[int, int, bool]:  # fmt: skip
