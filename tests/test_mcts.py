@@ -8,10 +8,11 @@ import pytest
 
 import arena
 from agents.mcts import MCTSAgent
-from arena.match import play_match
+from arena.match import MatchResult, play_match
 from arena.plugins import get_registry
 from arena.testing import check_agent
 from tests._duel import duel
+from tests._stalls import one_of_three_in_time
 from tests.test_minimax import DoubleNim, RingNim, RingNimState, double_nim_wins
 
 REGISTRY = get_registry()
@@ -79,26 +80,21 @@ def test_stops_at_time_per_move_and_uses_the_time() -> None:
     agent = MCTSAgent(game, 0, 0, time=10.0)
     agent.time_per_move = 0.2
     tries = []
-    for _ in range(3):  # the fastest of three: a stalled machine (see below) only ever adds time
+    for _ in range(3):  # the fastest of three: a stalled machine (tests/_stalls.py) only adds time
         start = time.perf_counter()
         agent.act(game.new_initial_state())
         tries.append((time.perf_counter() - start, agent.stats["simulations"]))
     elapsed, simulations = min(tries)
     assert 0.1 < elapsed < 0.2 + 0.3  # budget 0.15 s; the slack is for a test suite sharing two cores
     assert simulations > 100
+
     # The runner's limit reaches an agent that has none of its own: without it, 200,000 simulations
-    # would take some 6 s. The limit is on the wall clock, and a shared two-core CI machine once
-    # stalled a worker for two seconds mid-move ("seat 0 took 2.962s, limit 1s"), so the test asks
-    # for one match of three that ends at the turn limit: an agent that ignored the limit loses all three.
-    details = []
-    for attempt in range(3):
+    # would take some 6 s.
+    def play(attempt: int) -> MatchResult:
         agents = [MCTSAgent(game, 0, 1, simulations=200_000), MCTSAgent(game, 1, 2, time=0.05)]
-        result = play_match(game, agents, attempt, max_turns=4, time_per_move=1.0)
-        if result.reason == "turn_limit":
-            break
-        details.append(result.detail)
-    else:
-        pytest.fail(f"every match ended by {result.reason}: {details}")
+        return play_match(game, agents, attempt, max_turns=4, time_per_move=1.0)
+
+    one_of_three_in_time(play)
 
 
 # Reversi and Santorini need the full 1000 simulations (long play-outs, wide trees): bench/strength.py.
