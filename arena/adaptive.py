@@ -30,7 +30,7 @@ same choices.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 
 import numpy as np
@@ -48,6 +48,9 @@ THOMPSON_SAMPLES = 1000
 Pair = tuple[int, int]
 #: (a, b, a's score 1 / 0.5 / 0) -> (weighted) count, agents by position.
 Cells = Mapping[tuple[int, int, float], float]
+#: (directions, theta, covariance, gain, rng) -> each pair's share of the next game: thompson_shares, or a benchmark's
+#: rule that is told the truth (bench/adaptive.py).
+ShareRule = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
 
 def all_pairs(num_agents: int) -> list[Pair]:
@@ -137,10 +140,11 @@ def games_per_agent(num_agents: int, cells: Cells) -> np.ndarray:
 
 
 def choose_batch(num_agents: int, cells: Cells, size: int, rng: np.random.Generator,
-                 lengths: Sequence[float] | None = None, explore: float = EXPLORE) -> list[tuple[int, float]]:  # fmt: skip
+                 lengths: Sequence[float] | None = None, explore: float = EXPLORE,
+                 rule: ShareRule = thompson_shares) -> list[tuple[int, float]]:  # fmt: skip
     """The next `size` games: (pair index of all_pairs, the probability with which that pair was selected).
 
-    Each game in turn: with probability 1 - explore a pair drawn with its Thompson share (thompson_shares:
+    Each game in turn: with probability 1 - explore a pair drawn with its share by `rule` (thompson_shares:
     the pair of greatest gain among those a posterior draw orders otherwise than the fit), otherwise a
     pair drawn uniformly (so every pair keeps a positive probability and inverse-probability weights
     exist); the stored probability is (1 - explore) x share + explore / pairs. A pair with an agent
@@ -165,7 +169,7 @@ def choose_batch(num_agents: int, cells: Cells, size: int, rng: np.random.Genera
         if newcomer.any():  # among the newcomers' pairs, the fewest games first, then the greatest gain
             share[int(np.lexsort((-gain, games[pairs].sum(axis=1), ~newcomer))[0])] = 1.0
         else:
-            share = thompson_shares(directions, theta, covariance, gain, rng)
+            share = rule(directions, theta, covariance, gain, rng)
         k = int(rng.choice(len(pairs), p=share)) if rng.random() >= explore else int(rng.integers(len(pairs)))
         chosen.append((k, (1.0 - explore) * share[k] + explore / len(pairs)))
         u = covariance @ directions[k]

@@ -13,8 +13,10 @@ reaches 0.95 (--correlation spearman: Spearman's). Printed: matches needed per r
 about +-0.07). Printed too, as the yardstick of that target: the best fixed design for this
 field (oracle_design_ratio: the share of games per pair, found knowing the true strengths, that
 minimizes the summed variance of the adjacent differences) needs this ratio of round-robin's
-games for the same precision; a scheduler that must learn the strengths as it goes cannot
-beat it by much (only through the luck of the stopping time).
+games for the same precision. Last, a scheduler told the truth (told_the_truth: each game goes to
+a pair the fit orders wrongly, which no real scheduler can know): it beats the best fixed design by
+far, through the stopping time (it mends exactly the orders the stop is waiting for), and its
+figure shows how much of the gap to the target is information the games have not given yet.
 
     .venv/bin/python bench/adaptive.py [--runs 50] [--step 40] [--seed 0] [--random]
 """
@@ -32,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.adaptive import all_pairs, choose_batch, fit, inverse_probability_weights
+from arena.adaptive import ShareRule, all_pairs, choose_batch, fit, inverse_probability_weights, thompson_shares
 
 AGENTS = 16
 BATCH = 16
@@ -85,9 +87,26 @@ def done(cells: dict, strengths: np.ndarray, correlation: Callable[[np.ndarray, 
     return correlation(theta, strengths) >= 0.95 or separated(theta, covariance, strengths)
 
 
+def told_the_truth(strengths: np.ndarray) -> ShareRule:
+    """A share rule no real scheduler can have: the next game goes to the pair of greatest gain among those the fit
+    orders otherwise than the true strengths (thompson_shares with the truth as its one draw). Its figure says how
+    much of the gap to the target is information the games have not given yet."""
+    truth = strengths * np.log(10.0) / 400.0
+
+    def shares(directions: np.ndarray, theta: np.ndarray, covariance: np.ndarray, gain: np.ndarray,
+               rng: np.random.Generator) -> np.ndarray:  # fmt: skip
+        wrong = (directions @ theta) * (directions @ truth) <= 0.0
+        share = np.zeros(len(gain))
+        share[int(np.where(wrong, gain, -np.inf).argmax() if wrong.any() else gain.argmax())] = 1.0
+        return share
+
+    return shares
+
+
 def run(adaptive: bool, strengths: np.ndarray, seed: int, weighted: bool = True,
-        correlation: Callable[[np.ndarray, np.ndarray], float] = kendall) -> int:  # fmt: skip
+        correlation: Callable[[np.ndarray, np.ndarray], float] = kendall, oracle: bool = False) -> int:  # fmt: skip
     rng = np.random.default_rng(seed)
+    rule = told_the_truth(strengths) if oracle else thompson_shares
     pairs = all_pairs(AGENTS)
     counts: dict[tuple[int, int, float], float] = {}  # what the scheduler sees: plain counts
     played: list[tuple[int, float, float]] = []  # (pair index, score, selection probability)
@@ -99,7 +118,7 @@ def run(adaptive: bool, strengths: np.ndarray, seed: int, weighted: bool = True,
                 queue = list(rng.permutation(len(pairs)))
             batch = [(queue.pop(0), 1.0 / len(pairs)) for _ in range(min(BATCH, len(queue)))]
         else:
-            batch = choose_batch(AGENTS, counts, BATCH, rng)
+            batch = choose_batch(AGENTS, counts, BATCH, rng, rule=rule)
         for k, probability in batch:
             score = play(pairs[k], strengths, rng)
             a, b = pairs[k]
@@ -168,8 +187,12 @@ def main() -> None:
     parser.add_argument("--step", type=float, default=40.0, help="Elo between adjacent agents")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ipw-runs", type=int, default=5, help="runs of the slow weighted fit (it often needs the limit)")
-    parser.add_argument("--correlation", choices=sorted(CORRELATIONS), default="kendall",
-                        help="the rank correlation whose 0.95 ends a run (Kendall: at most 3 of 120 pairs misordered)")
+    parser.add_argument(
+        "--correlation",
+        choices=sorted(CORRELATIONS),
+        default="kendall",
+        help="the rank correlation whose 0.95 ends a run (Kendall: at most 3 of 120 pairs misordered)",
+    )
     parser.add_argument("--random", action="store_true", help="strengths drawn at random (sd 4 x step), one field per run")
     args = parser.parse_args()
     strengths = np.arange(AGENTS) * args.step
@@ -177,13 +200,15 @@ def main() -> None:
     print(f"{AGENTS} simulated agents {shape}, draw rate {DRAW_RATE}, "
           f"batches of {BATCH}, {args.runs} runs each, stop at {args.correlation} 0.95 or separation")  # fmt: skip
     results = {}
-    for name, adaptive, weighted, runs in (("round-robin", False, False, args.runs), ("adaptive, plain fit", True, False, args.runs),
-                                           ("adaptive, IPW fit", True, True, args.ipw_runs)):  # fmt: skip
+    for name, adaptive, weighted, told, runs in (("round-robin", False, False, False, args.runs),
+                                                 ("adaptive, plain fit", True, False, False, args.runs),
+                                                 ("adaptive, IPW fit", True, True, False, args.ipw_runs),
+                                                 ("told the truth", True, False, True, args.runs)):  # fmt: skip
         if runs <= 0:
             continue
         start = time.perf_counter()
         correlation = CORRELATIONS[args.correlation]
-        needed = [run(adaptive, field(args, r), args.seed * 1000 + r, weighted, correlation) for r in range(runs)]
+        needed = [run(adaptive, field(args, r), args.seed * 1000 + r, weighted, correlation, told) for r in range(runs)]
         results[name] = needed
         print(f"{name:>20}: matches needed mean {statistics.mean(needed):8.1f}  median {statistics.median(needed):8.1f}  "
               f"min {min(needed)}  max {max(needed)}  ({runs} runs, {sum(n >= LIMIT for n in needed)} stopped at the "
@@ -191,14 +216,15 @@ def main() -> None:
     oracle = statistics.mean(oracle_design_ratio(field(args, r)) for r in range(args.runs if args.random else 1))
     print(f"the best fixed design, knowing the true strengths: {oracle:.2f}x round-robin's matches for the same precision "
           "of the adjacent differences (the yardstick of the 0.5x target)")  # fmt: skip
-    for name in ("adaptive, plain fit", "adaptive, IPW fit"):
+    for name in ("adaptive, plain fit", "adaptive, IPW fit", "told the truth"):
         if name not in results:
             continue
         base = statistics.mean(results["round-robin"][: len(results[name])])
         median = statistics.median(results[name]) / statistics.median(results["round-robin"][: len(results[name])])
         low, high = ratio_interval(results[name], results["round-robin"][: len(results[name])])
+        tail = "no scheduler can be told which orders are wrong" if name == "told the truth" else "target <= 0.5x"
         print(f"{name} / round-robin: {statistics.mean(results[name]) / base:.2f}x of the matches "
-              f"(95% interval over runs {low:.2f}..{high:.2f}; median {median:.2f}x); target <= 0.5x")
+              f"(95% interval over runs {low:.2f}..{high:.2f}; median {median:.2f}x); {tail}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -226,3 +226,25 @@ def test_gain_of_two_and_three_agents_by_hand():
     gains = _gains(_directions(3), theta, covariance, None)
     assert gains == pytest.approx(expected, rel=1e-9)
     assert gains.argmax() == pairs.index((0, 1))  # the close pair (6-5) before the clear ones (11-1, 10-2)
+
+
+def test_the_share_rule_is_pluggable_and_the_bench_can_tell_it_the_truth():
+    """choose_batch(rule=...) draws with the rule's shares; bench/adaptive.py's told_the_truth rule (the yardstick no
+    real scheduler can reach) gives each game to the pair of greatest gain among those the fit orders wrongly."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("bench_adaptive", Path(__file__).parent.parent / "bench" / "adaptive.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    strengths = np.array([0.0, 30.0, 600.0, 1200.0])
+    cells = _cells(strengths, 10, 1)
+    cells[(0, 1, 1.0)], cells[(0, 1, 0.0)] = 8, 2  # the fit now orders 0 above 1: wrongly
+    pairs = all_pairs(4)
+    always_last = lambda directions, theta, covariance, gain, rng: np.eye(len(gain))[-1]  # noqa: E731
+    assert choose_batch(4, cells, 5, np.random.default_rng(0), explore=0.0, rule=always_last) == [(5, 1.0)] * 5
+    batch = choose_batch(4, cells, 3, np.random.default_rng(0), explore=0.0, rule=bench.told_the_truth(strengths))
+    assert [(pairs[k], p) for k, p in batch] == [((0, 1), 1.0)] * 3  # the only pair in the wrong order
+    truth_told = bench.run(True, np.arange(16) * 80.0, 3, weighted=False, oracle=True)
+    assert 0 < truth_told < bench.run(False, np.arange(16) * 80.0, 3, weighted=False)
