@@ -229,12 +229,16 @@ def test_time_mode_answers_within_time_per_move(game_id: str) -> None:
 def test_time_mode_searches_deeper_with_more_time() -> None:
     game = REGISTRY.games["connect_four"]()
     state = random_position(game, 0, 4)
-    quick, slow = MinimaxAgent(game, state.current_player, 0, time=0.02), MinimaxAgent(game, state.current_player, 0, time=0.3)
-    start = time.perf_counter()
-    quick.act(state.clone())
-    slow.act(state.clone())
-    assert time.perf_counter() - start < 0.32 + 0.5  # generous: the suite shares two cores
-    assert slow.stats["depth"] > quick.stats["depth"] >= 1
+    tries = []
+    for _ in range(3):  # the fastest of three: a stalled machine (tests/_stalls.py) only adds time
+        quick, slow = MinimaxAgent(game, state.current_player, 0, time=0.02), MinimaxAgent(game, state.current_player, 0, time=0.3)
+        start = time.perf_counter()
+        quick.act(state.clone())
+        slow.act(state.clone())
+        tries.append((time.perf_counter() - start, slow.stats["depth"], quick.stats["depth"]))
+    elapsed, slow_depth, quick_depth = min(tries)
+    assert elapsed < 0.32 + 0.5  # generous: the suite shares two cores
+    assert slow_depth > quick_depth >= 1
 
 
 # --- play -----------------------------------------------------------------------------------
