@@ -122,13 +122,19 @@ def thompson_shares(directions: np.ndarray, theta: np.ndarray, covariance: np.nd
     of greatest gain. The shares are the exact probabilities of the draw choose_batch makes from them."""
     factor = np.linalg.cholesky(covariance + 1e-12 * np.eye(len(theta)))
     draws = theta + rng.standard_normal((samples, len(theta))) @ factor.T
+    return shares_of_draws(directions, theta, gain, draws)
+
+
+def shares_of_draws(directions: np.ndarray, theta: np.ndarray, gain: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """Each pair's share of the votes of `draws` (one row of strengths each): a draw votes for the pair of greatest
+    gain among those it orders otherwise than the fit theta, or for the pair of greatest gain when it orders none so."""
     fitted = directions @ theta
     oriented = directions * np.where(fitted < 0.0, -1.0, 1.0)[:, None]  # each pair's fitted winner first
     wrong = (draws @ oriented.T <= 0.0) | (fitted == 0.0)  # [draw, pair]: the draw orders the pair otherwise than the
     # fit, or the fit ties the pair (agents of equal scores after a round of every pair once): doubtful in every draw
     picks = np.where(wrong, gain, -np.inf).argmax(axis=1)  # the greatest gain among the draw's doubtful pairs
     picks[~wrong.any(axis=1)] = int(np.argmax(gain))
-    return np.bincount(picks, minlength=len(gain)) / samples  # type: ignore[no-any-return]
+    return np.bincount(picks, minlength=len(gain)) / len(draws)  # type: ignore[no-any-return]
 
 
 def games_per_agent(num_agents: int, cells: Cells) -> np.ndarray:

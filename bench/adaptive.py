@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.adaptive import ShareRule, all_pairs, choose_batch, fit, inverse_probability_weights, thompson_shares
+from arena.adaptive import ShareRule, all_pairs, choose_batch, fit, inverse_probability_weights, shares_of_draws, thompson_shares
 
 AGENTS = 16
 BATCH = 16
@@ -91,14 +91,11 @@ def told_the_truth(strengths: np.ndarray) -> ShareRule:
     """A share rule no real scheduler can have: the next game goes to the pair of greatest gain among those the fit
     orders otherwise than the true strengths (thompson_shares with the truth as its one draw). Its figure says how
     much of the gap to the target is information the games have not given yet."""
-    truth = strengths * np.log(10.0) / 400.0
+    truth = (strengths * np.log(10.0) / 400.0)[None, :]
 
     def shares(directions: np.ndarray, theta: np.ndarray, covariance: np.ndarray, gain: np.ndarray,
                rng: np.random.Generator) -> np.ndarray:  # fmt: skip
-        wrong = (directions @ theta) * (directions @ truth) <= 0.0
-        share = np.zeros(len(gain))
-        share[int(np.where(wrong, gain, -np.inf).argmax() if wrong.any() else gain.argmax())] = 1.0
-        return share
+        return shares_of_draws(directions, theta, gain, truth)
 
     return shares
 
@@ -200,6 +197,7 @@ def main() -> None:
     print(f"{AGENTS} simulated agents {shape}, draw rate {DRAW_RATE}, "
           f"batches of {BATCH}, {args.runs} runs each, stop at {args.correlation} 0.95 or separation")  # fmt: skip
     results = {}
+    correlation = CORRELATIONS[args.correlation]
     for name, adaptive, weighted, told, runs in (("round-robin", False, False, False, args.runs),
                                                  ("adaptive, plain fit", True, False, False, args.runs),
                                                  ("adaptive, IPW fit", True, True, False, args.ipw_runs),
@@ -207,7 +205,6 @@ def main() -> None:
         if runs <= 0:
             continue
         start = time.perf_counter()
-        correlation = CORRELATIONS[args.correlation]
         needed = [run(adaptive, field(args, r), args.seed * 1000 + r, weighted, correlation, told) for r in range(runs)]
         results[name] = needed
         print(f"{name:>20}: matches needed mean {statistics.mean(needed):8.1f}  median {statistics.median(needed):8.1f}  "
@@ -219,9 +216,10 @@ def main() -> None:
     for name in ("adaptive, plain fit", "adaptive, IPW fit", "told the truth"):
         if name not in results:
             continue
-        base = statistics.mean(results["round-robin"][: len(results[name])])
-        median = statistics.median(results[name]) / statistics.median(results["round-robin"][: len(results[name])])
-        low, high = ratio_interval(results[name], results["round-robin"][: len(results[name])])
+        round_robin = results["round-robin"][: len(results[name])]  # the same runs' fields
+        base = statistics.mean(round_robin)
+        median = statistics.median(results[name]) / statistics.median(round_robin)
+        low, high = ratio_interval(results[name], round_robin)
         tail = "no scheduler can be told which orders are wrong" if name == "told the truth" else "target <= 0.5x"
         print(f"{name} / round-robin: {statistics.mean(results[name]) / base:.2f}x of the matches "
               f"(95% interval over runs {low:.2f}..{high:.2f}; median {median:.2f}x); {tail}")  # fmt: skip
