@@ -10,10 +10,13 @@ holds, since the choices depend only on past results) and the inverse-probabilit
 is separated (95% intervals that do not overlap) or when Kendall's rank correlation with the truth
 reaches 0.95 (--correlation spearman: Spearman's). Printed: matches needed per run (mean, median), and the ratio adaptive / round-robin
 (target <= 0.5) with its 95% bootstrap interval over runs (20 runs leave it about +-0.17; 100 runs
-about +-0.07). Printed too, as the yardstick of that target: the best fixed design for this
-field (oracle_design_ratio: the share of games per pair, found knowing the true strengths, that
+about +-0.07). Printed too, as yardsticks of that target: the best fixed design for this field
+(oracle_design_ratio: the share of games per pair, found knowing the true strengths, that
 minimizes the summed variance of the adjacent differences) needs this ratio of round-robin's
-games for the same precision. Last, a scheduler told the truth (told_the_truth: each game goes to
+games for the same precision; and played under the same stop ("fixed, told strengths"), the
+fixed design of the fewest expected misordered pairs after as many games as round-robin needs
+(misorder_design, found knowing the true strengths), each game to the pair furthest below its
+share, from the first game on. Last, a scheduler told the truth (told_the_truth: each game goes to
 a pair the fit orders wrongly, which no real scheduler can know): it beats the best fixed design by
 far, through the stopping time (it mends exactly the orders the stop is waiting for), and its
 figure shows how much of the gap to the target is information the games have not given yet.
@@ -31,10 +34,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import norm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.adaptive import ShareRule, all_pairs, choose_batch, fit, inverse_probability_weights, shares_of_draws, thompson_shares
+from arena.adaptive import (
+    ShareRule,
+    _directions,
+    all_pairs,
+    choose_batch,
+    fit,
+    inverse_probability_weights,
+    shares_of_draws,
+    thompson_shares,
+)
 
 AGENTS = 16
 BATCH = 16
@@ -101,7 +114,11 @@ def told_the_truth(strengths: np.ndarray) -> ShareRule:
 
 
 def run(adaptive: bool, strengths: np.ndarray, seed: int, weighted: bool = True,
-        correlation: Callable[[np.ndarray, np.ndarray], float] = kendall, oracle: bool = False) -> int:  # fmt: skip
+        correlation: Callable[[np.ndarray, np.ndarray], float] = kendall, oracle: bool = False,
+        design: np.ndarray | None = None) -> int:  # fmt: skip
+    """Matches one run needs: round-robin (adaptive False), the adaptive schedule after a first round (told the
+    truth with oracle), or a fixed design's shares from the first game (design: each game to the pair furthest
+    below its share so far)."""
     rng = np.random.default_rng(seed)
     rule = told_the_truth(strengths) if oracle else thompson_shares
     pairs = all_pairs(AGENTS)
@@ -109,8 +126,15 @@ def run(adaptive: bool, strengths: np.ndarray, seed: int, weighted: bool = True,
     played: list[tuple[int, float, float]] = []  # (pair index, score, selection probability)
     initial = [k for k in rng.permutation(len(pairs))]  # round-robin order: a fresh shuffle of every pair per round
     queue = list(initial)
+    tracked = np.zeros(len(pairs))
     while len(played) < LIMIT:
-        if not adaptive or len(played) < len(pairs):
+        if design is not None:
+            batch = []
+            for _ in range(BATCH):
+                k = int(np.argmax(design * (tracked.sum() + 1.0) - tracked))
+                tracked[k] += 1.0
+                batch.append((k, 1.0))
+        elif not adaptive or len(played) < len(pairs):
             if not queue:
                 queue = list(rng.permutation(len(pairs)))
             batch = [(queue.pop(0), 1.0 / len(pairs)) for _ in range(min(BATCH, len(queue)))]
@@ -138,34 +162,64 @@ def field(args: argparse.Namespace, run_number: int) -> np.ndarray:
     return np.random.default_rng([args.seed, run_number, 7]).normal(0.0, 4.0 * args.step, AGENTS)
 
 
+def frank_wolfe(gradient: Callable[[np.ndarray], np.ndarray], size: int, steps: int) -> np.ndarray:
+    """A share of the games per pair (a point of the simplex) that lowers a criterion of the design, by Frank-Wolfe:
+    each step moves the shares towards the one pair where the criterion falls fastest."""
+    share = np.full(size, 1.0 / size)
+    for t in range(steps):
+        best = int(np.argmin(gradient(share)))
+        share *= 1.0 - 2.0 / (t + 3.0)
+        share[best] += 2.0 / (t + 3.0)
+    return share
+
+
+def _information(strengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair's direction e_a - e_b and the Fisher information of one game of it, at the true strengths."""
+    directions = _directions(len(strengths))
+    p = 1.0 / (1.0 + np.exp(-(directions @ strengths) * np.log(10.0) / 400.0))
+    return directions, p * (1.0 - p)
+
+
 def oracle_design_ratio(strengths: np.ndarray, steps: int = 2000) -> float:
     """Games the best fixed design needs, as a ratio of round-robin's, for the same sum of the variances of the
     differences between agents adjacent in the true order (Fisher information of the Bradley-Terry model at the
     true strengths; the design, a share of the games per pair, found by Frank-Wolfe on the simplex)."""
     n = len(strengths)
-    pairs = all_pairs(n)
-    directions = np.zeros((len(pairs), n))
-    for k, (a, b) in enumerate(pairs):
-        directions[k, a], directions[k, b] = 1.0, -1.0
-    p = 1.0 / (1.0 + np.exp(-(directions @ strengths) * np.log(10.0) / 400.0))
-    w = p * (1.0 - p)
+    directions, w = _information(strengths)
     order = np.argsort(strengths)
     contrasts = np.zeros((n - 1, n))
     contrasts[np.arange(n - 1), order[1:]], contrasts[np.arange(n - 1), order[:-1]] = 1.0, -1.0
 
-    def criterion(share: np.ndarray) -> tuple[float, np.ndarray]:
-        covariance = np.linalg.inv((directions.T * (w * share)) @ directions + np.ones((n, n)))  # the mean pinned
-        return float(np.trace(contrasts @ covariance @ contrasts.T)), covariance
+    def covariance(share: np.ndarray) -> np.ndarray:
+        return np.linalg.inv((directions.T * (w * share)) @ directions + np.ones((n, n)))  # the mean pinned
 
-    share = np.full(len(pairs), 1.0 / len(pairs))
-    round_robin, _ = criterion(share)
-    for t in range(steps):
-        _, covariance = criterion(share)
-        m = covariance @ contrasts.T @ contrasts @ covariance
-        best = int(np.argmin(-w * np.einsum("ki,ij,kj->k", directions, m, directions)))
-        share *= 1.0 - 2.0 / (t + 3.0)
-        share[best] += 2.0 / (t + 3.0)
-    return criterion(share)[0] / round_robin
+    def gradient(share: np.ndarray) -> np.ndarray:
+        c = covariance(share)
+        return -w * np.einsum("ki,ij,kj->k", directions, c @ contrasts.T @ contrasts @ c, directions)
+
+    def criterion(share: np.ndarray) -> float:
+        return float(np.trace(contrasts @ covariance(share) @ contrasts.T))
+
+    round_robin = np.full(len(w), 1.0 / len(w))
+    return criterion(frank_wolfe(gradient, len(w), steps)) / criterion(round_robin)
+
+
+def misorder_design(strengths: np.ndarray, games: float, steps: int = 1500) -> np.ndarray:
+    """The fixed design, knowing the true strengths, of the fewest expected misordered pairs after `games` games: the
+    shares that lower the sum over pairs of Phi(-|delta| / sd) (delta the true difference, sd^2 the variance of its
+    estimate under the design), found by Frank-Wolfe. What the Kendall stop counts, where oracle_design_ratio's
+    criterion is the separation stop's; bench runs play it under the same stop (run(design=...))."""
+    n = len(strengths)
+    directions, w = _information(strengths)
+    delta = np.abs(directions @ strengths) * np.log(10.0) / 400.0
+
+    def gradient(share: np.ndarray) -> np.ndarray:
+        cross = directions @ np.linalg.inv(games * (directions.T * (w * share)) @ directions + np.ones((n, n))) @ directions.T
+        v = np.maximum(np.diag(cross), 1e-12)
+        falls = norm.pdf(delta / np.sqrt(v)) * delta / (2.0 * v**1.5)  # d Phi(-delta / sqrt(v)) / dv, per pair
+        return -(falls @ cross**2) * w * games  # dv_ij / d share_k = -games w_k cross[ij, k]^2
+
+    return frank_wolfe(gradient, len(w), steps)
 
 
 def ratio_interval(adaptive: list[int], round_robin: list[int], resamples: int = 2000) -> tuple[float, float]:
@@ -196,31 +250,43 @@ def main() -> None:
     shape = f"strengths random, sd {4 * args.step:g}" if args.random else f"{args.step:g} Elo apart (0..{strengths[-1]:g})"
     print(f"{AGENTS} simulated agents {shape}, draw rate {DRAW_RATE}, "
           f"batches of {BATCH}, {args.runs} runs each, stop at {args.correlation} 0.95 or separation")  # fmt: skip
-    results = {}
+    results: dict[str, list[int]] = {}
     correlation = CORRELATIONS[args.correlation]
-    for name, adaptive, weighted, told, runs in (("round-robin", False, False, False, args.runs),
-                                                 ("adaptive, plain fit", True, False, False, args.runs),
-                                                 ("adaptive, IPW fit", True, True, False, args.ipw_runs),
-                                                 ("told the truth", True, False, True, args.runs)):  # fmt: skip
+
+    def design(r: int) -> np.ndarray:  # the fewest expected misorders after as many games as round-robin needs
+        return misorder_design(field(args, r), statistics.mean(results["round-robin"]))
+
+    schedulers: list[tuple[str, int, Callable[[int], int]]] = [
+        ("round-robin", args.runs, lambda r: run(False, field(args, r), args.seed * 1000 + r, False, correlation)),
+        ("adaptive, plain fit", args.runs, lambda r: run(True, field(args, r), args.seed * 1000 + r, False, correlation)),
+        ("adaptive, IPW fit", args.ipw_runs, lambda r: run(True, field(args, r), args.seed * 1000 + r, True, correlation)),
+        ("fixed, told strengths", args.runs,
+         lambda r: run(True, field(args, r), args.seed * 1000 + r, False, correlation, design=design(r))),
+        ("told the truth", args.runs,
+         lambda r: run(True, field(args, r), args.seed * 1000 + r, False, correlation, oracle=True)),
+    ]  # fmt: skip
+    for name, runs, needs in schedulers:
         if runs <= 0:
             continue
         start = time.perf_counter()
-        needed = [run(adaptive, field(args, r), args.seed * 1000 + r, weighted, correlation, told) for r in range(runs)]
+        needed = [needs(r) for r in range(runs)]
         results[name] = needed
-        print(f"{name:>20}: matches needed mean {statistics.mean(needed):8.1f}  median {statistics.median(needed):8.1f}  "
+        print(f"{name:>21}: matches needed mean {statistics.mean(needed):8.1f}  median {statistics.median(needed):8.1f}  "
               f"min {min(needed)}  max {max(needed)}  ({runs} runs, {sum(n >= LIMIT for n in needed)} stopped at the "
               f"{LIMIT} limit, {time.perf_counter() - start:.1f} s)", flush=True)  # fmt: skip
     oracle = statistics.mean(oracle_design_ratio(field(args, r)) for r in range(args.runs if args.random else 1))
     print(f"the best fixed design, knowing the true strengths: {oracle:.2f}x round-robin's matches for the same precision "
-          "of the adjacent differences (the yardstick of the 0.5x target)")  # fmt: skip
-    for name in ("adaptive, plain fit", "adaptive, IPW fit", "told the truth"):
+          "of the adjacent differences (the separation stop's criterion)")  # fmt: skip
+    tails = {"told the truth": "no scheduler can be told which orders are wrong",
+             "fixed, told strengths": "the best fixed design found, told the true strengths, under the same stop"}  # fmt: skip
+    for name in ("adaptive, plain fit", "adaptive, IPW fit", "fixed, told strengths", "told the truth"):
         if name not in results:
             continue
         round_robin = results["round-robin"][: len(results[name])]  # the same runs' fields
         base = statistics.mean(round_robin)
         median = statistics.median(results[name]) / statistics.median(round_robin)
         low, high = ratio_interval(results[name], round_robin)
-        tail = "no scheduler can be told which orders are wrong" if name == "told the truth" else "target <= 0.5x"
+        tail = tails.get(name, "target <= 0.5x")
         print(f"{name} / round-robin: {statistics.mean(results[name]) / base:.2f}x of the matches "
               f"(95% interval over runs {low:.2f}..{high:.2f}; median {median:.2f}x); {tail}")  # fmt: skip
 

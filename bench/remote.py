@@ -45,7 +45,8 @@ PULL_BOT = Path(__file__).resolve().parent.parent / "examples" / "remote" / "pul
 
 def positions(game, count: int, seed: int = 0):
     rng = random.Random(seed)
-    found, match = [], 0
+    found: list = []
+    match = 0
     while len(found) < count:
         state = game.new_initial_state(match)
         match += 1

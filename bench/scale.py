@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import sys
 import tempfile
@@ -74,7 +75,7 @@ def ray_against_local(matches: int, tmp: str) -> None:
     home = tempfile.mkdtemp(prefix="arena-ray-home-")
     os.environ.update(ray_env(home))
     started = time.perf_counter()
-    ray.init(num_cpus=2, object_store_memory=80 * 1024 * 1024, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    ray.init(num_cpus=2, object_store_memory=80 * 1024 * 1024, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
     print(f"ray: a local Ray of 2 CPUs started in {time.perf_counter() - started:.1f} s (not counted below)")
     try:
         figures["Ray, local (2 CPUs)"], _ = run(sqlite(tmp), MCTS, rounds, RayExecutor(None, 2))
@@ -84,7 +85,7 @@ def ray_against_local(matches: int, tmp: str) -> None:
         started = time.perf_counter()
         cluster.add_node(1)
         cluster.add_node(1)
-        ray.init(address=cluster.address, logging_level="ERROR", log_to_driver=False)
+        ray.init(address=cluster.address, logging_level=logging.ERROR, log_to_driver=False)
         print(f"ray: a cluster of two 1-CPU nodes started in {time.perf_counter() - started:.1f} s (not counted below)")
         try:
             figures["Ray, two nodes of 1 CPU"], _ = run(sqlite(tmp), MCTS, rounds, RayExecutor(cluster.address, 2))

@@ -29,6 +29,7 @@ import statistics
 import time
 
 import arena
+from agents.minimax import MinimaxAgent
 from arena.plugins import get_registry
 
 REGISTRY = get_registry()
@@ -75,6 +76,7 @@ def bench_minimax(game: arena.Game, states: list[arena.State], depth: int, repea
                 agent.act(state.clone())
                 cpu += time.process_time() - start_cpu
                 wall += time.perf_counter() - start
+                assert isinstance(agent, MinimaxAgent)
                 total_nodes += int(agent.stats.get("nodes", 0))
             rates.append(total_nodes / cpu)
             walls.append(total_nodes / wall)

@@ -248,3 +248,37 @@ def test_the_share_rule_is_pluggable_and_the_bench_can_tell_it_the_truth():
     assert [(pairs[k], p) for k, p in batch] == [((0, 1), 1.0)] * 3  # the only pair in the wrong order
     truth_told = bench.run(True, np.arange(16) * 80.0, 3, weighted=False, oracle=True)
     assert 0 < truth_told < bench.run(False, np.arange(16) * 80.0, 3, weighted=False)
+
+
+def test_the_bench_plays_a_fixed_design_told_the_strengths_under_the_same_stop():
+    """bench/adaptive.py's second yardstick: misorder_design (the shares of the fewest expected misordered pairs,
+    knowing the truth) goes mostly to agents adjacent in the true order, and run(design=...) plays it from the
+    first game on, each game to the pair furthest below its share."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("bench_adaptive", Path(__file__).parent.parent / "bench" / "adaptive.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    strengths = np.array([0.0, 200.0, 40.0, 160.0, 80.0, 120.0])  # true order 0 2 4 5 3 1
+    share = bench.misorder_design(strengths, 400.0)
+    pairs = all_pairs(6)
+    rank = np.argsort(np.argsort(strengths))
+    apart = np.array([abs(rank[a] - rank[b]) for a, b in pairs])
+    assert share.sum() == pytest.approx(1.0)
+    by_distance = [share[apart == d].sum() for d in range(1, 6)]
+    assert by_distance[0] > 0.5 and by_distance == sorted(by_distance, reverse=True)  # neighbours first, far pairs least
+    seen = []
+    original, limit = bench.play, bench.LIMIT
+    bench.play = lambda pair, strengths, rng: seen.append(pair) or original(pair, strengths, rng)
+    bench.LIMIT = 160
+    try:
+        needed = bench.run(True, np.arange(16) * 80.0, 3, weighted=False, design=np.eye(120)[[0, 15]].mean(axis=0))
+    finally:
+        bench.play = original
+    assert needed == len(seen) == 160  # two pairs alone never order 16 agents: the run ends at its limit
+    assert seen[:4] == [all_pairs(16)[0], all_pairs(16)[15]] * 2  # tracked: the pair furthest below its share next
+    bench.LIMIT = limit
+    told = bench.misorder_design(np.arange(16) * 80.0, 450.0)
+    assert 0 < bench.run(True, np.arange(16) * 80.0, 3, weighted=False, design=told) < limit
