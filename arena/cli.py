@@ -54,6 +54,11 @@ class Context:
             self._database = open_database(self.db_url, create=create)
         return self._database
 
+    def close(self) -> None:
+        if self._database is not None:
+            self._database.close()
+            self._database = None
+
 
 def _common(command: Callable[..., Any]) -> Callable[..., Any]:
     """--db and --plugins-dir on every command, as well as on the group."""
@@ -134,6 +139,7 @@ def cli(ctx: click.Context, db_url: str | None, plugins_dirs: tuple[str, ...]) -
     obj = ctx.ensure_object(Context)
     obj.db_url = db_url
     obj.plugins_dirs = list(plugins_dirs)
+    ctx.call_on_close(obj.close)
 
 
 # ---------------------------------------------------------------- plugins, games, agent types
@@ -803,7 +809,11 @@ def db_upgrade(ctx: Context) -> None:
 @_output_options(csv=False)
 def db_check(ctx: Context, as_json: bool) -> None:
     """Say which database this is (URL without password, server version) and its schema revision; change nothing."""
-    data = database_status(open_database(ctx.db_url, migrate=False))
+    database = open_database(ctx.db_url, migrate=False)
+    try:
+        data = database_status(database)
+    finally:
+        database.close()
     if as_json:
         print_json(data)
         return

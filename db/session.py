@@ -98,6 +98,16 @@ class Database:
     def session(self) -> Session:
         return self.sessions()
 
+    def close(self) -> None:
+        """Close the pool's connections (a command run in-process, as in tests, leaves none open behind it)."""
+        self.engine.dispose()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     @property
     def display(self) -> str:
         """The URL without its password, for messages."""

@@ -20,8 +20,12 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from db.session import Database
 
 ENV = "ARENA_TEST_POSTGRES_URL"
 #: The data directory of the pgserver this session started (None with $ARENA_TEST_POSTGRES_URL).
@@ -156,6 +160,15 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'arena.db'}"
     return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    """The storage layer opened on database_url (both backends), its connections closed after the test."""
+    from db.session import open_database
+
+    with open_database(database_url) as opened:
+        yield opened
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -10,7 +10,7 @@ import random
 from arena.schedule import encode_schedule
 from db import queries
 from db.models import Match, MatchSeat
-from db.session import open_database
+from db.session import Database
 
 AGENTS = [("alpha", "random", '{"seed": 1}', "1"), ("beta, the second", "greedy", "{}", "2"), ("gamma", "mcts", '{"x": "é"}', "3")]
 
@@ -31,10 +31,9 @@ def _outcomes(rng: random.Random, tables: list[list[int]]) -> list[queries.Match
     return outcomes
 
 
-def test_batches_read_back_exactly_and_each_match_is_stored_once(database_url: str) -> None:
+def test_batches_read_back_exactly_and_each_match_is_stored_once(database: Database) -> None:
     rng = random.Random(15)
     tables = [rng.sample(range(len(AGENTS)), rng.choice([2, 3])) for _ in range(120)]
-    database = open_database(database_url)
     tid = queries.create_tournament(
         database, name=None, game_id="g", game_version="1", game_params="", format="round-robin", rounds=1, seed=1,
         max_turns=100, time_per_move=None, players=3, settings={"agents": []}, schedule=encode_schedule(tables),

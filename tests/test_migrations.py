@@ -9,12 +9,12 @@ from db.session import HEAD_REVISION, StorageError, alembic_config, current_revi
 
 def database_at(path, revision):
     """A database (a SQLite file, or a URL) with the schema of an older version."""
-    old = open_database(path if isinstance(path, str) else f"sqlite:///{path}", migrate=False)
-    config = alembic_config()
-    with old.engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, revision)
-    assert current_revision(old) == revision
+    with open_database(path if isinstance(path, str) else f"sqlite:///{path}", migrate=False) as old:
+        config = alembic_config()
+        with old.engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, revision)
+        assert current_revision(old) == revision
 
 
 def test_old_database_upgrades_on_first_use(arena_db):
@@ -23,7 +23,8 @@ def test_old_database_upgrades_on_first_use(arena_db):
     database_at(url, "0001")
     arena_cli.execute("insert into agents (name, type, params, created_at) values ('kept', 'random', '{}', '2026-01-01')")
     arena_cli("run-tournament", "--game", "incan_gold", "--agents", "random,greedy,kept", "--rounds", "3", "--quiet")
-    assert current_revision(open_database(url)) == HEAD_REVISION
+    with open_database(url) as upgraded:
+        assert current_revision(upgraded) == HEAD_REVISION
     assert arena_cli.json("agents", "show", "kept")["type"] == "random"
     assert {m["reason"] for m in arena_cli.json("matches")} <= {"normal", "turn_limit"}
     assert arena_cli.rows("select count(*) from matches where rounds between 1 and 5") == [(3,)]

@@ -78,9 +78,9 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, workers, datab
     args = ["run-tournament", "--game", "connect_four", "--agents", "greedy,random,mcts:simulations=400", "--rounds", "40",
             "--seed", "21", "--quiet", "--workers", workers]
     total = 3 * 40
-    log = (tmp_path / "victim.log").open("w")
-    victim = subprocess.Popen([ARENA, *args, "--name", "killed"], env=env, cwd=tmp_path, start_new_session=True,
-                              stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    with (tmp_path / "victim.log").open("w") as log:  # the child holds its own copy of the file
+        victim = subprocess.Popen([ARENA, *args, "--name", "killed"], env=env, cwd=tmp_path, start_new_session=True,
+                                  stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and victim.poll() is None and _done(arena, "killed") == 0:
         time.sleep(0.05)

@@ -61,9 +61,8 @@ def _check(database: Database, selection_of: list) -> None:  # type: ignore[type
 
 
 @pytest.mark.parametrize("seed, database_url", [*((seed, "sqlite") for seed in range(6)), (0, "postgresql")], indirect=["database_url"])
-def test_stored_fold_equals_one_pass(database_url: str, seed: int) -> None:
+def test_stored_fold_equals_one_pass(database: Database, seed: int) -> None:
     rng = random.Random(seed)
-    database = open_database(database_url)
     registry = get_registry()
     tournaments = [_tournament(database, rng, rng.randint(20, 60)) for _ in range(3)]
     pending = [(keys, outcome) for _, outcomes, keys in tournaments for outcome in outcomes]
@@ -84,9 +83,8 @@ def test_stored_fold_equals_one_pass(database_url: str, seed: int) -> None:
     assert stored.rows() == leaderboard_rows(selections[-1]().records)
 
 
-def test_tampered_or_stale_fold_is_recomputed(database_url: str) -> None:
+def test_tampered_or_stale_fold_is_recomputed(database: Database) -> None:
     rng = random.Random(9)
-    database = open_database(database_url)
     registry = get_registry()
     tid, outcomes, keys = _tournament(database, rng, 40)
     queries.save_results(database, keys, outcomes[:30])

@@ -49,10 +49,17 @@ class Server:
     def status(self, tournament_id: int) -> str:
         return tournaments_library.one(self.database, tournament_id)["status"]
 
+    def close(self) -> None:
+        """What the app's lifespan would close (this client does not run it), then the database's connections."""
+        self.client.app.state.answers.version.close()  # type: ignore[attr-defined]
+        self.database.close()
+
 
 @pytest.fixture
-def server(tmp_path: Path) -> Server:
-    return Server(tmp_path / "arena.db")
+def server(tmp_path: Path) -> Iterator[Server]:
+    server = Server(tmp_path / "arena.db")
+    yield server
+    server.close()
 
 
 @pytest.fixture
@@ -60,7 +67,7 @@ def queue_server(database_url: str) -> Iterator[Server]:
     """The same server over a SQLite file and over PostgreSQL (claims there take rows FOR UPDATE SKIP LOCKED)."""
     server = Server(database_url)
     yield server
-    server.database.engine.dispose()
+    server.close()
 
 
 @pytest.fixture

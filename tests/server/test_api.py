@@ -163,6 +163,7 @@ def test_private_server_needs_a_token_to_read(tmp_path) -> None:
     assert private.client.get("/api/v1/games").status_code == 401
     assert private.client.get("/").status_code == 401
     assert private.client.get("/api/v1/games", headers=private.auth).status_code == 200
+    private.close()
 
 
 def test_queue_cancel_and_failure(queue_server: Server) -> None:
