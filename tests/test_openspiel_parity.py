@@ -2,9 +2,7 @@
 must see the same player to move, the same legal actions (same ids) and the same action names at
 every step, and end with the same returns.
 
-Skipped where pyspiel is not installed; run it from the bench venv:
-
-    /work/bench-venv/bin/python -m pytest tests/test_openspiel_parity.py
+open-spiel is in the test extra, so `make test` runs it; it skips only where pyspiel is not installed.
 """
 
 from __future__ import annotations
