@@ -809,11 +809,8 @@ def db_upgrade(ctx: Context) -> None:
 @_output_options(csv=False)
 def db_check(ctx: Context, as_json: bool) -> None:
     """Say which database this is (URL without password, server version) and its schema revision; change nothing."""
-    database = open_database(ctx.db_url, migrate=False)
-    try:
+    with open_database(ctx.db_url, migrate=False) as database:
         data = database_status(database)
-    finally:
-        database.close()
     if as_json:
         print_json(data)
         return

@@ -48,6 +48,7 @@ from arena.adaptive import (
     shares_of_draws,
     thompson_shares,
 )
+from arena.ratings import ELO_PER_NATURAL
 
 AGENTS = 16
 BATCH = 16
@@ -104,7 +105,7 @@ def told_the_truth(strengths: np.ndarray) -> ShareRule:
     """A share rule no real scheduler can have: the next game goes to the pair of greatest gain among those the fit
     orders otherwise than the true strengths (thompson_shares with the truth as its one draw). Its figure says how
     much of the gap to the target is information the games have not given yet."""
-    truth = (strengths * np.log(10.0) / 400.0)[None, :]
+    truth = (strengths / ELO_PER_NATURAL)[None, :]
 
     def shares(directions: np.ndarray, theta: np.ndarray, covariance: np.ndarray, gain: np.ndarray,
                rng: np.random.Generator) -> np.ndarray:  # fmt: skip
@@ -173,11 +174,19 @@ def frank_wolfe(gradient: Callable[[np.ndarray], np.ndarray], size: int, steps: 
     return share
 
 
-def _information(strengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every pair's direction e_a - e_b and the Fisher information of one game of it, at the true strengths."""
+def _information(strengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair's direction e_a - e_b, its true difference in log-odds, and the Fisher information of one game of
+    it."""
     directions = _directions(len(strengths))
-    p = 1.0 / (1.0 + np.exp(-(directions @ strengths) * np.log(10.0) / 400.0))
-    return directions, p * (1.0 - p)
+    difference = directions @ strengths / ELO_PER_NATURAL
+    p = 1.0 / (1.0 + np.exp(-difference))
+    return directions, difference, p * (1.0 - p)
+
+
+def _design_covariance(directions: np.ndarray, information: np.ndarray, share: np.ndarray) -> np.ndarray:
+    """The covariance of the strengths after games shared out by `share`, each pair's game worth `information` (the
+    mean pinned)."""
+    return np.linalg.inv((directions.T * (information * share)) @ directions + np.ones((len(directions.T),) * 2))
 
 
 def oracle_design_ratio(strengths: np.ndarray, steps: int = 2000) -> float:
@@ -185,20 +194,17 @@ def oracle_design_ratio(strengths: np.ndarray, steps: int = 2000) -> float:
     differences between agents adjacent in the true order (Fisher information of the Bradley-Terry model at the
     true strengths; the design, a share of the games per pair, found by Frank-Wolfe on the simplex)."""
     n = len(strengths)
-    directions, w = _information(strengths)
+    directions, _, w = _information(strengths)
     order = np.argsort(strengths)
     contrasts = np.zeros((n - 1, n))
     contrasts[np.arange(n - 1), order[1:]], contrasts[np.arange(n - 1), order[:-1]] = 1.0, -1.0
 
-    def covariance(share: np.ndarray) -> np.ndarray:
-        return np.linalg.inv((directions.T * (w * share)) @ directions + np.ones((n, n)))  # the mean pinned
-
     def gradient(share: np.ndarray) -> np.ndarray:
-        c = covariance(share)
+        c = _design_covariance(directions, w, share)
         return -w * np.einsum("ki,ij,kj->k", directions, c @ contrasts.T @ contrasts @ c, directions)
 
     def criterion(share: np.ndarray) -> float:
-        return float(np.trace(contrasts @ covariance(share) @ contrasts.T))
+        return float(np.trace(contrasts @ _design_covariance(directions, w, share) @ contrasts.T))
 
     round_robin = np.full(len(w), 1.0 / len(w))
     return criterion(frank_wolfe(gradient, len(w), steps)) / criterion(round_robin)
@@ -209,12 +215,11 @@ def misorder_design(strengths: np.ndarray, games: float, steps: int = 1500) -> n
     shares that lower the sum over pairs of Phi(-|delta| / sd) (delta the true difference, sd^2 the variance of its
     estimate under the design), found by Frank-Wolfe. What the Kendall stop counts, where oracle_design_ratio's
     criterion is the separation stop's; bench runs play it under the same stop (run(design=...))."""
-    n = len(strengths)
-    directions, w = _information(strengths)
-    delta = np.abs(directions @ strengths) * np.log(10.0) / 400.0
+    directions, difference, w = _information(strengths)
+    delta = np.abs(difference)
 
     def gradient(share: np.ndarray) -> np.ndarray:
-        cross = directions @ np.linalg.inv(games * (directions.T * (w * share)) @ directions + np.ones((n, n))) @ directions.T
+        cross = directions @ _design_covariance(directions, games * w, share) @ directions.T
         v = np.maximum(np.diag(cross), 1e-12)
         falls = norm.pdf(delta / np.sqrt(v)) * delta / (2.0 * v**1.5)  # d Phi(-delta / sqrt(v)) / dv, per pair
         return -(falls @ cross**2) * w * games  # dv_ij / d share_k = -games w_k cross[ij, k]^2

@@ -1,9 +1,12 @@
 """Adaptive scheduling: the selection rule on known fields, and --format adaptive end to end (budget, stored
 probabilities, inverse-probability weights, same seed same choices, resume)."""
 
+import importlib.util
 import json
 import math
+from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -228,16 +231,19 @@ def test_gain_of_two_and_three_agents_by_hand():
     assert gains.argmax() == pairs.index((0, 1))  # the close pair (6-5) before the clear ones (11-1, 10-2)
 
 
-def test_the_share_rule_is_pluggable_and_the_bench_can_tell_it_the_truth():
-    """choose_batch(rule=...) draws with the rule's shares; bench/adaptive.py's told_the_truth rule (the yardstick no
-    real scheduler can reach) gives each game to the pair of greatest gain among those the fit orders wrongly."""
-    import importlib.util
-    from pathlib import Path
-
+def _bench() -> Any:
+    """A fresh copy of bench/adaptive.py as a module (bench/ is not a package; a test may patch its copy)."""
     spec = importlib.util.spec_from_file_location("bench_adaptive", Path(__file__).parent.parent / "bench" / "adaptive.py")
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_the_share_rule_is_pluggable_and_the_bench_can_tell_it_the_truth():
+    """choose_batch(rule=...) draws with the rule's shares; bench/adaptive.py's told_the_truth rule (the yardstick no
+    real scheduler can reach) gives each game to the pair of greatest gain among those the fit orders wrongly."""
+    bench = _bench()
     strengths = np.array([0.0, 30.0, 600.0, 1200.0])
     cells = _cells(strengths, 10, 1)
     cells[(0, 1, 1.0)], cells[(0, 1, 0.0)] = 8, 2  # the fit now orders 0 above 1: wrongly
@@ -254,13 +260,7 @@ def test_the_bench_plays_a_fixed_design_told_the_strengths_under_the_same_stop()
     """bench/adaptive.py's second yardstick: misorder_design (the shares of the fewest expected misordered pairs,
     knowing the truth) goes mostly to agents adjacent in the true order, and run(design=...) plays it from the
     first game on, each game to the pair furthest below its share."""
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.spec_from_file_location("bench_adaptive", Path(__file__).parent.parent / "bench" / "adaptive.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _bench()
     strengths = np.array([0.0, 200.0, 40.0, 160.0, 80.0, 120.0])  # true order 0 2 4 5 3 1
     share = bench.misorder_design(strengths, 400.0)
     pairs = all_pairs(6)
@@ -276,9 +276,8 @@ def test_the_bench_plays_a_fixed_design_told_the_strengths_under_the_same_stop()
     try:
         needed = bench.run(True, np.arange(16) * 80.0, 3, weighted=False, design=np.eye(120)[[0, 15]].mean(axis=0))
     finally:
-        bench.play = original
+        bench.play, bench.LIMIT = original, limit
     assert needed == len(seen) == 160  # two pairs alone never order 16 agents: the run ends at its limit
     assert seen[:4] == [all_pairs(16)[0], all_pairs(16)[15]] * 2  # tracked: the pair furthest below its share next
-    bench.LIMIT = limit
     told = bench.misorder_design(np.arange(16) * 80.0, 450.0)
     assert 0 < bench.run(True, np.arange(16) * 80.0, 3, weighted=False, design=told) < limit
