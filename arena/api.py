@@ -236,6 +236,9 @@ class Agent(ABC):
     #: True for agents that answer over a network (arena.remote): their time per move gets the match's
     #: `network_allowance` on top, and the `network_time` they measure is stored apart from think time.
     remote: ClassVar[bool] = False
+    #: True for agents a person plays as the match goes (at the terminal, on the server's play page): a tournament
+    #: queued for the server to play cannot seat them (nobody would be there to move).
+    person: ClassVar[bool] = False
     network_allowance: float = 0.0
     network_time: float = 0.0
     #: The match's identifier (the runner sets it before the first move); remote agents send it along.

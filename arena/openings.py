@@ -8,6 +8,7 @@ Two kinds, both fixed before the first match:
   when the line has no comma); blank lines and lines starting with `#` are skipped. Set k plays
   line k modulo the number of lines, in file order, so a resumed tournament repeats no opening.
   Every line is checked against the game when the tournament is created.
+- a list of such lines (the HTTP API's `"openings": [...]`: a server reads no file named by a request).
 
 An opening's plies are stored with the match (at the head of its move list); they are nobody's
 turns and nobody's think time, and the turn limit counts from the end of the opening.
@@ -16,7 +17,7 @@ turns and nobody's think time, and the turn limit counts from the end of the ope
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +29,13 @@ from arena.seeding import derive_seed
 RANDOM_ATTEMPTS = 100
 
 
-def parse_openings(text: str, game: Game) -> dict[str, Any]:
+def parse_openings(text: str | Sequence[str], game: Game) -> dict[str, Any]:
     """--openings as stored in the tournament settings: {"kind": "random", "plies": N} or {"kind": "file", ...}."""
+    if not isinstance(text, str):
+        return _openings(game, list(text), "openings: no openings in the list", lambda number: f"openings[{number - 1}]")
     if text.startswith("random:"):
         value = text[len("random:"):]
-        if not value.isdigit() or int(value) < 1:
+        if not value.isdecimal() or int(value) < 1:
             raise ArenaError(f"--openings random:N needs a whole number of plies of at least 1, got '{value}'")
         plies = int(value)
         random_opening(game, plies, derive_seed("check", plies))  # a game too short for N plies fails now
@@ -44,15 +47,21 @@ def parse_openings(text: str, game: Game) -> dict[str, Any]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise ArenaError(f"--openings: cannot read '{text}': {exc}") from None
+    source = f"--openings {path.name}"
+    return _openings(game, lines, f"{source}: no openings in the file", lambda number: f"{source} line {number}", path.name)
+
+
+def _openings(game: Game, lines: list[str], empty: str, where: Callable[[int], str], file: str | None = None) -> dict[str, Any]:
+    """The openings of `lines` (blank and `#` lines skipped), each checked against the game; `where(n)` names line n."""
     openings = []
     for number, line in enumerate(lines, start=1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        openings.append(_parse_line(game, line, f"--openings {path.name} line {number}"))
+        openings.append(_parse_line(game, line, where(number)))
     if not openings:
-        raise ArenaError(f"--openings {path.name}: no openings in the file (one per line)")
-    return {"kind": "file", "file": path.name, "lines": openings}
+        raise ArenaError(f"{empty} (one opening per line)")
+    return {"kind": "file", "file": file, "lines": openings}
 
 
 def _parse_line(game: Game, line: str, where: str) -> list[int]:
@@ -76,7 +85,7 @@ def _parse_line(game: Game, line: str, where: str) -> list[int]:
 
 
 def _action(state: State, token: str) -> int | None:
-    if token.lstrip("-").isdigit():
+    if token.lstrip("-").isdecimal():
         return int(token)
     try:
         return int(state.string_to_action(token))
@@ -119,8 +128,9 @@ def check_file_openings(game: Game, openings: dict[str, Any] | None, seeds: Sequ
         state = game.new_initial_state(seed)
         for action in plies:
             if state.is_terminal() or action not in state.legal_actions():
+                source = f"--openings {openings['file']}" if openings.get("file") else "openings"
                 raise ArenaError(
-                    f"--openings {openings['file']}: opening {set_index % len(lines) + 1} is not legal with the deal "
+                    f"{source}: opening {set_index % len(lines) + 1} is not legal with the deal "
                     f"of seed {seed} (a game with chance in its set-up): give openings legal for every deal"
                 )
             state.apply(action)

@@ -250,6 +250,13 @@ def parse_spec(text: str) -> Spec:
     return specs[0]
 
 
+def parse_game_spec(text: str) -> Spec:
+    """Parse a game spec (`connect_four:rows=5`); an empty one is refused by name."""
+    if not text.strip():
+        raise ArenaError("game: give a game spec, such as connect_four or connect_four:rows=5 (`arena games` lists them)")
+    return parse_spec(text)
+
+
 def parse_assignments(items: Iterable[str]) -> dict[str, str]:
     """Parse repeated `--param key=value` options."""
     result: dict[str, str] = {}

@@ -11,7 +11,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.heap import collector_paused
 from arena.leaderboard import Standings, add_distinct_games, sort_rows
-from arena.params import canonical, parse_spec
+from arena.params import canonical, parse_game_spec
 from arena.plugins import Registry
 from db import queries
 from db.models import Tournament
@@ -62,7 +62,7 @@ def select(
     if tournament is not None and game is not None:
         raise ArenaError("give --tournament or --game, not both")
     if game is not None:
-        spec = parse_spec(game)
+        spec = parse_game_spec(game)
         game_obj = registry.game_class(spec.id)(**spec.params)
         version, params = game_obj.info.version, canonical(game_obj.params)
 

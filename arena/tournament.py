@@ -25,7 +25,7 @@ from arena.ladder import FORMAT as LADDER
 from arena.ladder import IDLE_SECONDS
 from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, encode_ints, match_steps, play_match
 from arena.openings import check_file_openings, opening_for, parse_openings
-from arena.params import canonical, parse_spec
+from arena.params import canonical, parse_game_spec
 from arena.plugins import Registry
 from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin, round_robin_sets
 from arena.seeding import derive_seed, game_seed
@@ -51,7 +51,7 @@ Progress = Callable[[int, int], None]
 
 
 def make_game(registry: Registry, spec_text: str) -> Game:
-    spec = parse_spec(spec_text)
+    spec = parse_game_spec(spec_text)
     return registry.game_class(spec.id)(**spec.params)
 
 
@@ -67,7 +67,7 @@ class TournamentRequest:
     format: str = "round-robin"
     challenger: str | None = None
     players: int | None = None
-    openings: str | None = None  # random:N or a file of openings (arena.openings)
+    openings: str | Sequence[str] | None = None  # random:N, a file of openings, or a list of their lines (arena.openings)
     network_allowance: float = DEFAULT_NETWORK_ALLOWANCE  # seconds remote agents get on top of time_per_move
     sprt: str | None = None  # elo0=..,elo1=..[,alpha,beta,model]: stop once B (the second agent) is judged (arena.sprt)
     budget: int | None = None  # --format adaptive (or ladder, optional): matches in all (arena.adaptive_run)
@@ -79,7 +79,7 @@ def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
 
 def game_with_players(registry: Registry, spec_text: str, players: int | None) -> Game:
     """The game of `spec_text` for `players` seats (None: as the spec says); ArenaError if it cannot seat them."""
-    spec = parse_spec(spec_text)
+    spec = parse_game_spec(spec_text)
     game_cls = registry.game_class(spec.id)
     params = dict(spec.params)
     if players is not None:
@@ -138,7 +138,7 @@ def prepare(registry: Registry, database: Database | None,
     with database.session() if database is not None else contextlib.nullcontext(None) as session:
         if session is not None and request.name is not None and queries.find_tournament(session, request.name) is not None:
             raise ArenaError(f"a tournament named '{request.name}' exists already (use --resume to finish it)")
-        if request.name is not None and request.name.isdigit():
+        if request.name is not None and request.name.isdecimal():
             raise ArenaError("a tournament name cannot be a number (numbers are tournament ids)")
         lookup = named_agents(session)
         agents_text = request.agents
@@ -198,8 +198,19 @@ def create(registry: Registry, database: Database, request: TournamentRequest, s
         return _create(registry, database, request, status)
 
 
+def check_unattended(registry: Registry, entries: Sequence[AgentEntry]) -> None:
+    """A tournament the server plays alone (queued, or a ladder's newcomer) seats no person: nobody would be there to
+    move, so every match of theirs would be a forfeit."""
+    for entry in entries:
+        if registry.agent_class(entry.type_id).person:
+            raise ArenaError(f"agents: '{entry.label}' is a person, who plays as the match goes, and nobody would be "
+                             "there to play that seat (a person plays with `arena play`, or on the server's /play page)")  # fmt: skip
+
+
 def _create(registry: Registry, database: Database, request: TournamentRequest, status: str) -> int:
-    game, _entries, tables, settings = prepare(registry, database, request)
+    game, entries, tables, settings = prepare(registry, database, request)
+    if status == "queued":
+        check_unattended(registry, entries)
     return queries.create_tournament(
         database, name=request.name, game_id=game.info.id, game_version=game.info.version,
         game_params=canonical(game.params), format=request.format, rounds=request.rounds, seed=request.seed,

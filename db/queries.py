@@ -18,6 +18,9 @@ from db.models import CacheEntry, LadderJoin, Match, MatchSeat, NamedAgent, Sprt
 from db.records import MatchRecord, SeatRecord
 from db.session import Database, retrying
 
+#: The largest id a row can have (a signed 64-bit integer in SQLite and PostgreSQL): a larger number names no row.
+MAX_ID = 2**63 - 1
+
 # ---------------------------------------------------------------- named agents
 
 
@@ -121,7 +124,7 @@ def first_agent_versions(session: Session, game_id: str, game_version: str, labe
 def find_tournament(session: Session, key: str | int) -> Tournament | None:
     """A tournament by id or by name."""
     text = str(key)
-    if text.isdigit():
+    if text.isdecimal() and int(text) <= MAX_ID:
         found = session.get(Tournament, int(text))
         if found is not None:
             return found
@@ -309,9 +312,9 @@ def load_matches(
         columns.append(Match.legal_counts)
     query = select(*columns).where(*conditions).order_by(Match.tournament_id, Match.index)
     if limit is not None:
-        query = query.limit(limit)
+        query = query.limit(min(limit, MAX_ID))
     if offset:
-        query = query.offset(offset)
+        query = query.offset(min(offset, MAX_ID))  # past every row: an empty page, not a database overflow
     match_rows: Sequence[Any] = session.connection().execute(query).all()
     if not match_rows:
         return []
@@ -355,7 +358,7 @@ def count_matches(session: Session, *, tournament_id: int | None = None, game_id
 
 
 def get_match(session: Session, match_id: int) -> Match | None:
-    return session.get(Match, match_id)
+    return session.get(Match, match_id) if abs(match_id) <= MAX_ID else None
 
 
 # ---------------------------------------------------------------- fingerprints and the analysis cache

@@ -274,13 +274,13 @@ class GwentLiteState(SampledViews, arena.State):
         action: int | None = None
         if words == ["pass"]:
             action = PASS
-        elif len(words) == 2 and words[0] == "slot" and words[1].isdigit():
+        elif len(words) == 2 and words[0] == "slot" and words[1].isdecimal():
             action = int(words[1])
-        elif len(words) == 4 and words[0] == "play" and words[2] == "slot" and words[3].isdigit():
+        elif len(words) == 4 and words[0] == "play" and words[2] == "slot" and words[3].isdecimal():
             action = int(words[3])
             if action in legal and str(self.hands[self.current_player][action - 1]) != words[1]:
                 raise arena.ArenaError(f"slot {action} does not hold a {words[1]}")
-        elif len(words) == 2 and words[0] == "play" and words[1].isdigit() and legal:
+        elif len(words) == 2 and words[0] == "play" and words[1].isdecimal() and legal:
             hand = self.hands[self.current_player]
             if int(words[1]) not in hand:
                 raise arena.ArenaError(f"no card of value {words[1]} in hand")

@@ -484,11 +484,11 @@ class IncanGoldState(SampledViews, arena.State):
 
 def card_from_name(name: str) -> int:
     """The card of `card_name`: a gem value, a hazard name or artifactN."""
-    if name.isdigit():
+    if name.isdecimal():
         return int(name)
     if name in HAZARD_NAMES:
         return HAZARD + HAZARD_NAMES.index(name)
-    if name.startswith("artifact") and name[8:].isdigit():
+    if name.startswith("artifact") and name[8:].isdecimal():
         return ARTIFACT + int(name[8:]) - 1
     raise arena.ArenaError(f"incan_gold: unknown card {name!r}")
 

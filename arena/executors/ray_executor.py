@@ -219,7 +219,7 @@ def _first_line(exc: BaseException) -> str:
 def _check_reachable(address: str) -> None:
     """Fail at once on a HOST:PORT nobody listens on (Ray itself would retry its GCS for minutes)."""
     host, _, port = address.rpartition(":")
-    if "://" in address or not host or not port.isdigit():
+    if "://" in address or not host or not port.isdecimal():
         return  # "auto", ray://...: Ray resolves those
     try:
         socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()

@@ -10,7 +10,7 @@ from arena import agents as agent_specs
 from arena.api import Game
 from arena.errors import ArenaError
 from arena.observations import observation_shape
-from arena.params import parse_spec, validate_params
+from arena.params import parse_game_spec, validate_params
 from arena.plugins import Registry
 from db import queries
 from db.session import Database
@@ -50,7 +50,7 @@ def games(registry: Registry) -> list[dict[str, Any]]:
 
 def game(registry: Registry, game_id: str) -> dict[str, Any]:
     """One game, with `num_actions` and `observation_shape` for the parameters in `game_id`."""
-    spec = parse_spec(game_id)
+    spec = parse_game_spec(game_id)
     game_cls = registry.game_class(spec.id)
     entry = next(g for g in games(registry) if g["id"] == game_cls.info.id)
     entry["num_actions"], entry["observation_shape"] = _shape(game_cls(**spec.params))
@@ -97,7 +97,7 @@ def register_agent(
 
     if len(name) > 200:
         raise ArenaError(f"an agent name is at most 200 characters, got {len(name)}")
-    if not name or any(ch in name for ch in ",:= /") or name.isdigit():
+    if not name or any(ch in name for ch in ",:= /") or name.isdecimal():
         raise ArenaError(f"bad agent name {name!r}: use letters, digits, '-', '_' or '.' (no ',', ':', '=' or spaces)")
     if name in registry.agents:
         raise ArenaError(f"'{name}' is an agent type; choose another name")

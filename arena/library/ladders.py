@@ -43,6 +43,7 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
         if len(entries) != 1:
             raise ArenaError(f"agent: give one agent, not {len(entries)}")
         entry = entries[0]
+        tournaments.check_unattended(registry, entries)
         labels = [data["label"] for data in settings["agents"]] + [label for label, _ in queries.ladder_joins(session, found.id)]
         ladder_id = found.id
     if entry.label in labels or not queries.add_ladder_join(database, ladder_id, entry.label, entry.to_json()):

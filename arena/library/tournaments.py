@@ -42,7 +42,7 @@ def progress(database: Database, tournament_id: int) -> tuple[str, int, int]:
 def submit(
     registry: Registry, database: Database, *, game: str, agents: Sequence[str] | str, rounds: int = 1, seed: int = 0,
     max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None, name: str | None = None,
-    format: str = "round-robin", challenger: str | None = None, players: int | None = None, openings: str | None = None,
+    format: str = "round-robin", challenger: str | None = None, players: int | None = None, openings: str | Sequence[str] | None = None,
     budget: int | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Validate a tournament exactly as `arena run-tournament` does and queue it for `arena serve`."""

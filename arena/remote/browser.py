@@ -47,6 +47,7 @@ class BrowserAgent(PullAgent):
             Param("wait", 30.0, "seconds a match waits at its start for the person's page", min=0.0),
         ),
     )  # fmt: skip
+    person = True
 
     def __init__(self, game: Game, player: int, seed: int, **params: Any) -> None:
         super().__init__(game, player, seed, **params)

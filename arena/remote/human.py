@@ -22,6 +22,7 @@ class HumanAgent(Agent):
         id="human", version="1", description="a person at the terminal: sees the board and the legal moves, types one",
         params=(Param("name", "human", "who plays (ratings are kept per name)"),),
     )  # fmt: skip
+    person = True
 
     def _say(self, text: str) -> None:
         sys.stdout.write(text + "\n")

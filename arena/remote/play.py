@@ -21,9 +21,11 @@ def human_spec(name: str) -> str:
 def one_match(
     registry: Registry, database: Database, game_spec: str, against: str, seat: int, person: str,
     seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None,
+    people_against: bool = True,
 ) -> int:  # fmt: skip
     """A one-match tournament (status running, for the caller to play) with the agent `person` in `seat` and the
-    agents of `against` in the others; returns its id."""
+    agents of `against` in the others; returns its id. Without `people_against` (the server's play page, where
+    nobody sits at the server's terminal) the others may not be people."""
     opponents = [str(spec) for spec in parse_specs(against)]
     if not opponents:
         raise ArenaError("--against needs at least one agent")
@@ -34,6 +36,9 @@ def one_match(
         game=game_spec, agents=",".join(agents), rounds=1, seed=secrets.randbelow(2**31) if seed is None else seed,
         max_turns=max_turns, time_per_move=time_per_move, players=len(agents),
     )  # fmt: skip
+    if not people_against:
+        entries = tournament.prepare(registry, database, request)[1]
+        tournament.check_unattended(registry, entries[:seat] + entries[seat + 1:])
     return tournament.create(registry, database, request)
 
 

@@ -1,7 +1,9 @@
 """What routes depend on, as `Annotated` aliases: a route reads as its signature.
 
 `require_token(kind)` makes a dependency that accepts only a valid bearer token of that kind
-(`user` for writes; `bot` for pull bots, see arena/remote); it answers 401 with a JSON error.
+(`user` for writes; `bot` for pull bots, see arena/remote); it answers 401 with a JSON error. It reads
+the `Authorization` header only: the sign-in cookie of a browser is for reads and the play pages
+(arena.server.people), whose posts also need the form token, so a cookie alone writes nothing.
 """
 
 from __future__ import annotations
@@ -37,12 +39,18 @@ RegistryDep = Annotated[Registry, Depends(get_registry)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
-def presented_token(request: Request) -> str | None:
-    """The token of `Authorization: Bearer ...` (or, for pages in a browser, the `arena_token` cookie)."""
+def bearer_token(request: Request) -> str | None:
+    """The token of `Authorization: Bearer ...` ("" for another scheme), or None without the header."""
     header = request.headers.get("authorization")
-    if header is not None:
-        return header[len(BEARER):].strip() if header.lower().startswith(BEARER) else ""
-    return request.cookies.get("arena_token")
+    if header is None:
+        return None
+    return header[len(BEARER):].strip() if header.lower().startswith(BEARER) else ""
+
+
+def presented_token(request: Request) -> str | None:
+    """The bearer token, or (for pages in a browser) the `arena_token` cookie."""
+    token = bearer_token(request)
+    return token if token is not None else request.cookies.get("arena_token")
 
 
 def check_token(database: Database, token: str | None, kind: str | None) -> tokens.Holder:
@@ -57,10 +65,10 @@ def check_token(database: Database, token: str | None, kind: str | None) -> toke
 
 
 def require_token(kind: str | None = "user") -> Callable[[Request], tokens.Holder]:
-    """A dependency that lets through only requests with a valid token of `kind` (None: any kind)."""
+    """A dependency that lets through only requests with a valid bearer token of `kind` (None: any kind)."""
 
     def dependency(request: Request) -> tokens.Holder:
-        return check_token(request.app.state.database, presented_token(request), kind)
+        return check_token(request.app.state.database, bearer_token(request), kind)
 
     return dependency
 

@@ -123,7 +123,7 @@ class Tables:
         spec = f"browser:name={person}"
 
         def create() -> tuple[int, str]:
-            tournament_id = one_match(self.registry, self.database, game, against, seat, spec)
+            tournament_id = one_match(self.registry, self.database, game, against, seat, spec, people_against=False)
             return tournament_id, str(tournaments_library.one(self.database, tournament_id)["game_spec"])
 
         tournament_id, game_spec = await run_in_threadpool(create)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -119,6 +120,11 @@ BAD_BODIES = [
     ({"game": "connect_four", "agents": ["random", "greedy"], "challenger": "random"}, 400, "challenger"),
     ({"game": "connect_four", "agents": ["random", "greedy"], "players": 3}, 400, "players"),
     ({"game": "connect_four", "agents": ["random", "greedy"], "name": "42"}, 400, "name"),
+    ({"game": " ", "agents": ["random", "greedy"]}, 400, "game"),
+    ({"game": "connect_four", "agents": ["human", "greedy"]}, 400, "agents"),  # a person: nobody at the server to move
+    ({"game": "connect_four", "agents": ["random", "greedy"], "openings": "random:²"}, 400, "openings"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "openings": ["3", "9"]}, 400, "openings"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "openings": []}, 422, "openings"),
 ]
 
 
@@ -139,11 +145,62 @@ def test_bad_fields_are_named_never_a_500_and_nothing_is_written(server: Server,
     ("/api/v1/leaderboard?tournament=nope", 404), ("/api/v1/leaderboard?game=chess", 400),
     ("/api/v1/leaderboard?game=connect_four&tournament=1", 400), ("/api/v1/games/chess", 400),
     ("/api/v1/tournaments/nope/events", 404), ("/api/v1/agents/nobody", 404),
+    # numbers no row can have (beyond a 64-bit id) name nothing: a 404, not a database overflow
+    ("/api/v1/tournaments/99999999999999999999", 404), ("/api/v1/tournaments/99999999999999999999/events", 404),
+    ("/api/v1/leaderboard?tournament=99999999999999999999", 404), ("/api/v1/matrix?tournament=9223372036854775808", 404),
+    ("/api/v1/matches?tournament=99999999999999999999", 404), ("/api/v1/tournaments/%C2%B2", 404),
+    ("/api/v1/leaderboard?game=", 400), ("/api/v1/games/%20", 400),
 ])  # fmt: skip
 def test_bad_queries_are_4xx_json(played: Server, path: str, status: int) -> None:
     response = played.client.get(path)
     assert response.status_code == status, response.text
     assert response.json()["error"]
+
+
+def test_offsets_past_every_row_give_an_empty_page(played: Server) -> None:
+    huge = 10**25
+    assert played.get("/api/v1/matches", offset=huge) == []
+    for page in (f"/tournaments/1?offset={huge}", f"/agents/random?offset={huge}"):
+        assert played.client.get(page).status_code == 200, page
+    assert played.client.get(f"/tournaments/{huge}").status_code == 404
+    assert played.cli("leaderboard", "--tournament", str(huge), ok=False).exit_code == 2
+    assert played.cli("replay", str(huge), ok=False).exit_code == 2
+
+
+def test_a_sign_in_cookie_alone_writes_nothing(server: Server) -> None:
+    """The cookie is for reads and the play pages, whose posts need the form token too; the JSON writes need the
+    Authorization header."""
+    server.client.cookies.set("arena_token", server.token)
+    for method, path, body in (("post", "/api/v1/tournaments", {"game": "tic_tac_toe", "agents": ["random", "greedy"]}),
+                               ("post", "/api/v1/agents", {"name": "x", "type": "random"}),
+                               ("delete", "/api/v1/agents/x", None), ("post", "/api/v1/tournaments/1/cancel", None)):
+        assert server.client.request(method, path, json=body).status_code == 401, path
+    assert server.cli.rows("select count(*) from tournaments") == [(0,)]
+
+
+def test_openings_over_http_are_given_not_read_from_a_file(server: Server, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET=hunter2\n")
+    body = {"game": "tic_tac_toe", "agents": ["random", "greedy"], "rounds": 2}
+    refused = server.client.post("/api/v1/tournaments", json={**body, "openings": str(secret)}, headers=server.auth)
+    assert refused.status_code == 400 and refused.json()["field"] == "openings" and "hunter2" not in refused.text
+    created = server.submit(**body, openings=["4", "0, 8", "# a comment", "4 0"])
+    assert server.play() == [(created["id"], "done")]
+    played = [m["moves"][: m["opening_plies"]] for m in (server.get(f"/api/v1/matches/{m['id']}") for m in server.get("/api/v1/matches"))]
+    assert played == [[4], [4], [0, 8], [0, 8]]  # each opening a pair, seats swapped
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"name": "x", "type": "nosuch"}, "type"), ({"name": "a:b", "type": "random"}, "name"),
+    ({"name": "random", "type": "random"}, "name"), ({"name": "m", "type": "minimax", "params": {"depth": "x"}}, "params"),
+    ({"name": "m", "type": "minimax", "params": {"nosuch": 1}}, "params"),
+    ({"name": "k", "type": "random", "checkpoint": "/nonexistent"}, "checkpoint"),
+    ({"name": "k", "type": "random", "game": "chess"}, "game"),
+])  # fmt: skip
+def test_named_agent_errors_name_the_body_field(server: Server, body: dict, field: str) -> None:
+    response = server.client.post("/api/v1/agents", json=body, headers=server.auth)
+    assert response.status_code == 400 and response.json()["field"] == field, response.text
+    assert server.get("/api/v1/agents")["named"] == []
 
 
 def test_errors_name_the_field_also_for_unknown_things_and_bodies_that_are_not_json(played: Server) -> None:

@@ -143,13 +143,20 @@ def test_bad_input_names_the_field(player: Player) -> None:
     player.sign_in()
     cases = [({"game": "no_such_game"}, "game"), ({"against": "no_such_agent"}, "against"),
              ({"against": "minimax:depth=oops"}, "against"), ({"seat": "5"}, "seat"), ({"seat": "x"}, "seat"),
-             ({"game": "tic_tac_toe:size=9"}, "game"), ({"against": ""}, "against")]  # fmt: skip
+             ({"game": "tic_tac_toe:size=9"}, "game"), ({"against": ""}, "against"), ({"seat": "²"}, "seat"),
+             ({"against": "human"}, "against"), ({"against": "browser:name=bob"}, "against")]  # fmt: skip
     for change, field in cases:
         data = {"game": "tic_tac_toe", "against": "random", "seat": "0", "form_token": player.form, **change}
         response = client.post("/play", data=data)
         assert response.status_code == 400, (change, response.text)
         assert f'data-field="{field}"' in response.text, (change, re.search(r'class="error".*', response.text))
     assert client.post("/play", data={"game": "tic_tac_toe", "against": "random", "seat": "0"}).status_code == 403
+    # A tournament the server plays alone seats no person: their seats could only forfeit (and be rated).
+    alice = {"Authorization": f"Bearer {player.token}"}
+    for person in ("human", "browser:name=bob"):
+        queued = client.post("/api/v1/tournaments", json={"game": "tic_tac_toe", "agents": [person, "random"]}, headers=alice)
+        assert queued.status_code == 400 and queued.json()["field"] == "agents" and "is a person" in queued.json()["error"]
+    assert client.get("/api/v1/tournaments").json() == []
     api = client.post("/api/v1/play", json={"game": "tic_tac_toe", "against": "nobody"}, headers={"X-Arena-Form": player.form})
     assert api.status_code == 400 and api.json()["field"] == "against"
     assert client.post("/api/v1/play", json={"game": "tic_tac_toe"}, headers={"X-Arena-Form": player.form}).status_code == 422

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import re
+
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
+from arena.errors import ArenaError
 from arena.library import catalog
 from arena.server.deps import DatabaseDep, RegistryDep, Writer
+from arena.server.errors import error, guess_field
 from arena.server.reply import reply
 
 router = APIRouter(prefix="/api/v1", tags=["agents"])
@@ -34,10 +38,25 @@ def show_agent(name: str, database: DatabaseDep) -> Response:
     return reply(catalog.named_agent(database, name))
 
 
+def body_field(message: str) -> str | None:
+    """The field of AgentCreate a library message is about (its words are the CLI's: `agents register`)."""
+    for field, pattern in (("checkpoint", r"checkpoint"), ("params", r"\bparameter\b"), ("type", r"unknown agent type"),
+                           ("name", r"agent name|choose another name|exists already")):  # fmt: skip
+        if re.search(pattern, message):
+            return field
+    return guess_field(message)
+
+
 @router.post("/agents", status_code=201, summary="Register a named agent (needs a token)")
-def register_agent(body: AgentCreate, registry: RegistryDep, database: DatabaseDep, _holder: Writer) -> Response:
+def register_agent(body: AgentCreate, request: Request, registry: RegistryDep, database: DatabaseDep,
+                   _holder: Writer) -> Response:  # fmt: skip
     params = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in body.params.items()}
-    return reply(catalog.register_agent(registry, database, body.name, body.type, params, body.game, body.checkpoint), 201)
+    try:
+        created = catalog.register_agent(registry, database, body.name, body.type, params, body.game, body.checkpoint)
+    except ArenaError as exc:
+        message = str(exc)
+        return error(request, 404 if message.startswith("no ") else 400, message, body_field(message))
+    return reply(created, 201)
 
 
 @router.delete("/agents/{name}", summary="Remove a named agent; its past results stay (needs a token)")

@@ -138,7 +138,7 @@ async def play_start(request: Request, game: Annotated[str, Form(max_length=500)
             raise ArenaError("game: choose a game")
         if not against.strip():
             raise ArenaError("against: give an opponent (an agent spec such as random, or a named agent)")
-        if not seat.strip().isdigit():
+        if not seat.strip().isdecimal():
             raise ArenaError(f"seat: a seat number (0 moves first), got {seat!r}")
         table = await tables_of(request).open(holder.name, game.strip(), against.strip(), int(seat))
     except ArenaError as exc:

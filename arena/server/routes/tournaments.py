@@ -44,8 +44,10 @@ class TournamentCreate(BaseModel):
     players: int | None = Field(default=None, ge=1, le=64)
     budget: int | None = Field(default=None, ge=1, le=10_000_000,
                                description="Matches in all: needed by format adaptive; a ladder without one plays until cancelled.")
-    openings: str | None = Field(default=None, min_length=1, max_length=1000,
-                                 description="random:N, or a file of openings on the server's machine (as --openings).")
+    openings: str | list[Annotated[str, Field(max_length=10_000)]] | None = Field(
+        default=None, min_length=1, max_length=100_000,
+        description="random:N, or the openings themselves: one string per opening, its plies as in a --openings file "
+                    "(a server opens no file a request names).")  # fmt: skip
 
 
 @router.get("/tournaments", summary="Every tournament with its game spec, agents, status and progress")
@@ -59,7 +61,11 @@ def one_tournament(key: Key, database: DatabaseDep) -> Response:
 
 
 @router.post("/tournaments", status_code=201, summary="Queue a tournament (needs a token); the server plays it")
-def create_tournament(body: TournamentCreate, registry: RegistryDep, database: DatabaseDep, _holder: Writer) -> Response:
+def create_tournament(body: TournamentCreate, request: Request, registry: RegistryDep, database: DatabaseDep,
+                      _holder: Writer) -> Response:  # fmt: skip
+    if isinstance(body.openings, str) and not body.openings.startswith("random:"):
+        return error(request, 400, "openings: give random:N, or a list of openings (one string of plies each); "
+                     "the server opens no file a request names", "openings")  # fmt: skip
     created = library.submit(registry, database, **body.model_dump())
     return reply(created, 201, {"Location": f"/api/v1/tournaments/{created['id']}"})
 
@@ -107,7 +113,7 @@ async def tournament_events(
     tournament_id: Annotated[int, Depends(_existing)], request: Request, database: DatabaseDep, settings: SettingsDep,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> AsyncIterator[ServerSentEvent]:  # fmt: skip
-    seen = int(last_event_id) if last_event_id and last_event_id.isdigit() else None
+    seen = int(last_event_id) if last_event_id and last_event_id.isdecimal() else None
     status_seen: str | None = "running" if seen is not None else None  # a reconnect already had the running events
     while True:
         status, done, total = await run_in_threadpool(library.progress, database, tournament_id)
