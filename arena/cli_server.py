@@ -63,7 +63,11 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: Any) -> None:
-            # Before uvicorn closes the bots' sockets: a match waiting on a pull bot is replayed, not lost by the bot.
+            # Before uvicorn closes the bots' sockets: a match waiting on a pull bot is replayed, not lost by the bot;
+            # and first, the queue workers claim nothing more (else each claims the tournament the hub just stopped).
+            runner = getattr(app.state, "queue_runner", None)
+            if runner is not None:
+                runner.stop_soon()
             hub = getattr(app.state, "bot_hub", None)
             if hub is not None:
                 hub.stop_threadsafe()

@@ -148,11 +148,22 @@ def test_shapes_that_do_not_fit_are_refused_with_both_shapes(arena_cli, tmp_path
         "torchscript": (save(flat, observation_shape(ttt), tmp_path / "b", "torchscript"), ["does not take connect_four's observations of shape [batch, 3, 6, 7]"]),
         "actions": (save(network(C4_SHAPE, 9), C4_SHAPE, tmp_path / "c", "pt2"), ["gives values of shape [2, 9]", "needs [batch, 7]"]),
         "metadata": (save(network(C4_SHAPE, 7), C4_SHAPE, tmp_path / "d", "torchscript", {"game": "reversi"}), ["is for game 'reversi', not 'connect_four'"]),
+        "parameters": (save(network(C4_SHAPE, 7), C4_SHAPE, tmp_path / "e", "onnx", {"game": "connect_four", "game_params": "rows=5"}),
+                       ["is for connect_four:rows=5, not connect_four"]),
+        "no such parameters": (save(network(C4_SHAPE, 7), C4_SHAPE, tmp_path / "f", "onnx", {"game": "connect_four", "game_params": "size=3"}),
+                               ["is for connect_four with parameters 'size=3', not connect_four"]),
     }  # fmt: skip
     for path, fragments in cases.values():
         result = arena_cli("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={path},random", ok=False)
         one_error_line(result, str(path), *fragments)
     assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
+
+
+def test_metadata_parameters_left_out_are_the_defaults(arena_cli, tmp_path):
+    """README's file contract: `"game_params": ""` is the game at its default parameters, as is any subset of them."""
+    for number, params in enumerate(("", "rows=6", "columns=7;rows=6;x_in_row=4")):
+        path = save(network(C4_SHAPE, 7), C4_SHAPE, tmp_path / f"m{number}", "torchscript", {"game": "connect_four", "game_params": params})
+        arena_cli("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={path},random", "--quiet")
 
 
 def test_fixed_batch_of_one_plays(tmp_path):

@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -43,8 +44,8 @@ class Stage:
         self.server: ServeProcess | None = None
         self.bots: list[subprocess.Popen[bytes]] = []
 
-    def serve(self, *extra: str) -> ServeProcess:
-        self.server = ServeProcess(self.db_path, free_port(), self.tmp_path / "serve.log", *extra)
+    def serve(self, *extra: str, port: int | None = None) -> ServeProcess:
+        self.server = ServeProcess(self.db_path, port or free_port(), self.tmp_path / "serve.log", *extra)
         return self.server
 
     def token(self, name: str) -> str:
@@ -215,6 +216,8 @@ def test_a_server_that_stops_mid_match_scores_nothing_against_the_bot(stage: Sta
     staller.kill()
     status, stored, _ = tournaments_library.progress(stage.database, tid)
     assert status != "failed" and stored == 0  # released for a server to resume; nothing scored
+    claims = (tmp_path / "serve.log").read_text().count(f"tournament {tid}: claimed by")
+    assert claims == 1, f"claimed {claims} times: a stopping worker must not claim the tournament the hub stopped again"
     stage.serve()
     stage.bot("slowpoke", "random")
     stage.finished(tid)
@@ -261,6 +264,21 @@ def test_the_node_example_bot_plays_a_round_robin_with_the_python_one_and_built_
     stage.finished(tid)
     matches = stage.matches(tid)
     assert len(matches) == 12 and {m["reason"] for m in matches} == {"normal"}
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: the JavaScript example bot is not run")
+def test_the_node_example_bot_keeps_trying_until_the_server_is_up(stage: Stage) -> None:
+    """Started before the server (a refused connection: Node 20 fires only `error`), it retries and connects."""
+    port = free_port()
+    argv = ["node", str(NODE_BOT), f"http://127.0.0.1:{port}", stage.token("early")]
+    bot = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    stage.bots.append(bot)
+    time.sleep(2.5)  # two refused attempts
+    assert bot.poll() is None, bot.stdout.read() if bot.stdout else b""  # type: ignore[union-attr]
+    stage.serve(port=port)
+    assert bot.stdout is not None
+    ready, _, _ = select.select([bot.stdout], [], [], DEADLINE)
+    assert ready and "connected" in bot.stdout.readline().decode()
 
 
 @pytest.mark.parametrize(("game", "spec", "opponent"), [("santorini", "minimax:depth=1", "random"),

@@ -120,8 +120,11 @@ def test_arena_failure_is_not_scored():
 
 
 def test_bad_url_and_games_without_json_are_refused_before_play(arena_cli):
-    result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "http:url=ftp://x,random", ok=False)
-    assert result.exit_code == 2 and "url=http" in result.stderr
+    for url, problem in (("ftp://x", "not an http(s) URL"), ("http://127.0.0.1:99999", "Port out of range"),
+                         ("http://127.0.0.1:abc", "Port could not be cast"), ("http://:80", "with a host")):  # fmt: skip
+        result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"http:url={url},random", ok=False)
+        assert result.exit_code == 2 and "url=http" in result.stderr and problem in result.stderr, result.stderr
+    assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
     with pytest.raises(ArenaError, match="no JSON view"):
         from arena.remote.push import check_remote_game
 

@@ -87,5 +87,18 @@ def _check_metadata(model: Model, game: arena.Game, with_params: bool) -> None:
         )
     # A size-independent network (arena train --net fcn) plays the game at other parameters (board sizes);
     # the probe below still checks that it takes this game's observations and gives its actions.
-    if with_params and "game_params" in meta and not meta.get("size_independent") and meta["game_params"] != canonical(game.params):
-        raise arena.ArenaError(f"network {model.path} is for {game.info.id} with parameters {meta['game_params']}, not {game.label()}")
+    if with_params and "game_params" in meta and not meta.get("size_independent"):
+        made_for = _game_of(game, str(meta["game_params"]))
+        if made_for is None or canonical(made_for.params) != canonical(game.params):
+            named = made_for.label() if made_for is not None else f"{game.info.id} with parameters {meta['game_params']!r}"
+            raise arena.ArenaError(f"network {model.path} is for {named}, not {game.label()}")
+
+
+def _game_of(game: arena.Game, params: str) -> arena.Game | None:
+    """The game of the metadata's `game_params` ("key=value" pairs joined by ';' or ','; those left out, and all of
+    them when it is "", at their defaults), or None if this game takes no such parameters."""
+    try:
+        given = dict(item.strip().split("=", 1) for item in params.replace(",", ";").split(";") if item.strip())
+        return type(game)(**given)
+    except (ValueError, TypeError, arena.ArenaError):
+        return None

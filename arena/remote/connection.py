@@ -30,6 +30,18 @@ class NotHttp(ValueError):
     """The bot's answer is not an HTTP response."""
 
 
+def url_problem(url: str) -> str | None:
+    """What is wrong with a bot's base URL (scheme, host, port), or None when it can be connected to."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (reading it checks it: a port that is no number or past 65535 raises)
+    except ValueError as exc:
+        return str(exc)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "not an http(s) URL with a host"
+    return None
+
+
 class BotConnection:
     """POSTs to one bot's base URL over one kept-alive connection (not thread-safe: one per thread)."""
 

@@ -32,6 +32,7 @@ from arena.remote.connection import (
     NotHttp,
     close_all,
     connection_for,
+    url_problem,
 )
 
 #: Seconds for the `end` message, which changes nothing (its errors are ignored).
@@ -124,8 +125,9 @@ class HttpAgent(RemoteAgent):
     @classmethod
     def check_game(cls, game: Game, params: dict[str, Any]) -> None:
         url = str(params.get("url", ""))
-        if not url.startswith(("http://", "https://")):
-            raise ArenaError(f"agent 'http' needs url=http://HOST:PORT (got {url!r})")
+        problem = url_problem(url)
+        if problem is not None:
+            raise ArenaError(f"agent 'http' needs url=http://HOST:PORT (got {url!r}: {problem})")
         super().check_game(game, params)
 
     def _post(self, path: str, message: dict[str, Any], deadline: float) -> tuple[int, bytes, float]:

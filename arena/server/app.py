@@ -57,12 +57,14 @@ def create_app(database: Database, registry: Registry, settings: Settings | None
         before = os.environ.get(HUB_ENV)
         os.environ[HUB_ENV] = await hub.start()
         tables = app.state.tables = Tables(hub, database, registry, settings.play_idle_seconds)
-        runner = QueueRunner(database.url, settings) if settings.workers > 0 else None
+        runner = app.state.queue_runner = QueueRunner(database.url, settings) if settings.workers > 0 else None
         if runner is not None:
             runner.start(database)
         try:
             yield
         finally:
+            if runner is not None:
+                runner.stop_soon()  # first: a worker whose match the hub stops must not claim its tournament again
             hub.stop_soon()  # a match waiting on a bot now is Arena's to replay, not the bot's to lose
             if runner is not None:
                 await asyncio.get_running_loop().run_in_executor(None, runner.close)

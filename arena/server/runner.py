@@ -185,9 +185,13 @@ class QueueRunner:
             process.start()
             self.processes.append(process)
 
+    def stop_soon(self) -> None:
+        """Ask every worker to stop after its current match and claim nothing more (safe from a signal handler)."""
+        self.stop.set()
+
     def close(self, timeout: float = 30.0) -> None:
         """Ask every worker to stop after its current match, wait, then make sure."""
-        self.stop.set()
+        self.stop_soon()
         for process in self.processes:
             process.join(timeout)
             if process.is_alive():

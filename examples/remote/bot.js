@@ -21,6 +21,13 @@ function choose(message) {
 }
 
 function connect() {
+  let retrying = false;
+  const retry = () => {
+    if (!retrying) {
+      retrying = true;
+      setTimeout(connect, 1000);
+    }
+  };
   const socket = new WebSocket(url.replace(/^http/, "ws").replace(/\/$/, "") + "/api/v1/bots/connect");
   socket.onopen = () => socket.send(JSON.stringify({ type: "hello", protocol: 1, token }));
   socket.onmessage = (event) => {
@@ -33,8 +40,8 @@ function connect() {
       socket.send(JSON.stringify({ action: choose(message), match_id: message.match_id, seq: message.seq }));
     }
   };
-  socket.onclose = () => setTimeout(connect, 1000);
-  socket.onerror = () => {};
+  socket.onclose = retry;
+  socket.onerror = retry; // Node 20 reports a refused connection with an error and no close
 }
 
 connect();
