@@ -28,7 +28,7 @@ from arena.plugins import Registry, get_registry
 from arena.plugins import register_commands as add_plugin_commands
 from arena.sprt_run import DEFAULT_SPRT_ROUNDS, sprt_report, sprt_report_if_run, summary_lines
 from arena.stats import MATRIX_KINDS
-from db.session import database_exists
+from db.session import database_exists, display_url, resolve_url
 
 
 class Context:
@@ -197,7 +197,7 @@ def agents_group() -> None:
 @_output_options()
 def agents_list(ctx: Context, as_json: bool, as_csv: bool) -> None:
     """List agent types (from plugins) and named agents (from the database)."""
-    data = catalog.agents(ctx.registry(), ctx.database())
+    data = catalog.agents(ctx.registry(), ctx.database(create=False))
     types, named = data["types"], data["named"]
     if as_json:
         print_json(data)
@@ -393,7 +393,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit,
                                  concurrent, notify=lambda text: click.echo(f"note: {text}", err=True), log=log,
                                  executor=runner, trust_agents=trust_agents)  # fmt: skip
-    click.echo(f"tournament {tournament_id}: played {played} matches", err=True)
+    click.echo(f"tournament {tournament_id}: played {played} {'match' if played == 1 else 'matches'}", err=True)
     notice = results.game_error_notice(database, tournament_id)
     if notice:
         click.echo(notice, err=True)
@@ -415,7 +415,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
 @_output_options(csv=False)
 def sprt_command(ctx: Context, tournament_key: str, sprt_text: str | None, as_json: bool) -> None:
     """The SPRT of a tournament recomputed from its stored matches: LLR, decision, Elo difference, LOS."""
-    report = sprt_report(ctx.database(), tournament_key, sprt_text)
+    report = sprt_report(ctx.database(create=False), tournament_key, sprt_text)
     if as_json:
         print_json(report)
         return
@@ -442,7 +442,7 @@ def check_agent_command(ctx: Context, spec: str, game_spec: str, seeds: int, tim
 
     if time_per_move <= 0 or network_allowance < 0:
         raise ArenaError("--time-per-move must be positive and --network-allowance at least 0")
-    report = check_agent_spec(ctx.registry(), ctx.database(), spec, game_spec, seeds, time_per_move, network_allowance / 1000.0)
+    report = check_agent_spec(ctx.registry(), ctx.database(create=False), spec, game_spec, seeds, time_per_move, network_allowance / 1000.0)
     if as_json:
         print_json(report)
     else:
@@ -809,14 +809,22 @@ def db_upgrade(ctx: Context) -> None:
 @_output_options(csv=False)
 def db_check(ctx: Context, as_json: bool) -> None:
     """Say which database this is (URL without password, server version) and its schema revision; change nothing."""
-    with open_database(ctx.db_url, migrate=False) as database:
-        data = database_status(database)
+    exists = database_exists(ctx.db_url)
+    with open_database(ctx.db_url, migrate=False, create=False) as database:  # looking creates no file
+        data = {**database_status(database), "exists": exists}
+    if not exists:
+        data["url"] = display_url(resolve_url(ctx.db_url))
     if as_json:
         print_json(data)
         return
     state = "the newest" if data["current"] else f"older than the newest, {data['head']} (any command upgrades it)"
+    if not data["known"]:
+        state = (f"unknown to this Arena, whose newest is {data['head']} (a newer Arena's, or not Arena's): no command "
+                 "can use it; upgrade Arena, or give another --db")  # fmt: skip
     if data["revision"] is None:
         state = f"empty (any command creates the schema at {data['head']})"
+    if not exists:
+        state = f"no file yet (a command that stores something creates it, at {data['head']})"
     click.echo(f"database {data['url']} ({data['server']}): revision {data['revision'] or '-'}, {state}")
 
 

@@ -31,7 +31,7 @@ class _Context(Protocol):
     db_url: str | None
     plugins_dirs: list[str]
 
-    def database(self) -> Database: ...
+    def database(self, create: bool = True) -> Database: ...
 
     def registry(self) -> Registry: ...
 
@@ -62,7 +62,7 @@ def db_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def load(ctx: _Context, tournament_key: str | None, game_spec: str | None) -> Aggregates:
     """The selected matches (with legal-move counts, for the histogram) and their tournaments' settings."""
-    return figures.aggregates(ctx.database(), ctx.registry(), tournament_key, game_spec)
+    return figures.aggregates(ctx.database(create=False), ctx.registry(), tournament_key, game_spec)
 
 
 _need_matplotlib = figures.need_matplotlib

@@ -98,7 +98,7 @@ def tokens_create(ctx: _Context, name: str, bot: bool) -> None:
 @db_options
 def tokens_list(ctx: _Context, as_json: bool) -> None:
     """List tokens (name, kind, prefix, dates; never the token)."""
-    rows = tokens.listing(ctx.database())
+    rows = tokens.listing(ctx.database(create=False))
     if as_json:
         print_json(rows)
         return
@@ -111,7 +111,7 @@ def tokens_list(ctx: _Context, as_json: bool) -> None:
 @db_options
 def tokens_revoke(ctx: _Context, name: str) -> None:
     """Revoke NAME's token: it stops working at once."""
-    tokens.revoke(ctx.database(), name)
+    tokens.revoke(ctx.database(create=False), name)
     click.echo(f"revoked token '{name}'")
 
 

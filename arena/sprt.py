@@ -61,6 +61,8 @@ def parse_sprt(text: str) -> SprtParams:
         key = key.strip()
         if not sep or key not in ("elo0", "elo1", "alpha", "beta", "model"):
             raise ArenaError(f"--sprt takes elo0=E0,elo1=E1[,alpha=A,beta=B,model=logistic|normalized], not '{item}'")
+        if key in values:
+            raise ArenaError(f"--sprt {key} given twice")
         values[key] = value.strip()
     if "elo0" not in values or "elo1" not in values:
         raise ArenaError("--sprt needs elo0 and elo1, e.g. --sprt elo0=0,elo1=10")
@@ -78,9 +80,19 @@ def parse_sprt(text: str) -> SprtParams:
     return params
 
 
+#: The largest |elo0|, |elo1| of each model: logistic, an expected score of 0.99999 (at about 6,400 Elo it rounds to 1
+#: and no test exists); normalized, 200 (from about 240 the MLE of Fishtest's method has no solution: (mean - 1/2) / sd
+#: that far from 0 is out of reach from its start).
+MAX_ELO = {"logistic": 2000.0, "normalized": 200.0}
+
+
 def check(params: SprtParams) -> None:
     if params.model not in MODELS:
         raise ArenaError(f"--sprt model must be one of {', '.join(MODELS)}, got '{params.model}'")
+    limit = MAX_ELO[params.model]
+    for name, value in (("elo0", params.elo0), ("elo1", params.elo1)):
+        if abs(value) > limit:
+            raise ArenaError(f"--sprt {name} must be between -{limit:g} and {limit:g} ({params.model} Elo), got {value:g}")
     if not params.elo0 < params.elo1:
         raise ArenaError(f"--sprt needs elo0 < elo1, got {params.elo0:g} and {params.elo1:g}")
     for name, value in (("alpha", params.alpha), ("beta", params.beta)):

@@ -222,7 +222,8 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
     verdict = {"H1": f"H1 accepted: {test} is stronger than {base} (+{elo1:g} Elo is far likelier than +{elo0:g})",
                "H0": f"H0 accepted: {test} is not stronger than {base} by {elo1:g} Elo (+{elo0:g} is far likelier)",
                "continue": "no decision yet (the test goes on)",
-               "inconclusive": "no decision: the round limit came first"}[report["decision"]]  # fmt: skip
+               "inconclusive": "no decision: the matches ran out first (the round limit, or the run's own test ended it)",
+               }[report["decision"]]  # fmt: skip
     return [
         f"SPRT {report['test']} vs {report['base']} ({report['model']} Elo, elo0={report['elo0']:g}, elo1={report['elo1']:g}, "
         f"alpha={report['alpha']:g}, beta={report['beta']:g}; {report['statistic']} over {report[unit]} {unit}: {report['counts']})",

@@ -206,8 +206,16 @@ def database_status(database: Database) -> dict[str, Any]:
         revision = current_revision(database)
     except SQLAlchemyError as exc:
         raise StorageError(f"cannot open database {database.display}: {_short(exc)}") from None
+    known = revision is None or revision in known_revisions()
     return {"url": database.display, "dialect": database.dialect, "server": server, "revision": revision,
-            "head": HEAD_REVISION, "current": revision == HEAD_REVISION}  # fmt: skip
+            "head": HEAD_REVISION, "current": revision == HEAD_REVISION, "known": known}  # fmt: skip
+
+
+def known_revisions() -> set[str]:
+    """Every schema revision this Arena's migrations know."""
+    from alembic.script import ScriptDirectory
+
+    return {script.revision for script in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
 
 
 def upgrade(database: Database) -> None:

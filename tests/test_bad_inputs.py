@@ -70,7 +70,8 @@ def test_a_refused_tournament_on_an_existing_database_writes_nothing(arena_cli):
     ["run-tournament", "--game", "no_such_game", "--agents", "random,greedy"],
     ["run-tournament", "--game", "tic_tac_toe", "--agents", "random,no_such_agent"],
     ["leaderboard"], ["tournaments"], ["matches"], ["stats"], ["replay", "1"], ["db", "verify"],
-    ["run-tournament", "--resume", "1"],
+    ["run-tournament", "--resume", "1"], ["agents", "list"], ["sprt", "1"], ["plot", "net-wins", "--out", "x.png"],
+    ["report", "--out", "r"], ["tokens", "list"], ["tokens", "revoke", "bob"], ["db", "check"],
 ])  # fmt: skip
 def test_bad_input_creates_no_database_file(tmp_path, command):
     db = tmp_path / "new.db"

@@ -148,10 +148,23 @@ def test_parse_sprt():
 @pytest.mark.parametrize("text, message", [
     ("elo1=10", "needs elo0 and elo1"), ("elo0=5,elo1=1", "elo0 < elo1"), ("elo0=0,elo1=5,alpha=0.7", "alpha"),
     ("elo0=0,elo1=x", "must be a number"), ("elo0=0,elo1=5,model=bayes", "model"), ("elo0=0,elo1=5,gamma=1", "--sprt takes"),
+    ("elo0=0,elo1=10000", "elo1 must be between -2000 and 2000"), ("elo0=0,elo1=10,elo1=20", "elo1 given twice"),
+    ("elo0=-300,elo1=0,model=normalized", "elo0 must be between -200 and 200"),
 ])  # fmt: skip
 def test_bad_sprt_is_one_line_and_exit_2(arena_cli, text, message):
     result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--sprt", text, ok=False)
     assert result.exit_code == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("model", sprt.MODELS)
+@pytest.mark.parametrize("counts", [[0, 0, 9], [9, 0, 0], [0, 9, 0], [1000, 0, 1], [0, 0, 0, 0, 9], [9, 0, 0, 0, 0], [0, 0, 9, 0, 0],
+                                    [1, 0, 0, 0, 1000]])  # fmt: skip
+def test_every_accepted_hypothesis_has_a_likelihood_ratio_even_for_one_sided_records(counts, model):
+    """At the bounds --sprt accepts, the MLE exists for records of all wins, all losses or all draws (a bound past them
+    once crashed the run after its first game, leaving it half-written)."""
+    top = sprt.MAX_ELO[model]
+    for elo0, elo1 in ((0.0, top), (-top, top), (top - 1.0, top), (-top, 1.0 - top)):
+        assert math.isfinite(sprt.llr(counts, SprtParams(elo0, elo1, model=model)))
 
 
 def test_sprt_needs_two_agents(arena_cli):
