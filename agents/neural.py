@@ -399,9 +399,10 @@ class NeuralAgent(arena.Agent):
 
     @classmethod
     def check_params(cls, params: dict[str, Any]) -> None:
-        """At registration: the checkpoint must be a readable, well-formed one."""
-        if params.get("checkpoint"):
-            load_network(params["checkpoint"])
+        """At registration: the checkpoint must be given, and a readable, well-formed one."""
+        checkpoint = str(params.get("checkpoint") or "")
+        _required_key(checkpoint)
+        load_network(checkpoint)
 
     @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:

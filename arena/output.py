@@ -102,6 +102,10 @@ def fit_columns(columns: Sequence[str], cells: Sequence[Sequence[str]], width: i
             if target < current:
                 cut.pop(i, None)
                 cut[i] = target  # the dict's order is that of the latest cuts
+    while excess() > 0 and len(kept) > 1:  # the steps were not enough: leave out columns from the right, never squeeze
+        kept.pop()  # one to nothing (the terminal would shrink the narrowest first: an id or a rank)
+    if excess() > 0:
+        cut[kept[0]] = max(1, cut.get(kept[0], natural[kept[0]]) - excess())
     for i in reversed(list(cut)):  # a later drop may have made room: give it back, latest cut (most important) first
         if i in kept and excess() < 0:
             cut[i] = min(natural[i], cut[i] - excess())

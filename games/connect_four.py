@@ -163,6 +163,9 @@ class ConnectFourState(arena.State):
     def string_to_action(self, text: str) -> int:
         text = text.strip()
         if text[:1] in ("x", "o"):
+            mark = _MARKS[self.current_player + 1] if self.current_player != TERMINAL else "x"
+            if text[0] != mark:
+                raise arena.ArenaError(f"{text!r} is a move of {text[0]}, and {mark} is to move")
             text = text[1:]
         return super().string_to_action(text)
 

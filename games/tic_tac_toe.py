@@ -74,6 +74,9 @@ class TicTacToeState(arena.State):
     def string_to_action(self, text: str) -> int:
         text = text.strip()
         if len(text) >= 5 and text[0] in "xo" and text[1] == "(":
+            mark = _MARKS[self.current_player + 1] if self.current_player != TERMINAL else "x"
+            if text[0] != mark:
+                raise arena.ArenaError(f"{text!r} is a move of {text[0]}, and {mark} is to move")
             text = text[1:]
         if text.startswith("(") and text.endswith(")"):
             row, _, col = text[1:-1].partition(",")

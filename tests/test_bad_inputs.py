@@ -38,6 +38,8 @@ def test_register_checks_the_checkpoint_file(arena_cli, tmp_path):
     junk = tmp_path / "notes.txt"
     junk.write_text("not a network")
     _one_line_error(arena_cli("agents", "register", "junk", "--type", "neural", "--checkpoint", str(junk), ok=False), "checkpoint")
+    for game in ([], ["--game", "tic_tac_toe"]):  # no checkpoint at all: refused now, not when a tournament starts
+        _one_line_error(arena_cli("agents", "register", "nn", "--type", "neural", *game, ok=False), "needs a checkpoint")
     assert arena_cli.rows("select count(*) from agents") in ([], [(0,)])
 
 

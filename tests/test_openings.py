@@ -60,6 +60,8 @@ def test_file_openings_by_name_or_id_in_order_and_shown_in_replays(arena_cli, tm
     ("x3 x9\n", "line 1: 'x9' is not a legal action after 1 plies"),
     ("# nothing\n\n", "no openings in the file"),
     ("3 3\n3 3 3 3 3 3 3\n", "line 2: '3' is not a legal action after 6 plies"),
+    ("o3\n", "line 1: 'o3' is not a legal action after 0 plies"),  # a name is the mover's: o does not move first
+    ("x3 x3\n", "line 1: 'x3' is not a legal action after 1 plies"),
 ])  # fmt: skip
 def test_bad_opening_files_are_refused_up_front(arena_cli, tmp_path, content, message):
     book = tmp_path / "bad.txt"

@@ -108,6 +108,28 @@ def test_matrix_numbers_its_columns_when_names_do_not_fit(study):
     assert "│ 1 " in text and "Columns are numbered as the rows." in text
 
 
+@pytest.mark.parametrize("columns", [40, 50])
+def test_a_narrow_terminal_leaves_columns_out_and_never_squeezes_one_to_nothing(study, columns):
+    """When the caller's steps are not enough, columns go from the right; the id and rank columns keep their values."""
+    for command, first in ((["tournaments"], "id"), (["leaderboard"], "#")):
+        shown = tables(in_terminal(command, columns, study))[0]
+        assert all(len(line) <= columns for line in shown), shown
+        header = [cell.strip() for cell in shown[1].split("┃")[1:-1]]
+        first_cells = [line.split("│")[1].strip() for line in shown[3:-1]]
+        assert header[0] == first and all(cell and "…" not in cell for cell in first_cells), shown
+
+
+def test_fit_steps_when_they_are_not_enough():
+    columns = ["id", "name", "notes"]
+    cells = [["12", "n" * 20, "x" * 30]]
+    kept, cut = fit_columns(columns, cells, 30, [Drop("notes")])
+    assert kept == [0, 1] and cut == {}
+    kept, cut = fit_columns(columns, cells, 25, [Drop("notes")])
+    assert kept == [0] and cut == {}  # from the right, whole: the first column keeps its values
+    kept, cut = fit_columns(["name"], [["n" * 40]], 25, [])
+    assert kept == [0] and table_width([cut[0]]) == 25
+
+
 def test_piped_output_keeps_every_column_at_full_width(study):
     board = piped(["leaderboard"], study)
     assert "TrueSkill mu" in board and "sigma" in board and "…" not in board and "left out" not in board
