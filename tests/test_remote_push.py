@@ -54,6 +54,8 @@ def test_hidden_information_game_plays_remotely():
         ("slow", "timeout", ""),
         ("disconnect", "agent_disconnected", "disconnect"),
         ("http_error", "agent_disconnected", "HTTP 500"),
+        ("redirect", "bad_reply", "HTTP 307, a redirect"),
+        ("huge", "bad_reply", "more than 1,048,576 bytes"),
     ],
 )
 def test_each_fault_forfeits_with_its_reason(bot, reason, detail):

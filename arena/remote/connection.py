@@ -42,6 +42,10 @@ def url_problem(url: str) -> str | None:
     return None
 
 
+#: The most an answer may hold: a move's answer is a few bytes; a bot must not make Arena read 200 MB.
+MAX_ANSWER_BYTES = 1 << 20
+
+
 class BotConnection:
     """POSTs to one bot's base URL over one kept-alive connection (not thread-safe: one per thread)."""
 
@@ -85,7 +89,10 @@ class BotConnection:
             # http.client sends a bytes body in the same `send` as the headers.
             conn.request("POST", self.prefix + path, body=body, headers=self.headers)
             response = conn.getresponse()
-            data = response.read()
+            data = response.read(MAX_ANSWER_BYTES + 1)
+            if len(data) > MAX_ANSWER_BYTES:
+                self.close()
+                raise NotHttp(f"an answer of more than {MAX_ANSWER_BYTES:,} bytes (a move's answer takes a few)")
         except http.client.RemoteDisconnected as exc:
             self.close()
             raise Disconnected(f"the bot disconnected without an answer ({exc})") from None

@@ -157,6 +157,8 @@ class HttpAgent(RemoteAgent):
             self._start()
         message = self.act_message(state)
         status, answer, elapsed = self._post("/act", message, self.deadline())
+        if 300 <= status < 400:
+            raise Forfeit(BAD_REPLY, f"seat {self.player}: /act answered HTTP {status}, a redirect (Arena follows none)")
         if status >= 400:
             raise Forfeit(AGENT_DISCONNECTED, f"seat {self.player}: /act answered HTTP {status}")
         return self.answer(answer, elapsed)

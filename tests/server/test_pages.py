@@ -31,3 +31,17 @@ def test_page_errors_are_pages(played: Server) -> None:
         response = played.client.get(path)
         assert 400 <= response.status_code < 500 and response.headers["content-type"].startswith("text/html"), path
         assert "Traceback" not in response.text
+
+
+def test_pages_show_the_clis_warnings_and_open_ended_intervals(server: Server) -> None:
+    """A leaderboard page says what `arena leaderboard` says under its table: repeated games, and interval ends the
+    games did not set."""
+    repeated = server.submit(game="connect_four", agents=["illegal", "illegal:seed=1"], rounds=6, seed=1)["id"]  # one game, again and again
+    forfeits = server.submit(game="tic_tac_toe", agents=["illegal", "random"], rounds=2, seed=1)["id"]
+    server.play()
+    for page in (f"/tournaments/{repeated}", f"/leaderboard?tournament={repeated}"):
+        text = server.client.get(page).text
+        assert "fewer than half the games are distinct" in text and "--openings random:N" in text, page
+    text = server.client.get(f"/tournaments/{forfeits}").text
+    assert "..&gt;" in text and "&lt;" in text and "the games set no upper (lower) limit" in text
+    assert "distinct" not in server.client.get(f"/leaderboard?tournament={forfeits}").text

@@ -82,7 +82,7 @@ def tournament_page(request: Request, key: str, database: DatabaseDep, registry:
     data: dict[str, Any] = {"t": t, "rows": [], "heat": None, "kinds": PLOT_KINDS, "page": None}
     if t["done"]:
         selection = analysis.select(database, registry, str(t["id"]))
-        data["rows"] = analysis.leaderboard_of(database, selection, "bt")
+        data["rows"], data["warning"] = analysis.leaderboard_and_warning(database, selection, "bt")
         data["bars"] = intervals(data["rows"])
         data["matrix"] = analysis.matrix_of(database, selection, "net-wins")
         data["heat"] = heat(data["matrix"])
@@ -108,12 +108,12 @@ def leaderboard_page(request: Request, database: DatabaseDep, registry: Registry
     if game is None and tournament is None and tournaments:
         game = tournaments[-1]["game_spec"]
     rows: list[dict[str, Any]] = []
-    title = "no tournaments yet"
+    title, warning = "no tournaments yet", None
     if game is not None or tournament is not None:
         selection = analysis.select(database, registry, tournament, game)
-        rows, title = analysis.leaderboard_of(database, selection, system), selection.title
+        (rows, warning), title = analysis.leaderboard_and_warning(database, selection, system), selection.title
     return render(request, "leaderboard.html", rows=rows, title=title, game=game, tournament=tournament, system=system,
-                  systems=SYSTEM_NAMES, played_games=played_games, bars=intervals(rows))  # fmt: skip
+                  systems=SYSTEM_NAMES, played_games=played_games, bars=intervals(rows), warning=warning)  # fmt: skip
 
 
 @router.get("/matches/{match_id}")
