@@ -603,7 +603,8 @@ def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str
         if warning:
             click.echo(warning, err=True)
     else:
-        _print_leaderboard(selection.title, rows, system, warning)
+        title = selection.title + (" - Bradley-Terry weighted by 1 / selection probability" if weighted else "")
+        _print_leaderboard(title, rows, system, warning)
 
 
 @cli.command("elo-history")

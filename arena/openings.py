@@ -41,6 +41,8 @@ def parse_openings(text: str | Sequence[str], game: Game) -> dict[str, Any]:
         random_opening(game, plies, derive_seed("check", plies))  # a game too short for N plies fails now
         return {"kind": "random", "plies": plies}
     path = Path(text)
+    if path.is_dir():
+        raise ArenaError(f"--openings must be random:N or a file of openings; '{text}' is a directory")
     if not path.is_file():
         raise ArenaError(f"--openings must be random:N or a file of openings; no file '{text}'")
     try:

@@ -31,7 +31,8 @@ def sprt_settings(text: str, labels: Sequence[str], players: int, paired: bool) 
     """The settings entry of a tournament run as an SPRT of the second agent (B) against the first (A)."""
     params = sprt.parse_sprt(text)
     if players != 2 or len(labels) != 2:
-        raise ArenaError("--sprt tests two agents in a two-player game: give --agents A,B (is B stronger than A?)")
+        raise ArenaError(f"--sprt tests two agents in a two-player game (is B stronger than A?), not {len(labels)} agents in a "
+                         f"{players}-player one: give --agents A,B")  # fmt: skip
     return {"params": params.to_json(), "base": labels[0], "test": labels[1], "paired": paired}
 
 

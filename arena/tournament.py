@@ -85,7 +85,8 @@ def game_with_players(registry: Registry, spec_text: str, players: int | None) -
     if players is not None:
         info = game_cls.info
         if not info.min_players <= players <= info.max_players:
-            raise ArenaError(f"game '{info.id}' is for {info.min_players} to {info.max_players} players, not {players}")
+            seats = f"{info.min_players}" if info.min_players == info.max_players else f"{info.min_players} to {info.max_players}"
+            raise ArenaError(f"game '{info.id}' is for {seats} players, not {players}")
         if info.min_players != info.max_players:
             if "players" in params and int(params["players"]) != players:
                 raise ArenaError("--players and the game's players parameter disagree")
@@ -140,6 +141,9 @@ def prepare(registry: Registry, database: Database | None,
             raise ArenaError(f"a tournament named '{request.name}' exists already (use --resume to finish it)")
         if request.name is not None and request.name.isdecimal():
             raise ArenaError("a tournament name cannot be a number (numbers are tournament ids)")
+        if request.name is not None and ("/" in request.name or request.name != request.name.strip()):
+            raise ArenaError(f"--name: a tournament name has no '/' and no spaces at its ends (it is part of page addresses), "
+                             f"got {request.name!r}")  # fmt: skip
         lookup = named_agents(session)
         agents_text = request.agents
         if request.format == "gauntlet":

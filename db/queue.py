@@ -94,6 +94,14 @@ def renew(database: Database, tournament_id: int, worker: str, lease_seconds: fl
     return retrying(write)
 
 
+def holds(database: Database, tournament_id: int, worker: str) -> bool:
+    """Whether `worker` still holds the tournament (it is running under its claim: not cancelled, not taken over)."""
+    with database.engine.connect() as connection:
+        found = connection.execute(select(Tournament.id).where(
+            Tournament.id == tournament_id, Tournament.claimed_by == worker, Tournament.status == "running")).first()
+    return found is not None
+
+
 def release(database: Database, tournament_id: int, worker: str, status: str | None = None, error: str | None = None) -> None:
     """Give the tournament up: its lease ends now (anyone may resume it); `status` (failed) with `error` if given."""
     values: dict[str, object] = {"lease_until": utcnow() - timedelta(seconds=1)}

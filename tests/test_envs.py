@@ -125,7 +125,7 @@ def test_gymnasium_seats_masks_and_determinism() -> None:
 def test_bad_input_is_one_arena_error() -> None:
     with pytest.raises(arena.ArenaError, match="unknown game"):
         pettingzoo_env("chess")
-    with pytest.raises(arena.ArenaError, match="2 to 2 players"):
+    with pytest.raises(arena.ArenaError, match="is for 2 players"):
         pettingzoo_env("connect_four", players=3)
     with pytest.raises(arena.ArenaError, match="unknown agent"):
         gymnasium_env("connect_four", opponent="nobody")

@@ -89,6 +89,8 @@ def test_answers_are_parsed_strictly():
     for bad in (b"", b"3", b'{"move": 3}', b'{"action": "3"}', b'{"action": 3.0}', b'{"action": true}', b"\xff"):
         with pytest.raises(protocol.BadReply):
             protocol.parse_answer(bad)
+    with pytest.raises(protocol.BadReply, match="more than 4300 digits"):  # JSON still, but no int Python makes from text
+        protocol.parse_answer(b'{"action": ' + b"1" * 5000 + b"}")
 
 
 def test_start_and_end_messages():

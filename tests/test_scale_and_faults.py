@@ -54,7 +54,7 @@ def test_bad_input_on_scale_options(arena_cli):
         (["--memory-limit", "10"], "--memory-limit"),
         (["--format", "gauntlet"], "--challenger"),
         (["--challenger", "random"], "only for --format gauntlet"),
-        (["--players", "3"], "for 2 to 2 players"),
+        (["--players", "3"], "is for 2 players, not 3"),
     ]:
         result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", *args, ok=False)
         assert result.exit_code == 2 and fragment in result.stderr and len(result.stderr.splitlines()) == 1, (args, result.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -99,9 +100,15 @@ def first_line(exc: BaseException) -> str:
     """An exception as one short line (PyTorch and onnxruntime errors run over many lines)."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     text = lines[0] if lines else ""
-    for line in lines:  # PyTorch puts the useful part last ("RuntimeError: mat1 and mat2 shapes ...")
-        if "shape" in line or "size" in line or "dimension" in line:
-            text = line
-            break
+    stated = [line for line in lines if re.match(r"[A-Za-z]+(Error|Exception): ", line)]
+    if stated:  # TorchScript: a traceback of its code, then the error's own line, last ("RuntimeError: mat1 and mat2 ...")
+        text = stated[-1]
+    else:
+        for line in lines:  # others put the useful part after a preamble
+            if "shape" in line or "size" in line or "dimension" in line:
+                text = line
+                break
+    name = type(exc).__name__
+    text = text.removeprefix(f"{name}: ")  # TorchScript repeats the type at the head of its last line
     text = text if len(text) <= 300 else text[:297] + "..."
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return f"{name}: {text}" if text else name

@@ -97,7 +97,9 @@ def register_agent(
 
     if len(name) > 200:
         raise ArenaError(f"an agent name is at most 200 characters, got {len(name)}")
-    if not name or any(ch in name for ch in ",:= /") or name.isdecimal():
+    if name.isdecimal():
+        raise ArenaError(f"bad agent name {name!r}: not digits alone (a number is read as a tournament or match id)")
+    if not name or any(ch in name for ch in ",:= /"):
         raise ArenaError(f"bad agent name {name!r}: use letters, digits, '-', '_' or '.' (no ',', ':', '=' or spaces)")
     if name in registry.agents:
         raise ArenaError(f"'{name}' is an agent type; choose another name")

@@ -32,8 +32,9 @@ def create(database: Database, name: str, kind: str = "user") -> str:
     """A new token for `name`: returned once, only its digest is stored."""
     if kind not in KINDS:
         raise ArenaError(f"unknown token kind '{kind}' (choose: {', '.join(KINDS)})")
-    if not name or len(name) > 200 or any(ch.isspace() for ch in name):
-        raise ArenaError(f"bad token name {name!r}: 1 to 200 characters, no spaces")
+    if not name or len(name) > 200 or any(ch.isspace() or ch in ',:="' for ch in name):
+        # the name is an agent's (pull:name=NAME, browser:name=NAME): nothing that would split or quote a spec
+        raise ArenaError(f"bad token name {name!r}: 1 to 200 characters, no spaces, ',', ':', '=' or '\"'")
     token = "arena_" + secrets.token_urlsafe(32)
     if not store.add(database, name, kind, token[:PREFIX_LENGTH], _digest(token)):
         raise ArenaError(f"a token named '{name}' exists already (revoke it first)")

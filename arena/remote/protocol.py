@@ -65,7 +65,9 @@ def parse_answer(body: bytes | str) -> tuple[int, float | None]:
     """The action id and the agent's own think time in seconds (None when not given) of an `act` answer."""
     try:
         data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError) as exc:
+        if "integer string conversion" in str(exc):  # JSON, with a number of thousands of digits (Python's limit)
+            raise BadReply(f"a number of more than 4300 digits: {_excerpt(body)}") from None
         raise BadReply(f"not JSON: {_excerpt(body)}") from None
     if not isinstance(data, dict) or "action" not in data:
         raise BadReply(f'expected {{"action": <id>}}, got {_excerpt(body)}')

@@ -60,7 +60,7 @@ def install(app: FastAPI) -> None:
         return error(request, status, message, field)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid(_request: Request, exc: RequestValidationError) -> Response:
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
         problems: list[Any] = list(exc.errors())
         first = problems[0] if problems else {}
         location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path", "header")]
@@ -70,6 +70,8 @@ def install(app: FastAPI) -> None:
         text = first.get("msg", "invalid request")
         message = f"{'.'.join(location)}: {text}" if location else text
         details = [{"field": ".".join(str(p) for p in e.get("loc", ())[1:]), "message": e.get("msg")} for e in problems]
+        if not request.url.path.startswith("/api/") and request.url.path != "/openapi.json":
+            return error(request, 422, message, field)  # a page asked for with a bad address: a page that says so
         return JSONResponse({"error": message, "field": field, "details": details}, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)

@@ -42,6 +42,8 @@ class GivesWay(Exception):
 
 #: Seconds between two looks, while a ladder plays, for a tournament waiting behind it (db.queue.gives_way).
 GIVE_WAY_SECONDS = 1.0
+#: Seconds between two looks, while a tournament plays, at whether this worker still holds it (not cancelled).
+HOLD_LOOK_SECONDS = 1.0
 
 
 @dataclass
@@ -65,9 +67,15 @@ class Claimed:
         self.idling = False
 
     def _beat(self) -> None:
-        while not self.finished.wait(self.lease_seconds / 3):
+        renew_at = time.monotonic() + self.lease_seconds / 3
+        while not self.finished.wait(min(HOLD_LOOK_SECONDS, self.lease_seconds / 3)):
             try:
-                if not queue.renew(self.database, self.tournament_id, self.worker, self.lease_seconds):
+                if time.monotonic() >= renew_at:
+                    renew_at = time.monotonic() + self.lease_seconds / 3
+                    held = queue.renew(self.database, self.tournament_id, self.worker, self.lease_seconds)
+                else:  # a read between renewals: a cancel stops play after the current match, not a third of a lease later
+                    held = queue.holds(self.database, self.tournament_id, self.worker)
+                if not held:
                     self.lost.set()  # cancelled, or another server took it over
                     return
             except Exception:  # a database hiccup: try again at the next beat (the lease has slack)

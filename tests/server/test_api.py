@@ -98,6 +98,8 @@ def test_tokens_from_the_cli_bot_tokens_and_revoking(server: Server) -> None:
     server.cli("tokens", "revoke", "carol")
     assert server.client.delete("/api/v1/agents/mine", headers={"Authorization": f"Bearer {token}"}).status_code == 401
     assert server.cli("tokens", "create", "robot", ok=False).exit_code == 2
+    for bad in ("eve,depth=3", "a:b", "x=y", 'q"'):  # a token's name is an agent's (browser:name=..., pull:name=...)
+        assert server.cli("tokens", "create", bad, ok=False).exit_code == 2, bad
 
 
 BAD_BODIES = [
@@ -121,6 +123,7 @@ BAD_BODIES = [
     ({"game": "connect_four", "agents": ["random", "greedy"], "players": 3}, 400, "players"),
     ({"game": "connect_four", "agents": ["random", "greedy"], "name": "42"}, 400, "name"),
     ({"game": " ", "agents": ["random", "greedy"]}, 400, "game"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "name": "a/b"}, 400, "name"),  # unreachable as /tournaments/a/b
     ({"game": "connect_four", "agents": ["human", "greedy"]}, 400, "agents"),  # a person: nobody at the server to move
     ({"game": "connect_four", "agents": ["random", "greedy"], "openings": "random:²"}, 400, "openings"),
     ({"game": "connect_four", "agents": ["random", "greedy"], "openings": ["3", "9"]}, 400, "openings"),
@@ -218,7 +221,9 @@ def test_empty_database_answers_cleanly(server: Server) -> None:
 def test_private_server_needs_a_token_to_read(tmp_path) -> None:
     private = Server(tmp_path / "p.db", Settings(**{**SETTINGS.__dict__, "private": True}))
     assert private.client.get("/api/v1/games").status_code == 401
-    assert private.client.get("/").status_code == 401
+    home = private.client.get("/")
+    assert home.status_code == 401 and 'href="/signin?next=/"' in home.text  # the page says where to sign in
+    assert private.client.get("/signin").status_code == 200
     assert private.client.get("/api/v1/games", headers=private.auth).status_code == 200
     private.close()
 

@@ -27,7 +27,8 @@ def test_pages_render_without_javascript(played: Server) -> None:
 
 
 def test_page_errors_are_pages(played: Server) -> None:
-    for path in ("/tournaments/99", "/matches/999", "/agents/nobody", "/tournaments/1/figures/pie.png"):
+    for path in ("/tournaments/99", "/matches/999", "/agents/nobody", "/tournaments/1/figures/pie.png",
+                 "/tournaments/1?offset=-1", "/matches/abc", "/leaderboard?system=best"):  # fmt: skip
         response = played.client.get(path)
         assert 400 <= response.status_code < 500 and response.headers["content-type"].startswith("text/html"), path
         assert "Traceback" not in response.text
