@@ -402,7 +402,13 @@ class NeuralAgent(arena.Agent):
         """At registration: the checkpoint must be given, and a readable, well-formed one."""
         checkpoint = str(params.get("checkpoint") or "")
         _required_key(checkpoint)
-        load_network(checkpoint)
+        try:
+            load_network(checkpoint)
+        except arena.ArenaError as exc:
+            if checkpoint.endswith(".npz"):
+                raise
+            raise arena.ArenaError(f"{exc}; a TorchScript, torch.export or ONNX network is checked against the game it "
+                                   "plays: register it with --game GAME") from None
 
     @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:

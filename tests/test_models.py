@@ -164,6 +164,10 @@ def test_metadata_parameters_left_out_are_the_defaults(arena_cli, tmp_path):
     for number, params in enumerate(("", "rows=6", "columns=7;rows=6;x_in_row=4")):
         path = save(network(C4_SHAPE, 7), C4_SHAPE, tmp_path / f"m{number}", "torchscript", {"game": "connect_four", "game_params": params})
         arena_cli("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={path},random", "--quiet")
+    # Registered without its game, a user's network cannot be checked: the error says to give it.
+    one_error_line(arena_cli("agents", "register", "mine", "--type", "neural", "--checkpoint", str(path), ok=False),
+                   str(path), "register it with --game GAME")
+    arena_cli("agents", "register", "mine", "--type", "neural", "--checkpoint", str(path), "--game", "connect_four")
 
 
 def test_fixed_batch_of_one_plays(tmp_path):
