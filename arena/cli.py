@@ -60,6 +60,12 @@ class Context:
             self._database = None
 
 
+def _db_option(db_url: str) -> str:
+    if not db_url.strip():
+        raise ArenaError("--db is empty: give a database URL or a SQLite file (or leave --db out for $ARENA_DB, else ./arena.db)")
+    return db_url
+
+
 def _common(command: Callable[..., Any]) -> Callable[..., Any]:
     """--db and --plugins-dir on every command, as well as on the group."""
 
@@ -68,8 +74,8 @@ def _common(command: Callable[..., Any]) -> Callable[..., Any]:
     @click.pass_obj
     @functools.wraps(command)
     def wrapper(ctx: Context, db_url: str | None, plugins_dirs: tuple[str, ...], **kwargs: Any) -> Any:
-        if db_url:
-            ctx.db_url = db_url
+        if db_url is not None:
+            ctx.db_url = _db_option(db_url)
         ctx.plugins_dirs.extend(plugins_dirs)
         return command(ctx, **kwargs)
 
@@ -137,7 +143,7 @@ class ArenaGroup(click.Group):
 def cli(ctx: click.Context, db_url: str | None, plugins_dirs: tuple[str, ...]) -> None:
     """Arena: run tournaments between game-playing agents and rank them."""
     obj = ctx.ensure_object(Context)
-    obj.db_url = db_url
+    obj.db_url = None if db_url is None else _db_option(db_url)
     obj.plugins_dirs = list(plugins_dirs)
     ctx.call_on_close(obj.close)
 

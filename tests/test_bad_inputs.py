@@ -110,3 +110,16 @@ def test_a_checkpoint_path_with_a_comma_can_be_quoted(arena_cli, tmp_path):
     arena_cli("run-tournament", "--resume", "quoted", "--quiet")  # the stored spec reads back
     _one_line_error(arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"neural:checkpoint={path},random",
                               ok=False), "")  # fmt: skip  (unquoted: split at the comma)
+
+
+@pytest.mark.parametrize("where", ["group", "command"])
+def test_an_empty_db_option_is_refused_not_taken_for_the_default(tmp_path, monkeypatch, where):
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    args = ["--db", "", "tournaments"] if where == "group" else ["tournaments", "--db", " "]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2 and "--db is empty" in result.output and "Traceback" not in result.output
+    assert not list(tmp_path.iterdir())  # not ./arena.db either
