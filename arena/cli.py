@@ -478,7 +478,8 @@ def play_command(ctx: Context, game_spec: str, against: str, seat: int, name: st
     from arena.remote.play import play_against
 
     database = ctx.database()
-    tournament_id = play_against(ctx.registry(), database, game_spec, against, seat, name, seed, max_turns)
+    tournament_id = play_against(ctx.registry(), database, game_spec, against, seat, name, seed, max_turns,
+                                 plugins_dirs=ctx.plugins_dirs)  # fmt: skip
     click.echo(f"stored as tournament {tournament_id}: `arena matches --tournament {tournament_id}`; "
                f"`arena leaderboard --game {game_spec}` rates it with every other match of the game")  # fmt: skip
 

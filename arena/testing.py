@@ -200,6 +200,21 @@ def check_game(game: Game, seeds: Iterable[int] = range(20)) -> None:
         check_observation(game, seed)
 
 
+def game_problem(game: Game, seed: int = 0) -> str | None:
+    """What a quick look finds wrong with a game (one random play-through, clone independence, no state shared between
+    states), or None. A tournament of a plugin's game runs it first: a game whose clone shares state would otherwise
+    make the search agents that look ahead forfeit as if they had changed the real state."""
+    try:
+        random_playthrough(game, seed)
+        check_clone_independent(game, seed)
+        check_no_shared_state(game, seed)
+    except AssertionError as exc:
+        return str(exc).splitlines()[0] if str(exc) else "a check failed"
+    except Exception as exc:  # noqa: BLE001  (the game's own code failed: any exception)
+        return f"{type(exc).__name__}: {exc}".splitlines()[0]
+    return None
+
+
 def _watch(agent: Agent) -> None:
     """Make `agent.act` fail if it changes the state it is given (the runner hands over live states)."""
     inner = agent.act

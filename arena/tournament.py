@@ -136,6 +136,13 @@ def prepare(registry: Registry, database: Database | None,
     if request.format not in FORMATS:
         raise ArenaError(f"unknown format '{request.format}' (choose: {', '.join(FORMATS)})")
     game = _game_with_players(registry, request)
+    if not registry.is_builtin("game", game.info.id):  # Arena's own games pass the conformance suite in its tests
+        from arena.testing import game_problem
+
+        problem = game_problem(game, request.seed)
+        if problem is not None:
+            raise ArenaError(f"game '{game.info.id}' fails a quick conformance check, so its matches would blame the agents: "
+                             f"{problem} (arena.testing.check_game says more)")  # fmt: skip
     with database.session() if database is not None else contextlib.nullcontext(None) as session:
         if session is not None and request.name is not None and queries.find_tournament(session, request.name) is not None:
             raise ArenaError(f"a tournament named '{request.name}' exists already (use --resume to finish it)")

@@ -80,3 +80,23 @@ def test_a_person_who_leaves_forfeits(arena_cli):
     assert match["reason"] == "agent_disconnected" and match["seats"][0]["outcome"] == "loss"
     bad = arena_cli("play", "--game", "tic_tac_toe", "--against", "greedy", "--seat", "5", ok=False)
     assert bad.exit_code == 2 and "--seat" in bad.stderr
+
+
+def test_a_person_plays_a_loose_file_plugin_agent_given_by_plugins_dir(tmp_path):
+    """A plugin's agent would play in a worker process (crash containment), but a person reads this process's terminal:
+    the match stays here, and --plugins-dir reaches whatever does run it."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.conftest import TEST_PLUGINS
+
+    arena = Path(sys.executable).parent / "arena"
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_PLUGINS_DIR"}
+    result = subprocess.run([str(arena), "--db", str(tmp_path / "a.db"), "play", "--plugins-dir", str(TEST_PLUGINS), "--game",
+                             "tic_tac_toe", "--against", "sleeper:seconds=0", "--seed", "2"], input=every_move(9, 9), text=True,
+                            capture_output=True, env=env, cwd=tmp_path, timeout=60, check=False)  # fmt: skip
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert "after 0 moves" not in result.stdout and ("You win" in result.stdout or "You lose" in result.stdout
+                                                     or "A draw" in result.stdout), result.stdout  # fmt: skip

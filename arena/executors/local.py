@@ -94,8 +94,10 @@ class LocalPool:
         # Agents other than Arena's own play in a worker process even with one worker, unless isolated already:
         # one that calls os._exit or segfaults then ends a worker (one line, --resume finishes), not the run.
         # (Only where a child process may be started: not in a daemonic process, as a server's tournament runner is.)
+        # A person (arena play) reads this process's terminal: a match with one is played here, whoever the others are.
         own = setup.isolate or all(registry.is_builtin("agent", data["type"]) for data in setup.agents)
-        if (self.workers <= 1 or len(tasks) <= 1) and (own or multiprocessing.current_process().daemon):
+        person = any(registry.agent_class(data["type"]).person for data in setup.agents)
+        if (self.workers <= 1 or len(tasks) <= 1) and (own or person or multiprocessing.current_process().daemon):
             from arena.tournament import Player
 
             player = Player(setup, registry)

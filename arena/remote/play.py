@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 
 from arena import tournament
 from arena.errors import ArenaError
@@ -45,8 +46,9 @@ def one_match(
 def play_against(
     registry: Registry, database: Database, game_spec: str, against: str, seat: int = 0, name: str = "human",
     seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None,
+    plugins_dirs: Sequence[str] = (),
 ) -> int:  # fmt: skip
     """Seat the person (agent `human`) in `seat` and the agents of `against` in the others, play the match; returns the tournament id."""
     tournament_id = one_match(registry, database, game_spec, against, seat, human_spec(name), seed, max_turns, time_per_move)
-    tournament.play(database, registry, tournament_id)
+    tournament.play(database, registry, tournament_id, plugins_dirs=plugins_dirs)
     return tournament_id
