@@ -126,58 +126,33 @@ def test_an_empty_db_option_is_refused_not_taken_for_the_default(tmp_path, monke
 
 
 SHARED_CLONE_GAME = '''
+import dataclasses
+
 import arena
+from games.tic_tac_toe import TicTacToe, TicTacToeState
 
 
-class Nim(arena.Game):
-    info = arena.GameInfo(id="sharednim", version="1", name="Nim whose clone shares its pile")
-
-    @property
-    def num_distinct_actions(self):
-        return 3
-
-    def new_initial_state(self, seed=0):
-        return NimState([10])
-
-    def max_game_length(self):
-        return 10
-
-
-class NimState(arena.State):
-    def __init__(self, pile):
-        self.pile, self.current_player, self.winner = pile, 0, None
-
-    def legal_actions(self):
-        return [] if self.winner is not None else [a for a in range(3) if a < self.pile[0]]
-
-    def apply(self, action):
-        self.pile[0] -= action + 1
-        if self.pile[0] == 0:
-            self.winner, self.current_player = self.current_player, arena.TERMINAL
-        else:
-            self.current_player = 1 - self.current_player
-
-    def is_terminal(self):
-        return self.winner is not None
-
-    def returns(self):
-        return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+class SharedState(TicTacToeState):
+    __slots__ = ()
 
     def clone(self):
-        twin = NimState(self.pile)  # the bug: the pile is shared
-        twin.current_player, twin.winner = self.current_player, self.winner
+        twin = super().clone()
+        twin.__class__, twin.board = SharedState, self.board  # the bug: the board is shared
         return twin
 
-    def action_to_string(self, action):
-        return f"take {action + 1}"
 
-    def render(self):
-        return "o" * self.pile[0]
+class SharedTicTacToe(TicTacToe):
+    info = dataclasses.replace(TicTacToe.info, id="shared_ttt")
+
+    def new_initial_state(self, seed=0):
+        state = SharedState.__new__(SharedState)
+        TicTacToeState.__init__(state)
+        return state
 
 
 @arena.hookimpl
 def register_games(register):
-    register(Nim)
+    register(SharedTicTacToe)
 '''
 
 
@@ -185,9 +160,9 @@ def test_a_plugin_game_that_fails_a_quick_conformance_check_is_refused_before_it
     """A clone that shares state would make mcts (which looks ahead on clones) forfeit for 'changing the real state'."""
     plugins = tmp_path / "plugins"
     plugins.mkdir()
-    (plugins / "sharednim.py").write_text(SHARED_CLONE_GAME)
+    (plugins / "shared_ttt.py").write_text(SHARED_CLONE_GAME)
     arena_cli = Arena(tmp_path / "a.db", plugins_dirs=(plugins,))
-    result = arena_cli("run-tournament", "--game", "sharednim", "--agents", "random,mcts:simulations=20", ok=False)
+    result = arena_cli("run-tournament", "--game", "shared_ttt", "--agents", "random,mcts:simulations=20", ok=False)
     _one_line_error(result, "fails a quick conformance check")
     assert "changed the original" in result.stderr
     assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
