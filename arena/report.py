@@ -83,6 +83,7 @@ class TournamentSettings:
     created_at: str
     finished_at: str | None
     agents: tuple[dict[str, Any], ...]
+    secret_deal: bool = False  # a game of hidden information: the deal mixes in the tournament's secret (never shown)
 
     @classmethod
     def from_row(cls, row: Any) -> TournamentSettings:
@@ -97,7 +98,7 @@ class TournamentSettings:
             challenger=settings.get("challenger"), rounds=row.rounds, seed=row.seed, max_turns=row.max_turns,
             time_per_move=row.time_per_move, players=row.players, status=row.status,
             created_at=_when(row.created_at), finished_at=_when(row.finished_at) if row.finished_at else None,
-            agents=tuple(settings.get("agents", ())),
+            agents=tuple(settings.get("agents", ())), secret_deal=getattr(row, "secret", None) is not None,
         )  # fmt: skip
 
 
@@ -459,7 +460,9 @@ def _settings_html(agg: Aggregates) -> str:
             ["status", t.status],
             ["created", t.created_at],
             ["finished", t.finished_at or "-"],
-            ["to play it again", t.command()],
+            ["to play it again" + (" (the same schedule and agent seeds; the deal is new: each tournament of a game of "
+                                   "hidden information deals from a secret of its own)" if t.secret_deal else ""),
+             t.command()],
         ]
         agents: list[list[Any]] = [[a.get("label", ""), a.get("type", ""),
                                     ",".join(f"{k}={v}" for k, v in (a.get("params") or {}).items()) or "(defaults)",

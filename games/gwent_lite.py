@@ -21,7 +21,7 @@ are hidden.
 Hidden information: `view(player)` keeps the seat's own hand, re-shuffles its deck (from the
 sorted composition) and re-deals the opponent's hand and deck from their deck list minus the
 cards they have played, with a fresh RNG that the view keeps; it never touches the real state or
-its RNG. See `GwentLiteState._fresh_rng` for how views are seeded.
+its RNG. See `arena.sampling.SampledViews._fresh_rng` for how views are seeded.
 
 Actions: 0 = pass; k = 1..10 plays the hand card at index k-1 (hand in draw order). Unlike
 chiamp, an index past the end of the hand is not legal (chiamp treated it as a pass).
@@ -243,7 +243,7 @@ class GwentLiteState(SampledViews, arena.State):
 
         `player`'s own hand is kept; its deck order is re-shuffled; the opponent's hand and deck are
         re-dealt from their deck list minus the cards they have played. The fresh RNG
-        (`_fresh_rng`) stays with the view: a view is reproducible, tells nothing about the real
+        (`SampledViews._fresh_rng`) stays with the view: a view is reproducible, tells nothing about the real
         RNG, and viewing leaves the real state untouched.
         """
         opponent = 1 - player

@@ -17,7 +17,7 @@ Actions: 0 = "leave", 1 = "stay".
 Hidden information: the deck order and the other players' pending choices. `view(player)` copies
 the public position and re-samples those (the deck from its sorted composition, each pending
 choice by a coin flip) with a fresh RNG that the view keeps for its own chance; it never touches
-the real state or its RNG. See `IncanGoldState._fresh_rng` for how views are seeded.
+the real state or its RNG. See `arena.sampling.SampledViews._fresh_rng` for how views are seeded.
 
 Cards are small ints: a treasure is its gem value (1..17), a hazard is 100 + type (fire, mummy,
 rocks, snakes, spiders), an artifact is 200 + its index 0..4 (added in that order, one a round).
@@ -332,7 +332,7 @@ class IncanGoldState(SampledViews, arena.State):
         """A playable state holding only what `player` may know.
 
         The deck order and the other players' pending choices of this turn are re-sampled (a coin
-        flip each: nothing of them is known) with a fresh RNG (`_fresh_rng`), which the view keeps
+        flip each: nothing of them is known) with a fresh RNG (`SampledViews._fresh_rng`), which the view keeps
         for its own chance: a view is reproducible, tells nothing about the real RNG, and viewing
         leaves the real state untouched.
         """
