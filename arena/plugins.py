@@ -188,19 +188,26 @@ def _collect(registry: Registry) -> None:
             plugin_name = impl.plugin_name
 
             def register(item: Any, _plugin: str = plugin_name, _kind: str = kind, _table: dict = table, _base: type = base) -> None:
+                # A bad registration is reported and skipped; the plugin's other items and every other plugin still load.
                 if not (isinstance(item, type) and issubclass(item, _base)):
-                    raise ArenaError(f"plugin '{_plugin}' registered {item!r}, which is not an arena.{_base.__name__} class")
+                    registry.errors.append(f"plugin '{_plugin}' registered {item!r}, which is not an arena.{_base.__name__} "
+                                           "class: skipped")  # fmt: skip
+                    return
                 item_id = item.info.id  # type: ignore[attr-defined]  # a Game or Agent class, checked above
+                if not isinstance(item_id, str) or not item_id or any(ch.isspace() or ch in ',:="' for ch in item_id):
+                    registry.errors.append(f"plugin '{_plugin}' registered {_kind} id {item_id!r}: an id has no spaces, ',', "
+                                           "':', '=' or '\"' (it starts a spec such as id:key=value): skipped")  # fmt: skip
+                    return
                 if item_id in _table:
                     first = registry._owner[(_kind, item_id)]
-                    raise ArenaError(f"duplicate {_kind} id '{item_id}': registered by plugins '{first}' and '{_plugin}'")
+                    registry.errors.append(f"duplicate {_kind} id '{item_id}': registered by plugins '{first}' and "
+                                           f"'{_plugin}'; the one of '{first}' is kept")  # fmt: skip
+                    return
                 _table[item_id] = item
                 registry._owner[(_kind, item_id)] = _plugin
 
             try:
                 impl.function(register)
-            except ArenaError:
-                raise
             except Exception as exc:
                 registry.errors.append(f"plugin '{plugin_name}' failed in {hook_name}: {type(exc).__name__}: {exc}")
 
