@@ -6,6 +6,7 @@ SQLite files and PostgreSQL servers (through psycopg 3) are both first-class: `p
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -51,9 +52,12 @@ def resolve_url(url: str | None = None) -> str:
 
 
 def display_url(url: str) -> str:
-    """The URL as messages show it: without its password."""
+    """The URL as messages show it: without its password (given as user:password@, or as ?password=, libpq's way)."""
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        parsed = make_url(url)
+        if "password" in parsed.query:
+            parsed = parsed.set(query={**parsed.query, "password": "***"})
+        return parsed.render_as_string(hide_password=True).replace("password=%2A%2A%2A", "password=***")
     except (ArgumentError, ValueError):
         return url.split("://", 1)[0] + "://..." if "://" in url else url
 
@@ -284,6 +288,10 @@ def retrying(operation: Callable[[], T], attempts: int = 8) -> T:
         except DBAPIError as exc:
             if attempt == attempts - 1 or not _retryable(exc):
                 raise
+            if "locked" in str(exc).lower():  # a whole busy timeout went by: say why nothing seems to happen
+                logging.getLogger("arena.db").warning(
+                    "the database is locked by another process (waited %.0f s); still trying (%d of %d)",
+                    BUSY_TIMEOUT_MS / 1000 * (attempt + 1), attempt + 2, attempts)  # fmt: skip
             time.sleep(0.05 * 2**attempt)
     raise AssertionError("unreachable")
 

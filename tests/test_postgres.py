@@ -31,6 +31,8 @@ def test_urls_are_normalised_to_psycopg_3():
     assert resolve_url("postgresql+psycopg://u@h/db") == "postgresql+psycopg://u@h/db"
     assert resolve_url("results.db") == "sqlite:///results.db"
     assert display_url("postgresql+psycopg://u:secret@h/db") == "postgresql+psycopg://u:***@h/db"
+    shown = display_url("postgresql:///arena?host=/tmp/pg&user=arena&password=secret")  # libpq's own way to give it
+    assert "secret" not in shown and "password=***" in shown
 
 
 def test_db_check_names_the_database_and_its_revision(database_url):

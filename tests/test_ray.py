@@ -88,6 +88,12 @@ def test_bad_ray_options_are_one_line_exit_2(tmp_path):
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert lines[-1].startswith("Error: cannot connect to Ray at 127.0.0.1:") and "Traceback" not in result.stderr, result.stderr
+    assert not (tmp_path / "arena.db").exists()  # refused before anything is written: no file, no stuck tournament
+    for address in ("notanaddress", "127.0.0.1:99999", "http://127.0.0.1:1", ""):
+        result = arena("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--executor", "ray",
+                       "--ray-address", address, ok=False)  # fmt: skip
+        assert result.exit_code == 2 and "--ray-address takes HOST:PORT" in result.stderr, (address, result.stderr)
+    assert not (tmp_path / "arena.db").exists()
 
 
 def _wait(predicate, what: str) -> None:

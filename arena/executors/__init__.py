@@ -45,7 +45,9 @@ def make_executor(kind: str, workers: int = 1, ray_address: str | None = None) -
 
         return LocalPool(workers)
     if kind == "ray":
-        from arena.executors.ray_executor import RayExecutor
+        from arena.executors.ray_executor import RayExecutor, check_address
 
+        if ray_address is not None:
+            check_address(ray_address)  # now: a run that cannot reach its cluster writes nothing
         return RayExecutor(ray_address, workers)
     raise ArenaError(f"unknown executor '{kind}' (choose: {', '.join(EXECUTORS)})")

@@ -216,6 +216,22 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).splitlines()[0] if str(exc) else ""
 
 
+def check_address(address: str) -> None:
+    """A --ray-address Ray could connect to: `auto`, HOST:PORT or ray://HOST:PORT, and for the last two something
+    listening there; else ArenaError in one line (before a tournament is written)."""
+    text = address.strip()
+    if text == "auto":
+        return
+    target = text.removeprefix("ray://")
+    host, _, port = target.rpartition(":")
+    if "://" in target or not host or not port.isdecimal() or not 0 < int(port) < 65536:
+        raise ArenaError(f"--ray-address takes HOST:PORT, ray://HOST:PORT or auto, not {address!r}")
+    try:
+        _check_reachable(target)
+    except ConnectionError as exc:
+        raise ArenaError(f"cannot connect to Ray at {address}: {exc}") from None
+
+
 def _check_reachable(address: str) -> None:
     """Fail at once on a HOST:PORT nobody listens on (Ray itself would retry its GCS for minutes)."""
     host, _, port = address.rpartition(":")
