@@ -123,8 +123,8 @@ class LocalPool:
                 raise
             except BrokenProcessPool:
                 raise ArenaError(
-                    "a worker process died while playing (an agent in it exited or crashed); what was played is stored: "
-                    "--resume the tournament with --isolate (each agent in its own process)"
+                    "a worker process died while playing (an agent in it exited or crashed); the matches it had sent back "
+                    "are stored: --resume the tournament with --isolate (each agent in its own process) to play the rest"
                 ) from None
             finally:  # stopped early (the caller closed us): drop the matches not started yet instead of playing them
                 pool.shutdown(wait=True, cancel_futures=True)
