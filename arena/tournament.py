@@ -515,6 +515,7 @@ def _play(
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
     last_flush = time.monotonic()
+    interrupted = False
     outcomes = executor.results(setup, registry, tasks)
     try:
         for outcome in outcomes:
@@ -530,8 +531,16 @@ def _play(
                 progress(done, total)
             if decided:
                 break  # decided: matches still running are dropped, so the stored ones end at the decision
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
         outcomes.close()  # play stopped early (decided, or progress raised): no further matches start
-        # Whatever was played is kept, even when play stops early: --resume plays only the rest.
-        queries.save_results(database, keys, buffer, sprt_state(monitor))
+        # Whatever was played is kept, even when play stops early: --resume plays only the rest. On Ctrl-C, what can
+        # be kept quickly: one try, a short wait on a SQLite lock (a write the interrupt cut may still hold it).
+        if interrupted:
+            with contextlib.suppress(Exception):
+                queries.save_results(database, keys, buffer, sprt_state(monitor), patient=False)
+        else:
+            queries.save_results(database, keys, buffer, sprt_state(monitor))
     return done - len(played)

@@ -16,8 +16,10 @@ from sqlalchemy.orm import Session
 from db import bulk
 from db.models import CacheEntry, LadderJoin, Match, MatchSeat, NamedAgent, SprtStateRow, Tournament, utcnow
 from db.records import MatchRecord, SeatRecord
-from db.session import Database, retrying
+from db.session import BUSY_TIMEOUT_MS, Database, retrying
 
+#: Milliseconds a run stopping on Ctrl-C waits on a SQLite lock for its last write (see save_results).
+IMPATIENT_MS = 3000
 #: The largest id a row can have (a signed 64-bit integer in SQLite and PostgreSQL): a larger number names no row.
 MAX_ID = 2**63 - 1
 
@@ -203,10 +205,12 @@ class SprtStateValues(NamedTuple):
 
 
 def save_results(database: Database, keys: TournamentKeys, results: Iterable[MatchOutcome],
-                 sprt_state: SprtStateValues | None = None) -> None:  # fmt: skip
+                 sprt_state: SprtStateValues | None = None, patient: bool = True) -> None:  # fmt: skip
     """Store a batch of played matches of one tournament in one transaction; a match stored already is left as it is.
 
-    `sprt_state`, the state of the tournament's SPRT after these matches, is written in the same transaction."""
+    `sprt_state`, the state of the tournament's SPRT after these matches, is written in the same transaction.
+    Not `patient` (a run stopping on Ctrl-C): one try, waiting at most IMPATIENT_MS on a SQLite lock; the
+    matches not stored then are played again by --resume."""
     # In schedule order: concurrent writers of one tournament then take row locks in the same order
     # (on PostgreSQL, two runs resuming one tournament would otherwise deadlock on each other's rows).
     results = sorted(results, key=lambda r: r.schedule_index)
@@ -216,6 +220,8 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
 
     def write() -> None:
         with database.engine.begin() as connection:
+            if not patient and database.dialect == "sqlite":
+                connection.exec_driver_sql(f"PRAGMA busy_timeout = {IMPATIENT_MS}")
             insert(connection, keys, results)
             connection.execute(
                 update(Tournament).where(Tournament.id == keys.tournament_id).values(revision=Tournament.revision + 1)
@@ -223,7 +229,15 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
             if sprt_state is not None:
                 connection.execute(_sprt_state_upsert(database, keys.tournament_id, sprt_state))
 
-    retrying(write)
+    if patient:
+        retrying(write)
+        return
+    try:
+        write()
+    finally:
+        if database.dialect == "sqlite":  # the pooled connection goes back with the usual patience
+            with database.engine.connect() as connection:
+                connection.exec_driver_sql(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
 
 def _sprt_state_upsert(database: Database, tournament_id: int, state: SprtStateValues) -> Any:
