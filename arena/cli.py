@@ -825,14 +825,17 @@ def db_check(ctx: Context, as_json: bool) -> None:
     if as_json:
         print_json(data)
         return
-    state = "the newest" if data["current"] else f"older than the newest, {data['head']} (any command upgrades it)"
-    if not data["known"]:
-        state = (f"unknown to this Arena, whose newest is {data['head']} (a newer Arena's, or not Arena's): no command "
-                 "can use it; upgrade Arena, or give another --db")  # fmt: skip
-    if data["revision"] is None:
-        state = f"empty (any command creates the schema at {data['head']})"
     if not exists:
         state = f"no file yet (a command that stores something creates it, at {data['head']})"
+    elif data["revision"] is None:
+        state = f"empty (any command creates the schema at {data['head']})"
+    elif not data["known"]:
+        state = (f"unknown to this Arena, whose newest is {data['head']} (a newer Arena's, or not Arena's): no command "
+                 "can use it; upgrade Arena, or give another --db")  # fmt: skip
+    elif data["current"]:
+        state = "the newest"
+    else:
+        state = f"older than the newest, {data['head']} (any command upgrades it)"
     click.echo(f"database {data['url']} ({data['server']}): revision {data['revision'] or '-'}, {state}")
 
 

@@ -250,6 +250,15 @@ def parse_spec(text: str) -> Spec:
     return specs[0]
 
 
+#: Characters that split or quote a spec (`id:key=value,...`, `"..."`): no id or name that becomes part of one has them.
+SPEC_SEPARATORS = ',:="'
+
+
+def breaks_spec(name: str) -> bool:
+    """Whether `name` would not read back as one word of a spec (empty, or a space or one of SPEC_SEPARATORS in it)."""
+    return not name or any(ch.isspace() or ch in SPEC_SEPARATORS for ch in name)
+
+
 def parse_game_spec(text: str) -> Spec:
     """Parse a game spec (`connect_four:rows=5`); an empty one is refused by name."""
     if not text.strip():

@@ -22,6 +22,7 @@ import pluggy
 from arena import hookspecs
 from arena.api import Agent, Game
 from arena.errors import ArenaError
+from arena.params import breaks_spec
 
 ENTRY_POINT_GROUP = "arena"
 #: PluginInfo.source of the plugins Arena itself ships (its built-in games and agents).
@@ -194,7 +195,7 @@ def _collect(registry: Registry) -> None:
                                            "class: skipped")  # fmt: skip
                     return
                 item_id = item.info.id  # type: ignore[attr-defined]  # a Game or Agent class, checked above
-                if not isinstance(item_id, str) or not item_id or any(ch.isspace() or ch in ',:="' for ch in item_id):
+                if not isinstance(item_id, str) or breaks_spec(item_id):
                     registry.errors.append(f"plugin '{_plugin}' registered {_kind} id {item_id!r}: an id has no spaces, ',', "
                                            "':', '=' or '\"' (it starts a spec such as id:key=value): skipped")  # fmt: skip
                     return

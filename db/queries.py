@@ -220,24 +220,26 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
 
     def write() -> None:
         with database.engine.begin() as connection:
-            if not patient and database.dialect == "sqlite":
-                connection.exec_driver_sql(f"PRAGMA busy_timeout = {IMPATIENT_MS}")
-            insert(connection, keys, results)
-            connection.execute(
-                update(Tournament).where(Tournament.id == keys.tournament_id).values(revision=Tournament.revision + 1)
-            )
-            if sprt_state is not None:
-                connection.execute(_sprt_state_upsert(database, keys.tournament_id, sprt_state))
+            # Impatient on SQLite: this connection's lock wait is cut for this write, and restored on it before it goes
+            # back to the pool (the pragma needs no lock, so it runs after a failed write too).
+            driver = connection.connection.driver_connection if not patient and database.dialect == "sqlite" else None
+            if driver is not None:
+                driver.execute(f"PRAGMA busy_timeout = {IMPATIENT_MS}")
+            try:
+                insert(connection, keys, results)
+                connection.execute(
+                    update(Tournament).where(Tournament.id == keys.tournament_id).values(revision=Tournament.revision + 1)
+                )
+                if sprt_state is not None:
+                    connection.execute(_sprt_state_upsert(database, keys.tournament_id, sprt_state))
+            finally:
+                if driver is not None:
+                    driver.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     if patient:
         retrying(write)
-        return
-    try:
+    else:
         write()
-    finally:
-        if database.dialect == "sqlite":  # the pooled connection goes back with the usual patience
-            with database.engine.connect() as connection:
-                connection.exec_driver_sql(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
 
 def _sprt_state_upsert(database: Database, tournament_id: int, state: SprtStateValues) -> Any:

@@ -20,6 +20,13 @@ FIXTURES = Path(__file__).parent / "fixtures"
 TEST_PLUGINS = FIXTURES / "plugins"
 
 
+def loose_plugin(folder: Path, name: str, source: str) -> Path:
+    """A loose-file plugins folder (made if need be) holding `name`.py with `source`; returns the folder."""
+    folder.mkdir(exist_ok=True)
+    (folder / f"{name}.py").write_text(source)
+    return folder
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "arena.db"

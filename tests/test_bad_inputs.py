@@ -6,7 +6,7 @@ import zipfile
 
 import pytest
 
-from tests.conftest import Arena
+from tests.conftest import Arena, loose_plugin
 
 
 def _one_line_error(result, fragment: str) -> None:
@@ -88,9 +88,7 @@ def test_agent_names_longer_than_the_column_are_refused(arena_cli):
 
 
 def test_a_plugin_with_an_unknown_hook_is_reported_like_a_broken_plugin(tmp_path):
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    (plugins / "typo.py").write_text("import arena\n\n@arena.hookimpl\ndef register_agentz(register):\n    pass\n")
+    plugins = loose_plugin(tmp_path / "plugins", "typo", "import arena\n\n@arena.hookimpl\ndef register_agentz(register):\n    pass\n")
     arena_cli = Arena(tmp_path / "a.db", plugins_dirs=(plugins,))
     result = arena_cli("games")  # everything else still works
     assert "plugin 'typo'" in result.stderr and "register_agentz" in result.stderr and "Traceback" not in result.stderr
@@ -158,9 +156,7 @@ def register_games(register):
 
 def test_a_plugin_game_that_fails_a_quick_conformance_check_is_refused_before_it_blames_agents(tmp_path):
     """A clone that shares state would make mcts (which looks ahead on clones) forfeit for 'changing the real state'."""
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    (plugins / "shared_ttt.py").write_text(SHARED_CLONE_GAME)
+    plugins = loose_plugin(tmp_path / "plugins", "shared_ttt", SHARED_CLONE_GAME)
     arena_cli = Arena(tmp_path / "a.db", plugins_dirs=(plugins,))
     result = arena_cli("run-tournament", "--game", "shared_ttt", "--agents", "random,mcts:simulations=20", ok=False)
     _one_line_error(result, "fails a quick conformance check")

@@ -58,11 +58,9 @@ def register_agents(register):
 @pytest.fixture
 def deterministic_cli(db_path, tmp_path):
     """The CLI with two deterministic agents (no randomness at all: `lowest` and `highest` legal action)."""
-    from tests.conftest import TEST_PLUGINS, Arena
+    from tests.conftest import TEST_PLUGINS, Arena, loose_plugin
 
-    plugins = tmp_path / "deterministic"
-    plugins.mkdir()
-    (plugins / "deterministic_agents.py").write_text(DETERMINISTIC)
+    plugins = loose_plugin(tmp_path / "deterministic", "deterministic_agents", DETERMINISTIC)
     return Arena(db_path, (TEST_PLUGINS, plugins))
 
 

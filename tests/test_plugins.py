@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from arena.plugins import load
-from tests.conftest import FIXTURES, TEST_PLUGINS, Arena
+from tests.conftest import FIXTURES, TEST_PLUGINS, Arena, loose_plugin
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -57,9 +57,9 @@ def test_duplicate_id_names_both_plugins_and_keeps_the_first():
 
 
 def test_bad_registrations_are_reported_and_the_rest_loads(tmp_path):
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    (plugins / "sloppy.py").write_text(
+    plugins = loose_plugin(
+        tmp_path / "plugins",
+        "sloppy",
         "import arena\n\n"
         "class Good(arena.Agent):\n    info = arena.AgentInfo(id='good')\n    def act(self, state):\n        return state.legal_actions()[0]\n\n"
         "class Colon(Good):\n    info = arena.AgentInfo(id='bad:id')\n\n"

@@ -238,10 +238,9 @@ def test_resume_refuses_a_game_whose_rules_changed(tmp_path):
     from arena import tournament
     from arena.plugins import get_registry
     from db.session import open_database
+    from tests.conftest import loose_plugin
 
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    (plugins / "versioned.py").write_text(VERSIONED_GAME)
+    plugins = loose_plugin(tmp_path / "plugins", "versioned", VERSIONED_GAME)
     db = tmp_path / "arena.db"
     request = tournament.TournamentRequest(game="versioned_ttt", agents="random,greedy", rounds=2, name="old-rules")
     tournament.create(get_registry((str(plugins),)), open_database(f"sqlite:///{db}"), request)

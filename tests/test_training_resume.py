@@ -20,6 +20,7 @@ from agents.neural_train import TrainConfig, TrainingInterrupted, train
 from agents.train_state import read_state, state_path
 from arena.plugins import get_registry
 from arena.training.metrics import read_metrics
+from tests.conftest import loose_plugin
 
 REGISTRY = get_registry()
 ARENA = shutil.which("arena", path=str(Path(sys.executable).parent)) or "arena"
@@ -211,9 +212,7 @@ def test_ctrl_c_and_kill_then_resume_as_the_command_line_does(tmp_path, arena_cl
     """The real command in its own process: Ctrl-C (SIGINT) stops after the episode under way, writes the checkpoint
     and its state and exits with 130; SIGKILL loses what came after the last --save-every; either run, resumed
     (`arena train ... --resume`), ends with the bytes of one that never stopped."""
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    (plugins / "signaller.py").write_text(SIGNALLER)
+    plugins = loose_plugin(tmp_path / "plugins", "signaller", SIGNALLER)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("ARENA_TEST_SIGNAL", raising=False)
     dqn = ["train", "--plugins-dir", str(plugins), "--game", "tic_tac_toe", "--opponent", "signaller", "--episodes", "60",

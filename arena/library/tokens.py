@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.params import breaks_spec
 from db import tokens as store
 from db.session import Database
 
@@ -32,8 +33,7 @@ def create(database: Database, name: str, kind: str = "user") -> str:
     """A new token for `name`: returned once, only its digest is stored."""
     if kind not in KINDS:
         raise ArenaError(f"unknown token kind '{kind}' (choose: {', '.join(KINDS)})")
-    if not name or len(name) > 200 or any(ch.isspace() or ch in ',:="' for ch in name):
-        # the name is an agent's (pull:name=NAME, browser:name=NAME): nothing that would split or quote a spec
+    if len(name) > 200 or breaks_spec(name):  # the name is an agent's (pull:name=NAME, browser:name=NAME)
         raise ArenaError(f"bad token name {name!r}: 1 to 200 characters, no spaces, ',', ':', '=' or '\"'")
     token = "arena_" + secrets.token_urlsafe(32)
     if not store.add(database, name, kind, token[:PREFIX_LENGTH], _digest(token)):

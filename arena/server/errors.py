@@ -36,10 +36,15 @@ def guess_field(message: str) -> str | None:
     return None
 
 
+def is_page(request: Request) -> bool:
+    """A request for a page (a person reads the answer), not for the JSON API."""
+    return not request.url.path.startswith("/api/") and request.url.path != "/openapi.json"
+
+
 def error(request: Request, status: int, message: str, field: str | None = None,
           headers: dict[str, str] | None = None) -> Response:  # fmt: skip
     """JSON for the API; a page for the pages (a person reads those)."""
-    if not request.url.path.startswith("/api/") and request.url.path != "/openapi.json":
+    if is_page(request):
         from arena.server.routes.pages import render
 
         return render(request, "error.html", status, status=status, message=message)
@@ -70,7 +75,7 @@ def install(app: FastAPI) -> None:
         text = first.get("msg", "invalid request")
         message = f"{'.'.join(location)}: {text}" if location else text
         details = [{"field": ".".join(str(p) for p in e.get("loc", ())[1:]), "message": e.get("msg")} for e in problems]
-        if not request.url.path.startswith("/api/") and request.url.path != "/openapi.json":
+        if is_page(request):
             return error(request, 422, message, field)  # a page asked for with a bad address: a page that says so
         return JSONResponse({"error": message, "field": field, "details": details}, status_code=422)
 
