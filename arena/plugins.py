@@ -173,7 +173,17 @@ def _register(
         pm.unregister(module, name=name)
         report(f"plugin '{name}' ({source}) failed to register: {exc}")
         return
-    registry.plugins.append(PluginInfo(name, source, version, _hooks_of(pm, module)))
+    hooks = _hooks_of(pm, module)
+    for unmarked in _unmarked_hooks(pm, module, hooks):
+        report(f"plugin '{name}' ({source}): {unmarked} has no @arena.hookimpl, so Arena never calls it")
+    registry.plugins.append(PluginInfo(name, source, version, hooks))
+
+
+def _unmarked_hooks(pm: pluggy.PluginManager, module: ModuleType, hooks: tuple[str, ...]) -> list[str]:
+    """Functions of the module named like a hook (register_agents) that pluggy did not take: the decorator is missing."""
+    names = sorted(name for name in vars(hookspecs) if name.startswith("register_"))
+    return [name for name in names if name not in hooks and callable(getattr(module, name, None))
+            and getattr(getattr(module, name), "__module__", None) == module.__name__]  # fmt: skip
 
 
 def _collect(registry: Registry) -> None:

@@ -72,6 +72,22 @@ def test_bad_registrations_are_reported_and_the_rest_loads(tmp_path):
     assert any("agent id 'bad:id'" in e for e in registry.errors)
 
 
+def test_a_hook_without_its_decorator_is_reported_not_silently_ignored(tmp_path):
+    plugins = loose_plugin(
+        tmp_path / "plugins",
+        "undecorated",
+        "import arena\n\n"
+        "class Good(arena.Agent):\n    info = arena.AgentInfo(id='good')\n    def act(self, state):\n        return state.legal_actions()[0]\n\n"
+        "def register_agents(register):\n    register(Good)\n",
+    )
+    registry = load([plugins])
+    assert "good" not in registry.agents
+    assert [e for e in registry.errors if "undecorated" in e] == [
+        f"plugin 'undecorated' ({plugins / 'undecorated.py'}): register_agents has no @arena.hookimpl, so Arena never calls it"
+    ]
+    assert not [e for e in load([]).errors if "hookimpl" in e]  # the built-ins and installed plugins are all decorated
+
+
 def test_cli_reports_broken_plugin_and_lists_plugins(tmp_path):
     arena = Arena(tmp_path / "a.db", plugins_dirs=(FIXTURES / "broken",))
     result = arena("plugins")

@@ -19,7 +19,7 @@ from arena.api import AgentInfo, Game, State
 from arena.errors import ArenaError
 from arena.library.matches import render_svg
 from arena.match import AGENT_DISCONNECTED, Forfeit
-from arena.params import Param
+from arena.params import Param, breaks_spec
 from arena.remote.pull import PullAgent
 
 #: Hub names of browser seats start with this; a pull bot may not announce one (arena/server/routes/bots.py).
@@ -31,8 +31,8 @@ def hub_name(person: str) -> str:
 
 
 def check_person(name: str) -> str:
-    if not name or len(name) > 200 or any(ch.isspace() or ch in ",:=" for ch in name):
-        raise ArenaError(f"name: a person's name is 1 to 200 characters without spaces, ',', ':' or '=', got {name!r}")
+    if len(name) > 200 or breaks_spec(name):
+        raise ArenaError(f"name: a person's name is 1 to 200 characters without spaces, ',', ':', '=' or '\"', got {name!r}")
     return name
 
 

@@ -36,6 +36,16 @@ def guess_field(message: str) -> str | None:
     return None
 
 
+def in_field_names(message: str) -> str:
+    """A library message in the API's words: a CLI option that is a field of the request (`--max-turns`) becomes the
+    field (`max_turns`); options with no field (`--resume`) stay as they are."""
+    def field(option: re.Match[str]) -> str:
+        name = option.group(1).replace("-", "_")
+        return name if name in FIELDS else option.group(0)
+
+    return re.sub(r"--([a-z][a-z-]*)", field, message)
+
+
 def is_page(request: Request) -> bool:
     """A request for a page (a person reads the answer), not for the JSON API."""
     return not request.url.path.startswith("/api/") and request.url.path != "/openapi.json"
@@ -62,7 +72,7 @@ def install(app: FastAPI) -> None:
         status = arena_status(message)
         missing = re.match(r"no (\w+)", message)  # "no tournament with id or name 'x'" is about the tournament
         field = missing.group(1) if missing and missing.group(1) in FIELDS else guess_field(message)
-        return error(request, status, message, field)
+        return error(request, status, in_field_names(message), field)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:

@@ -232,3 +232,13 @@ def test_a_private_server_lets_people_sign_in(tmp_path: Path) -> None:
         assert private.client.get("/signin").status_code == 200
         private.sign_in()  # the cookie then reads the pages too
         assert private.client.get("/leaderboard").status_code == 200
+
+
+@pytest.mark.parametrize("name", ["", "a b", "a,b", "a:b", "a=b", 'a"b', "x" * 201])
+def test_a_persons_name_that_would_break_a_spec_is_refused(name: str) -> None:
+    from arena.errors import ArenaError
+    from arena.remote.browser import check_person
+
+    with pytest.raises(ArenaError, match="a person's name"):
+        check_person(name)
+    assert check_person("ada-lovelace_1") == "ada-lovelace_1"
