@@ -330,7 +330,8 @@ class GwentLiteState(SampledViews, arena.State):
 
     def render_svg(self) -> str:
         """Public information only, for spectators: round and earlier results, each player's round wins, cards on
-        the table and total, in or out, and hand and deck sizes (hands face down, even in a finished replay)."""
+        the table and total, in or out, and hand and deck sizes (hands face down, even in a finished replay). A seat's
+        view (`view(p)`, what a person on the play page is shown) draws that seat's own hand face up."""
         pad, card_w, card_h = 16, 30, 42
         head = f"round {self.round}" + ("  (game over)" if self.is_terminal() else "")
         if self.round_results:
@@ -354,6 +355,15 @@ class GwentLiteState(SampledViews, arena.State):
                 parts.append(svg.text(pad, y + card_h / 2, "(no card played this round)", size=12, anchor="start", fill="#888"))
             y += max(1, -(-len(table) // per_row)) * (card_h + 4) + 6
             hand = len(self.hands[p])
+            if p == self.viewer:  # the seat this view was made for sees its own hand (a person on the play page)
+                for i, value in enumerate(sorted(self.hands[p])):
+                    x, row_y = pad + (i % per_row) * (card_w + 4), y + (i // per_row) * (card_h + 4)
+                    parts.append(svg.rect(x, row_y, card_w, card_h, fill="#fffde7", stroke=color, stroke_width=1, rx=3))
+                    parts.append(svg.text(x + card_w / 2, row_y + card_h / 2, value, size=13))
+                y += max(1, -(-hand // per_row)) * (card_h + 4)
+                parts.append(svg.text(pad, y + 8, f"your hand {hand}, deck {len(self.decks[p])}", size=12, anchor="start", fill="#444"))
+                y += 24
+                continue
             for i in range(hand):
                 parts.append(svg.rect(pad + i * 14, y, 22, 30, fill="#5d4037", stroke="#fff", stroke_width=1, rx=3))
             parts.append(svg.text(pad + hand * 14 + 16, y + 15, f"hand {hand} (face down), deck {len(self.decks[p])}",

@@ -64,7 +64,27 @@ def test_spectators_see_only_public_information(game_id: str) -> None:
     for label, state in positions(game_id, seed=5):
         players = len(state.returns())
         for player in range(players):
-            assert state.view(player).render_svg() == state.render_svg(), (game_id, label, player)
+            view = state.view(player)
+            if getattr(view, "viewer", None) is not None:
+                view.viewer = None  # drawn for nobody in particular (a view drawn for its seat shows that seat's hand)
+            assert view.render_svg() == state.render_svg(), (game_id, label, player)
+
+
+def test_a_gwent_seat_sees_its_own_hand_face_up_and_nothing_of_the_other() -> None:
+    """The play page draws the person's view: their own hand face up, the other hand face down, whatever it was
+    re-dealt as (the view's guess at the other hand and deck never shows)."""
+    for label, state in positions("gwent_lite", seed=5)[:-1]:
+        for player in (0, 1):
+            view = state.view(player)
+            picture = view.render_svg()
+            other = view.clone()
+            other.hands[1 - player] = [card + 1 for card in other.hands[1 - player]]  # another guess at the hidden hand
+            other.decks[1 - player].reverse()
+            assert other.render_svg() == picture, (label, player)
+            texts = [t.text for t in well_formed(picture).iter(f"{SVG}text")]
+            assert f"your hand {len(state.hands[player])}, deck {len(state.decks[player])}" in texts, (label, player)
+            assert sorted(int(t) for t in texts if t and t.isdecimal()) == sorted(state.hands[player] + state.on_table[0] + state.on_table[1])
+            assert "your hand" not in state.render_svg()  # spectators: both hands face down
 
 
 def test_a_game_without_a_picture_falls_back_to_none() -> None:
