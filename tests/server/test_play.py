@@ -207,6 +207,8 @@ def test_hidden_information_shows_only_the_persons_view(player: Player) -> None:
     text = state["board"]["text"]
     mine, theirs = (line for line in text.splitlines() if re.match(r"[ *]P[01]:", line))
     assert "hand [?" not in mine and re.search(r"hand \[\? ", theirs), text
+    hand = re.search(r"hand \[([\d ]+)\]", mine)
+    assert hand and re.search(rf"your hand {len(hand.group(1).split())}, deck", state["board"]["svg"]), state["board"]["svg"]  # the picture too
     assert "state" not in state  # the act's JSON view is not passed on either: the board is the seat's own view
     player.play_out(game_id)
 
