@@ -17,7 +17,8 @@ seat's view, as in `arena.match`. Its reward is +1 for a win, 0 for a draw (or t
 - `dqn`: Q-learning with a replay buffer, a target network (synced every `TARGET_SYNC` gradient
   steps), double-DQN targets (`--no-double`: plain DQN targets, the Dots and Boxes report's
   comparison), epsilon-greedy exploration decaying linearly over the first half of training, and
-  masked maxima over the next position's legal actions.
+  masked maxima over the next position's legal actions; `--prioritized`: prioritized experience
+  replay (agents/train_priority.py, the Dots and Boxes report's other comparison).
 - `qlearning`: tabular Q-learning over the observation tensor's bytes (agents/tabular_q.py), for
   small games (the Dots and Boxes report's 2x2 player).
 
@@ -59,7 +60,7 @@ import click
 import numpy as np
 
 import arena
-from agents import train_nets, train_state
+from agents import train_nets, train_priority, train_state
 from agents.neural import (
     check_writable,
     choose_action,
@@ -123,6 +124,9 @@ class TrainConfig:
     channels: tuple[int, ...] = (32, 32)
     dueling: bool = False
     double: bool = True
+    prioritized: bool = False  # dqn: prioritized experience replay (agents/train_priority.py)
+    priority_alpha: float | None = None  # None: train_priority.ALPHA
+    priority_beta: float | None = None  # None: train_priority.BETA, the start of its annealing to 1
     shaping: str | None = None
     self_pool: int = 1  # this run's past snapshots kept for self-play
     snapshot_every: int = SELF_REFRESH
@@ -259,6 +263,19 @@ def check_numbers(config: TrainConfig) -> None:
         raise arena.ArenaError("--algorithm qlearning is tabular: it takes no --net or --dueling")
     if config.dueling and config.algorithm != "dqn":
         raise arena.ArenaError("--dueling is a Q-value head: use it with --algorithm dqn")
+    check_priorities(config)
+
+
+def check_priorities(config: TrainConfig) -> None:
+    """--prioritized is a replay buffer's (dqn); its alpha and beta are in [0, 1] and need it."""
+    if config.prioritized and config.algorithm != "dqn":
+        raise arena.ArenaError(f"--prioritized is prioritized experience replay: use it with --algorithm dqn, not {config.algorithm}")
+    given = [(name, value) for name, value in (("alpha", config.priority_alpha), ("beta", config.priority_beta)) if value is not None]
+    for name, value in given:
+        if not config.prioritized:
+            raise arena.ArenaError(f"--priority-{name} sets prioritized experience replay: give --prioritized too")
+        if not (math.isfinite(value) and 0 <= value <= 1):
+            raise arena.ArenaError(f"--priority-{name} must be between 0 and 1, got {value}")
 
 
 def check_suffix(config: TrainConfig) -> None:
@@ -663,6 +680,12 @@ class DQN:
         self.target = copy.deepcopy(self.network.module)
         self.optimizer = torch.optim.Adam(self.network.module.parameters(), lr=plan.lr)
         self.buffer = ReplayBuffer(REPLAY_CAPACITY, plan.inputs, plan.game.num_distinct_actions)
+        config = plan.config
+        self.priorities = None
+        if config.prioritized:
+            alpha = config.priority_alpha if config.priority_alpha is not None else train_priority.ALPHA
+            beta = config.priority_beta if config.priority_beta is not None else train_priority.BETA
+            self.priorities = train_priority.Priorities(REPLAY_CAPACITY, alpha, beta)
         self.rng = random.Random(derive_seed(plan.config.seed, "actions"))
         self.sampler = np.random.default_rng(derive_seed(plan.config.seed, "replay"))
         self.steps = 0
@@ -681,7 +704,10 @@ class DQN:
 
     def learn(self, trajectory: Trajectory, episode: int) -> None:
         self.episode = episode + 1
+        start = self.buffer.cursor
         added = self.buffer.add_episode(trajectory)
+        if self.priorities is not None:
+            self.priorities.added(start, added)
         if self.buffer.size < self.plan.batch:
             return
         for _ in range(added):  # one gradient step per move played keeps the replay ratio fixed
@@ -691,7 +717,11 @@ class DQN:
     def gradient_step(self) -> None:
         torch, buffer = self.torch, self.buffer
         shape = self.plan.shape
-        index = self.sampler.integers(0, buffer.size, self.plan.batch)
+        if self.priorities is None:
+            index, weights = self.sampler.integers(0, buffer.size, self.plan.batch), None
+        else:
+            progress = self.episode / self.plan.config.episodes
+            index, weights = self.priorities.sample(self.sampler, buffer.size, self.plan.batch, progress)
         observations = torch.from_numpy(buffer.observations[index])
         next_observations = torch.from_numpy(buffer.next_observations[index])
         next_masks = torch.from_numpy(buffer.next_masks[index])
@@ -708,7 +738,13 @@ class DQN:
                 next_values = next_target.max(dim=1).values
             targets = rewards + self.plan.config.gamma * (1.0 - done) * next_values
         values = self.network(observations).gather(1, actions.unsqueeze(1)).squeeze(1)
-        loss = torch.nn.functional.smooth_l1_loss(values, targets)
+        if weights is None:
+            loss = torch.nn.functional.smooth_l1_loss(values, targets)
+        else:  # each draw's loss weighted by its importance-sampling weight; its TD error is its new priority
+            assert self.priorities is not None
+            losses = torch.nn.functional.smooth_l1_loss(values, targets, reduction="none")
+            loss = (torch.from_numpy(weights) * losses).mean()
+            self.priorities.update(index, (targets - values).detach().numpy())
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
@@ -728,6 +764,9 @@ class DQN:
                   **{f"replay.{name}": getattr(buffer, name)[filled] for name in REPLAY_FIELDS}}  # fmt: skip
         meta = {"rng": train_state.random_state(self.rng), "sampler": self.sampler.bit_generator.state, "steps": self.steps,
                 "episode": self.episode, "replay": {"size": buffer.size, "cursor": buffer.cursor, "capacity": buffer.capacity}}  # fmt: skip
+        if self.priorities is not None:
+            meta["priorities"], priority_arrays = self.priorities.state(buffer.size)
+            arrays.update(priority_arrays)
         return meta, arrays
 
     def restore(self, meta: dict[str, Any], arrays: train_state.Arrays) -> None:
@@ -744,11 +783,17 @@ class DQN:
         self.buffer.size, self.buffer.cursor = int(replay["size"]), int(replay["cursor"])
         for name in REPLAY_FIELDS:
             getattr(self.buffer, name)[: self.buffer.size] = arrays[f"replay.{name}"]
+        if self.priorities is not None:
+            self.priorities.restore(meta.get("priorities"), arrays, self.buffer.size)
         self.network.refresh()
 
     def settings(self) -> dict[str, Any]:
+        prioritized = {}
+        if self.priorities is not None:  # the values used, defaults included; beta is annealed from it to 1
+            prioritized = {"priority_alpha": self.priorities.alpha, "priority_beta": self.priorities.beta,
+                           "priority_epsilon": train_priority.EPSILON}  # fmt: skip
         return {"replay_capacity": REPLAY_CAPACITY, "target_sync": TARGET_SYNC, "double": self.plan.config.double,
-                "epsilon": [EPSILON_START, EPSILON_END, EPSILON_DECAY_SHARE]}  # fmt: skip
+                "epsilon": [EPSILON_START, EPSILON_END, EPSILON_DECAY_SHARE], **prioritized}  # fmt: skip
 
 
 # ---------------------------------------------------------------- the loop
@@ -1056,6 +1101,11 @@ class _Context(Protocol):
 @click.option("--channels", default="32,32", show_default=True, help="Convolution widths (conv, fcn).")
 @click.option("--dueling", is_flag=True, help="Dueling Q head: Q = V + A - mean(A) (dqn).")
 @click.option("--double/--no-double", default=True, show_default=True, help="Double-DQN targets, or plain DQN's (dqn).")
+@click.option("--prioritized", is_flag=True, help="Prioritized experience replay: sample by |TD error|, weight by importance (dqn).")
+@click.option("--priority-alpha", type=float, default=None, metavar="A",
+              help=f"With --prioritized: sampling probability ~ priority^A (default {train_priority.ALPHA}; 0 is uniform).")
+@click.option("--priority-beta", type=float, default=None, metavar="B",
+              help=f"With --prioritized: the importance-sampling exponent at the start, annealed to 1 (default {train_priority.BETA}).")
 @click.option("--shaping", default=None, metavar="NAME", help="Add the game's shaped reward NAME at every move (e.g. reversi: positional).")
 @click.option("--lr", type=float, default=None, help="Learning rate (default: reinforce 0.003, dqn 0.001, qlearning 0.1).")
 @click.option("--batch", type=int, default=None, help="Episodes per update (reinforce, 16) or minibatch size (dqn, 64).")
@@ -1085,7 +1135,8 @@ class _Context(Protocol):
 @click.option("--quiet", is_flag=True, help="No progress bar or lines.")
 @click.pass_obj
 def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent: str, episodes: int, net: str, hidden: str,
-                  channels: str, dueling: bool, double: bool, shaping: str | None, lr: float | None, batch: int | None,
+                  channels: str, dueling: bool, double: bool, prioritized: bool, priority_alpha: float | None,
+                  priority_beta: float | None, shaping: str | None, lr: float | None, batch: int | None,
                   gamma: float, seed: int, max_turns: int, window: int, self_pool: int, snapshot_every: int,
                   opponent_pool: str | None, log_every: int | None, eval_every: int | None, eval_games: int, eval_opponent: str, out: str,
                   resume: str | None, save_every: int | None, plugins_dirs: tuple[str, ...], quiet: bool) -> None:  # fmt: skip
@@ -1098,7 +1149,8 @@ def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent
     config = TrainConfig(game=game_spec, out=out, algorithm=algorithm, opponent=opponent, episodes=episodes,
                          hidden=parse_widths(hidden), lr=lr, batch=batch, gamma=gamma, seed=seed, max_turns=max_turns,
                          window=window, net=net, channels=parse_widths(channels, "--channels"), dueling=dueling,
-                         double=double, shaping=shaping, self_pool=self_pool, snapshot_every=snapshot_every,
+                         double=double, prioritized=prioritized, priority_alpha=priority_alpha, priority_beta=priority_beta,
+                         shaping=shaping, self_pool=self_pool, snapshot_every=snapshot_every,
                          opponent_pool=opponent_pool, log_every=log_every, eval_every=eval_every, eval_games=eval_games,
                          eval_opponent=eval_opponent, resume=resume, save_every=save_every)  # fmt: skip
     # Errors (ArenaError) go up to the `arena` group, which prints them as one line and exits with 2.

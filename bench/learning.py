@@ -58,6 +58,8 @@ SETUPS = (
           {"game": "dots_and_boxes", "algorithm": "dqn", "opponent": "greedy"}, 1_500),
     Setup("dab3-plain-dqn", "Dots and Boxes report table 4: regular Q 43% against greedy (30,000 games, 3x3)",
           {"game": "dots_and_boxes", "algorithm": "dqn", "opponent": "greedy", "double": False}, 1_500),
+    Setup("dab3-double-dqn-per", "Dots and Boxes report table 5: double Q with prioritized replay 54% against greedy (30,000 games, 3x3)",
+          {"game": "dots_and_boxes", "algorithm": "dqn", "opponent": "greedy", "prioritized": True}, 1_500),
     Setup("dab3-fcn-dqn", "Dots and Boxes report tables 6-8: size-independent network trained on 3x3 against greedy",
           {"game": "dots_and_boxes", "algorithm": "dqn", "opponent": "greedy", "net": "fcn", "channels": (32, 32)}, 1_500,
           ".pt", ("dots_and_boxes:rows=2,cols=2", "dots_and_boxes:rows=4,cols=4")),
