@@ -13,11 +13,12 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.neural import load_network
-from agents.neural_train import DQN, Episodes, TrainConfig, plan, seeded_torch, train
+from agents.neural_train import DQN, TrainConfig, train
 from agents.train_priority import EPSILON, Priorities
 from agents.train_state import read_state
 from arena.plugins import get_registry
 from arena.training.metrics import read_metrics
+from tests._learners import fed
 
 REGISTRY = get_registry()
 
@@ -79,12 +80,7 @@ def test_a_gradient_step_weights_its_loss_and_writes_the_td_errors_as_priorities
     the networks as they were before the step; the other slots keep theirs."""
     config = TrainConfig(game="tic_tac_toe", out=str(tmp_path / "p.npz"), algorithm="dqn", prioritized=True, episodes=40,
                          hidden=(16,), batch=16, eval_games=0)  # fmt: skip
-    checked = plan(config, REGISTRY)
-    with seeded_torch(config) as torch_:
-        dqn = DQN(torch_, checked)
-        episodes = Episodes(checked, REGISTRY, checked.opponent)
-        for number in range(12):
-            dqn.learn(episodes.play(number, dqn.choose), number)
+    with fed(config, REGISTRY, DQN, 12) as (torch_, dqn, _):
         size = dqn.buffer.size
         assert dqn.priorities is not None and size > 16 and len(dqn.losses) > 0
         assert len(set(dqn.priorities.raw[:size])) > 10  # the steps so far wrote their TD errors

@@ -85,6 +85,7 @@ SETUPS = [  # algorithm, network, dueling, prioritized replay, file: every learn
     ("reinforce", "mlp", False, False, "r.npz"),
     ("dqn", "conv", True, False, "d.pt"),
     ("dqn", "mlp", False, True, "p.npz"),
+    ("ddpg", "mlp", False, False, "g.npz"),
     ("qlearning", "mlp", False, False, "q.npz"),
 ]
 
