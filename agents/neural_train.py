@@ -1,4 +1,4 @@
-"""Training agents with reinforcement learning: REINFORCE, DQN (double or plain) or tabular Q-learning, against any Arena agent.
+"""Training agents with reinforcement learning: REINFORCE, DQN (double or plain), tabular Q-learning or DDPG, against any Arena agent.
 
 The learner takes one seat (seat = episode number modulo the number of players, so seats
 alternate) and every other seat is the opponent: any agent spec, made through `arena.agents` as a
@@ -17,9 +17,12 @@ seat's view, as in `arena.match`. Its reward is +1 for a win, 0 for a draw (or t
 - `dqn`: Q-learning with a replay buffer, a target network (synced every `TARGET_SYNC` gradient
   steps), double-DQN targets (`--no-double`: plain DQN targets, the Dots and Boxes report's
   comparison), epsilon-greedy exploration decaying linearly over the first half of training, and
-  masked maxima over the next position's legal actions.
+  masked maxima over the next position's legal actions; `--prioritized`: prioritized experience
+  replay (agents/train_priority.py, the Dots and Boxes report's other comparison).
 - `qlearning`: tabular Q-learning over the observation tensor's bytes (agents/tabular_q.py), for
   small games (the Dots and Boxes report's 2x2 player).
+- `ddpg`: an actor network and an MLP critic Q(s, a) over an action vector, with target networks
+  and exploration noise on the actor's output (agents/train_ddpg.py, the Onitama report's agent).
 
 Networks (`--net mlp|conv|fcn`, `--dueling`: agents/train_nets.py): the plain MLP is saved as the
 numpy `.npz` checkpoint agent `neural` plays; the others as TorchScript `.pt` files.
@@ -53,13 +56,13 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import click
 import numpy as np
 
 import arena
-from agents import train_nets, train_state
+from agents import train_nets, train_priority, train_state
 from agents.neural import (
     check_writable,
     choose_action,
@@ -85,14 +88,17 @@ from arena.seeding import derive_seed
 from arena.tournament import make_game
 from arena.training.metrics import MetricsWriter, metrics_path, read_metrics
 
-ALGORITHMS = ("reinforce", "dqn", "qlearning")
+if TYPE_CHECKING:
+    from agents.train_ddpg import DDPG
+
+ALGORITHMS = ("reinforce", "dqn", "qlearning", "ddpg")
 SELF = "self"
 TORCH_REQUIREMENT = "torch==2.13.0"
 
 #: Defaults that differ by algorithm: learning rate, and `batch` (episodes per update for
 #: reinforce, transitions per minibatch for dqn). Tabular Q-learning's step size is its lr.
-DEFAULT_LR = {"reinforce": 0.003, "dqn": 0.001, "qlearning": 0.1}
-DEFAULT_BATCH = {"reinforce": 16, "dqn": 64, "qlearning": 1}
+DEFAULT_LR = {"reinforce": 0.003, "dqn": 0.001, "qlearning": 0.1, "ddpg": 0.001}  # ddpg: the critic's; the actor's a tenth
+DEFAULT_BATCH = {"reinforce": 16, "dqn": 64, "qlearning": 1, "ddpg": 64}
 
 ENTROPY_BONUS = 0.01
 BASELINE_MOMENTUM = 0.05  # the running-mean baseline moves this far towards each batch's mean return
@@ -123,6 +129,11 @@ class TrainConfig:
     channels: tuple[int, ...] = (32, 32)
     dueling: bool = False
     double: bool = True
+    prioritized: bool = False  # dqn: prioritized experience replay (agents/train_priority.py)
+    priority_alpha: float | None = None  # None: train_priority.ALPHA
+    priority_beta: float | None = None  # None: train_priority.BETA, the start of its annealing to 1
+    tau: float | None = None  # ddpg: the target networks' soft-update share (None: train_ddpg.TAU)
+    noise: float | None = None  # ddpg: the exploration noise's standard deviation (None: train_ddpg.NOISE)
     shaping: str | None = None
     self_pool: int = 1  # this run's past snapshots kept for self-play
     snapshot_every: int = SELF_REFRESH
@@ -133,6 +144,7 @@ class TrainConfig:
     eval_opponent: str = "random"
     resume: str | None = None  # a checkpoint this trainer wrote (with its .resume state) to go on from
     save_every: int | None = None  # episodes between writes of the checkpoint and its state during the run
+    promote_at: float | None = None  # curriculum: the opponent's depth + 1 when the window's win rate reaches this
 
 
 #: Options that say where and how often to write, not what is trained: not part of the file's settings.
@@ -251,6 +263,8 @@ def check_numbers(config: TrainConfig) -> None:
         raise arena.ArenaError("--log-every and --eval-every must be at least 1")
     if config.eval_games < 0:
         raise arena.ArenaError(f"--eval-games must be 0 or more, got {config.eval_games}")
+    if config.promote_at is not None and not (math.isfinite(config.promote_at) and 0 < config.promote_at <= 1):
+        raise arena.ArenaError(f"--promote-at is a win rate in (0, 1], got {config.promote_at}")
     if config.save_every is not None and config.save_every < 1:
         raise arena.ArenaError(f"--save-every must be at least 1, got {config.save_every}")
     if config.net not in train_nets.NETS:
@@ -259,6 +273,32 @@ def check_numbers(config: TrainConfig) -> None:
         raise arena.ArenaError("--algorithm qlearning is tabular: it takes no --net or --dueling")
     if config.dueling and config.algorithm != "dqn":
         raise arena.ArenaError("--dueling is a Q-value head: use it with --algorithm dqn")
+    check_priorities(config)
+    check_ddpg(config)
+
+
+def check_ddpg(config: TrainConfig) -> None:
+    """--tau in (0, 1] and --noise at least 0, for --algorithm ddpg only."""
+    for name, value in (("tau", config.tau), ("noise", config.noise)):
+        if value is None:
+            continue
+        if config.algorithm != "ddpg":
+            raise arena.ArenaError(f"--{name} is DDPG's: use it with --algorithm ddpg, not {config.algorithm}")
+        if not math.isfinite(value) or value < 0 or (name == "tau" and not 0 < value <= 1):
+            wanted = "in (0, 1]" if name == "tau" else "0 or more"
+            raise arena.ArenaError(f"--{name} must be {wanted}, got {value}")
+
+
+def check_priorities(config: TrainConfig) -> None:
+    """--prioritized is a replay buffer's (dqn); its alpha and beta are in [0, 1] and need it."""
+    if config.prioritized and config.algorithm != "dqn":
+        raise arena.ArenaError(f"--prioritized is prioritized experience replay: use it with --algorithm dqn, not {config.algorithm}")
+    given = [(name, value) for name, value in (("alpha", config.priority_alpha), ("beta", config.priority_beta)) if value is not None]
+    for name, value in given:
+        if not config.prioritized:
+            raise arena.ArenaError(f"--priority-{name} sets prioritized experience replay: give --prioritized too")
+        if not (math.isfinite(value) and 0 <= value <= 1):
+            raise arena.ArenaError(f"--priority-{name} must be between 0 and 1, got {value}")
 
 
 def check_suffix(config: TrainConfig) -> None:
@@ -296,6 +336,9 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
             offered_text = ", ".join(sorted(offered)) or "none"
             raise arena.ArenaError(f"game '{game.info.id}' offers no reward shaping '{config.shaping}' (offered: {offered_text})")
     opponent = make_opponent_entry(registry, config.opponent, game)
+    if config.promote_at is not None and (opponent is None or "depth" not in opponent.params):
+        raise arena.ArenaError(f"--promote-at raises the opponent's depth: give an opponent with a depth parameter "
+                               f"(e.g. minimax:depth=1), not '{config.opponent}'")  # fmt: skip
     if config.opponent_pool and opponent is not None:
         raise arena.ArenaError("--opponent-pool is for self-play: use it with --opponent self")
     evaluator = make_opponent_entry(registry, config.eval_opponent, game, "--eval-opponent") if config.eval_games else None
@@ -322,6 +365,31 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
 
 def network_shape(config: TrainConfig) -> dict[str, Any]:
     return train_state.network_shape(config.algorithm, config.net, config.hidden, config.channels, config.dueling)
+
+
+def deeper(registry: Registry, entry: AgentEntry, game: arena.Game) -> AgentEntry | None:
+    """The curriculum's next opponent: the same agent with its `depth` one more (`minimax:depth=1` -> `minimax:depth=2`);
+    None when the agent takes no deeper one."""
+    params = {**entry.raw_params, "depth": str(int(entry.params["depth"]) + 1)}
+    text = entry.type_id + ":" + ",".join(f"{name}={value}" for name, value in params.items())
+    try:
+        return make_opponent_entry(registry, text, game)
+    except arena.ArenaError:
+        return None
+
+
+def promote(plan: Plan, registry: Registry, episodes: Episodes, tally: Tally) -> str | None:
+    """--promote-at: when the last `window` episodes' win rate reaches it, the next episodes are against the opponent one
+    deeper, and the window starts again (the next promotion needs a full window against it); the new label, or None."""
+    config = plan.config
+    if config.promote_at is None or episodes.entry is None or len(tally.recent) < config.window or tally.rates()[0] < config.promote_at:
+        return None
+    promoted = deeper(registry, episodes.entry, plan.game)
+    if promoted is None:
+        return None
+    episodes.use(promoted, registry)
+    tally.recent.clear()
+    return promoted.label
 
 
 def read_resumed(config: TrainConfig, game: arena.Game) -> Resumed | None:
@@ -369,11 +437,15 @@ class Episodes:
         self.plan = plan
         self.game = plan.game
         self.players = plan.game.num_players
-        self.entry = opponent
-        self.make = opponent.maker(registry) if opponent is not None else None
         self.label = label
         self.pool: list[Values] = []  # past versions of the learner, for self-play
         self.shaping = plan.game.reward_shapings()[plan.config.shaping] if plan.config.shaping else None
+        self.use(opponent, registry)
+
+    def use(self, opponent: AgentEntry | None, registry: Registry) -> None:
+        """Play the next episodes against `opponent` (None: the self-play pool)."""
+        self.entry = opponent
+        self.make = opponent.maker(registry) if opponent is not None else None
         self._games: dict[int, arena.Game] = {}
 
     def game_for(self, seat: int) -> arena.Game:
@@ -614,11 +686,10 @@ def pending_trajectories(ends: list[list[Any]], arrays: train_state.Arrays) -> l
 # ---------------------------------------------------------------- DQN
 
 
-REPLAY_FIELDS = ("observations", "next_observations", "next_masks", "actions", "rewards", "done")
-
-
 class ReplayBuffer:
     """A ring of transitions (observation, mask of the next legal actions, action, reward, next observation, done)."""
+
+    FIELDS: tuple[str, ...] = ("observations", "next_observations", "next_masks", "actions", "rewards", "done")
 
     def __init__(self, capacity: int, inputs: int, actions: int) -> None:
         self.observations = np.zeros((capacity, inputs), dtype=np.float32)
@@ -650,6 +721,19 @@ class ReplayBuffer:
             self.size = min(self.size + 1, self.capacity)
         return steps
 
+    def state(self) -> tuple[dict[str, Any], train_state.Arrays]:
+        """Its counters, and its filled part as `replay.FIELD` arrays, for the --resume state."""
+        filled = slice(0, self.size)
+        arrays = {f"replay.{name}": getattr(self, name)[filled] for name in self.FIELDS}
+        return {"size": self.size, "cursor": self.cursor, "capacity": self.capacity}, arrays
+
+    def restore(self, meta: dict[str, Any], arrays: train_state.Arrays) -> None:
+        if meta["capacity"] != self.capacity:
+            raise arena.ArenaError(f"--resume: the replay buffer holds {meta['capacity']} transitions, this version {self.capacity}")
+        self.size, self.cursor = int(meta["size"]), int(meta["cursor"])
+        for name in self.FIELDS:
+            getattr(self, name)[: self.size] = arrays[f"replay.{name}"]
+
 
 class DQN:
     """DQN over masked Q-values, with double-DQN targets unless `double` is off; the outputs are Q-values."""
@@ -663,6 +747,12 @@ class DQN:
         self.target = copy.deepcopy(self.network.module)
         self.optimizer = torch.optim.Adam(self.network.module.parameters(), lr=plan.lr)
         self.buffer = ReplayBuffer(REPLAY_CAPACITY, plan.inputs, plan.game.num_distinct_actions)
+        config = plan.config
+        self.priorities = None
+        if config.prioritized:
+            alpha = config.priority_alpha if config.priority_alpha is not None else train_priority.ALPHA
+            beta = config.priority_beta if config.priority_beta is not None else train_priority.BETA
+            self.priorities = train_priority.Priorities(REPLAY_CAPACITY, alpha, beta)
         self.rng = random.Random(derive_seed(plan.config.seed, "actions"))
         self.sampler = np.random.default_rng(derive_seed(plan.config.seed, "replay"))
         self.steps = 0
@@ -681,7 +771,10 @@ class DQN:
 
     def learn(self, trajectory: Trajectory, episode: int) -> None:
         self.episode = episode + 1
+        start = self.buffer.cursor
         added = self.buffer.add_episode(trajectory)
+        if self.priorities is not None:
+            self.priorities.added(start, added)
         if self.buffer.size < self.plan.batch:
             return
         for _ in range(added):  # one gradient step per move played keeps the replay ratio fixed
@@ -691,7 +784,11 @@ class DQN:
     def gradient_step(self) -> None:
         torch, buffer = self.torch, self.buffer
         shape = self.plan.shape
-        index = self.sampler.integers(0, buffer.size, self.plan.batch)
+        if self.priorities is None:
+            index, weights = self.sampler.integers(0, buffer.size, self.plan.batch), None
+        else:
+            progress = self.episode / self.plan.config.episodes
+            index, weights = self.priorities.sample(self.sampler, buffer.size, self.plan.batch, progress)
         observations = torch.from_numpy(buffer.observations[index])
         next_observations = torch.from_numpy(buffer.next_observations[index])
         next_masks = torch.from_numpy(buffer.next_masks[index])
@@ -708,7 +805,13 @@ class DQN:
                 next_values = next_target.max(dim=1).values
             targets = rewards + self.plan.config.gamma * (1.0 - done) * next_values
         values = self.network(observations).gather(1, actions.unsqueeze(1)).squeeze(1)
-        loss = torch.nn.functional.smooth_l1_loss(values, targets)
+        if weights is None:
+            loss = torch.nn.functional.smooth_l1_loss(values, targets)
+        else:  # each draw's loss weighted by its importance-sampling weight; its TD error is its new priority
+            assert self.priorities is not None
+            losses = torch.nn.functional.smooth_l1_loss(values, targets, reduction="none")
+            loss = (torch.from_numpy(weights) * losses).mean()
+            self.priorities.update(index, (targets - values).detach().numpy())
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
@@ -721,13 +824,14 @@ class DQN:
         pass
 
     def state(self) -> tuple[dict[str, Any], train_state.Arrays]:
-        buffer = self.buffer
-        filled = slice(0, buffer.size)
+        replay, replay_arrays = self.buffer.state()
         arrays = {**train_state.module_arrays("net", self.network.module), **train_state.module_arrays("target", self.target),
-                  **train_state.optimizer_arrays(self.optimizer),
-                  **{f"replay.{name}": getattr(buffer, name)[filled] for name in REPLAY_FIELDS}}  # fmt: skip
+                  **train_state.optimizer_arrays(self.optimizer), **replay_arrays}  # fmt: skip
         meta = {"rng": train_state.random_state(self.rng), "sampler": self.sampler.bit_generator.state, "steps": self.steps,
-                "episode": self.episode, "replay": {"size": buffer.size, "cursor": buffer.cursor, "capacity": buffer.capacity}}  # fmt: skip
+                "episode": self.episode, "replay": replay}  # fmt: skip
+        if self.priorities is not None:
+            meta["priorities"], priority_arrays = self.priorities.state(self.buffer.size)
+            arrays.update(priority_arrays)
         return meta, arrays
 
     def restore(self, meta: dict[str, Any], arrays: train_state.Arrays) -> None:
@@ -737,18 +841,18 @@ class DQN:
         train_state.set_random_state(self.rng, meta["rng"])
         self.sampler.bit_generator.state = meta["sampler"]
         self.steps, self.episode = int(meta["steps"]), int(meta["episode"])
-        replay = meta["replay"]
-        if replay["capacity"] != self.buffer.capacity:
-            raise arena.ArenaError(f"--resume: the replay buffer holds {replay['capacity']} transitions, "
-                                   f"this version {self.buffer.capacity}")  # fmt: skip
-        self.buffer.size, self.buffer.cursor = int(replay["size"]), int(replay["cursor"])
-        for name in REPLAY_FIELDS:
-            getattr(self.buffer, name)[: self.buffer.size] = arrays[f"replay.{name}"]
+        self.buffer.restore(meta["replay"], arrays)
+        if self.priorities is not None:
+            self.priorities.restore(meta.get("priorities"), arrays, self.buffer.size)
         self.network.refresh()
 
     def settings(self) -> dict[str, Any]:
+        prioritized = {}
+        if self.priorities is not None:  # the values used, defaults included; beta is annealed from it to 1
+            prioritized = {"priority_alpha": self.priorities.alpha, "priority_beta": self.priorities.beta,
+                           "priority_epsilon": train_priority.EPSILON}  # fmt: skip
         return {"replay_capacity": REPLAY_CAPACITY, "target_sync": TARGET_SYNC, "double": self.plan.config.double,
-                "epsilon": [EPSILON_START, EPSILON_END, EPSILON_DECAY_SHARE]}  # fmt: skip
+                "epsilon": [EPSILON_START, EPSILON_END, EPSILON_DECAY_SHARE], **prioritized}  # fmt: skip
 
 
 # ---------------------------------------------------------------- the loop
@@ -800,7 +904,7 @@ class Learner(Protocol):
 class NetworkLearner:
     """REINFORCE or DQN behind the Learner interface: greedy play, snapshots and saving go through its Net."""
 
-    def __init__(self, core: Reinforce | DQN, plan: Plan) -> None:
+    def __init__(self, core: Reinforce | DQN | DDPG, plan: Plan) -> None:
         self.core, self.plan = core, plan
         self.output = core.output
         self.losses = core.losses
@@ -823,6 +927,10 @@ def make_learner(torch: Any, plan: Plan) -> Learner:
         from agents.tabular_q import TabularQ
 
         return TabularQ(plan)
+    if algorithm == "ddpg":
+        from agents.train_ddpg import DDPG
+
+        return NetworkLearner(DDPG(torch, plan), plan)
     return NetworkLearner(Reinforce(torch, plan) if algorithm == "reinforce" else DQN(torch, plan), plan)
 
 
@@ -931,6 +1039,8 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
             tally.add(outcome)
         learner.losses[:] = resumed.meta["losses"]
         own = list(resumed.own)
+        if config.promote_at is not None and resumed.meta.get("opponent_now"):  # the curriculum goes on where it was
+            episodes.use(make_opponent_entry(registry, resumed.meta["opponent_now"], plan.game), registry)
         previous_rows = earlier_metrics(resumed)  # read before the writer empties the file (OUT may be the resumed file)
         if plan.pool is not None:
             episodes.pool = [*plan.pool_opponents, *(values for _, values in own[-config.self_pool:])]
@@ -950,7 +1060,7 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
         learner_meta, arrays = state
         meta = {"episodes": done, "game": game_description(plan.game), "shape": network_shape(config), "learner": learner_meta,
                 "recent": list(tally.recent), "losses": list(losses), "seconds": round(earlier_seconds + time.perf_counter() - start, 3),
-                "settings": settings,
+                "settings": settings, "opponent_now": episodes.entry.label if episodes.entry is not None else None,
                 "pool": pool_record(plan.pool, [path for path, _ in own], end) if plan.pool is not None else None}  # fmt: skip
         train_state.write_state(config.out, meta, arrays)
 
@@ -973,6 +1083,10 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
                 learner.learn(trajectory, number)
                 tally.add(trajectory.outcome)
                 done = number + 1
+                promoted = promote(plan, registry, episodes, tally)
+                if promoted is not None:
+                    metrics.write("promote", episode=done, opponent=promoted)
+                    report(f"episode {done}: won {config.promote_at:.0%} or more of the last {config.window}; now against {promoted}")
                 if done == config.episodes:
                     # The state before the last, partial REINFORCE batch is applied: a longer run goes on from here.
                     final_state, final_losses = learner.state(), list(learner.losses)
@@ -1056,9 +1170,17 @@ class _Context(Protocol):
 @click.option("--channels", default="32,32", show_default=True, help="Convolution widths (conv, fcn).")
 @click.option("--dueling", is_flag=True, help="Dueling Q head: Q = V + A - mean(A) (dqn).")
 @click.option("--double/--no-double", default=True, show_default=True, help="Double-DQN targets, or plain DQN's (dqn).")
+@click.option("--prioritized", is_flag=True, help="Prioritized experience replay: sample by |TD error|, weight by importance (dqn).")
+@click.option("--priority-alpha", type=float, default=None, metavar="A",
+              help=f"With --prioritized: sampling probability ~ priority^A (default {train_priority.ALPHA}; 0 is uniform).")
+@click.option("--priority-beta", type=float, default=None, metavar="B",
+              help=f"With --prioritized: the importance-sampling exponent at the start, annealed to 1 (default {train_priority.BETA}).")
+@click.option("--tau", type=float, default=None, help="Target networks' soft-update share per gradient step (ddpg, 0.005).")
+@click.option("--noise", type=float, default=None, help="Standard deviation of the noise on the actor's output when acting (ddpg, 0.1).")
 @click.option("--shaping", default=None, metavar="NAME", help="Add the game's shaped reward NAME at every move (e.g. reversi: positional).")
-@click.option("--lr", type=float, default=None, help="Learning rate (default: reinforce 0.003, dqn 0.001, qlearning 0.1).")
-@click.option("--batch", type=int, default=None, help="Episodes per update (reinforce, 16) or minibatch size (dqn, 64).")
+@click.option("--lr", type=float, default=None,
+              help="Learning rate (default: reinforce 0.003, dqn 0.001, qlearning 0.1, ddpg 0.001 for the critic, a tenth for the actor).")
+@click.option("--batch", type=int, default=None, help="Episodes per update (reinforce, 16) or minibatch size (dqn, ddpg: 64).")
 @click.option("--gamma", type=float, default=0.99, show_default=True, help="Discount per move of the learner.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--max-turns", type=int, default=DEFAULT_MAX_TURNS, show_default=True, help="An episode this long is a draw.")
@@ -1081,14 +1203,19 @@ class _Context(Protocol):
                    "to --episodes in all; same game and network options.")
 @click.option("--save-every", type=int, default=None, metavar="N",
               help="Also write OUT and its state every N episodes, so that a killed run can go on with --resume OUT.")
+@click.option("--promote-at", type=float, default=None, metavar="RATE",
+              help="Curriculum: when the win rate over the last --window episodes reaches RATE, the opponent's depth goes up by one "
+                   "(an opponent with a depth, e.g. minimax:depth=1); the window starts again.")
 @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
 @click.option("--quiet", is_flag=True, help="No progress bar or lines.")
 @click.pass_obj
 def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent: str, episodes: int, net: str, hidden: str,
-                  channels: str, dueling: bool, double: bool, shaping: str | None, lr: float | None, batch: int | None,
-                  gamma: float, seed: int, max_turns: int, window: int, self_pool: int, snapshot_every: int,
+                  channels: str, dueling: bool, double: bool, prioritized: bool, priority_alpha: float | None,
+                  priority_beta: float | None, tau: float | None, noise: float | None, shaping: str | None, lr: float | None,
+                  batch: int | None, gamma: float, seed: int, max_turns: int, window: int, self_pool: int, snapshot_every: int,
                   opponent_pool: str | None, log_every: int | None, eval_every: int | None, eval_games: int, eval_opponent: str, out: str,
-                  resume: str | None, save_every: int | None, plugins_dirs: tuple[str, ...], quiet: bool) -> None:  # fmt: skip
+                  resume: str | None, save_every: int | None, promote_at: float | None, plugins_dirs: tuple[str, ...],
+                  quiet: bool) -> None:  # fmt: skip
     """Train an agent by reinforcement learning; write its network and its training curves (needs PyTorch)."""
     if ctx is not None:
         ctx.plugins_dirs.extend(plugins_dirs)
@@ -1098,9 +1225,11 @@ def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent
     config = TrainConfig(game=game_spec, out=out, algorithm=algorithm, opponent=opponent, episodes=episodes,
                          hidden=parse_widths(hidden), lr=lr, batch=batch, gamma=gamma, seed=seed, max_turns=max_turns,
                          window=window, net=net, channels=parse_widths(channels, "--channels"), dueling=dueling,
-                         double=double, shaping=shaping, self_pool=self_pool, snapshot_every=snapshot_every,
+                         double=double, prioritized=prioritized, priority_alpha=priority_alpha, priority_beta=priority_beta,
+                         tau=tau, noise=noise, shaping=shaping, self_pool=self_pool, snapshot_every=snapshot_every,
                          opponent_pool=opponent_pool, log_every=log_every, eval_every=eval_every, eval_games=eval_games,
-                         eval_opponent=eval_opponent, resume=resume, save_every=save_every)  # fmt: skip
+                         eval_opponent=eval_opponent, resume=resume, save_every=save_every,
+                         promote_at=promote_at)  # fmt: skip
     # Errors (ArenaError) go up to the `arena` group, which prints them as one line and exits with 2.
     report = None if quiet else lambda line: click.echo(line, err=True)
     try:

@@ -39,6 +39,17 @@ class MLP(nn.Module):
         return self.head(self.body(x.flatten(1)))
 
 
+class Critic(nn.Module):
+    """DDPG's Q(s, a): an MLP over the flattened observation and an action vector (one entry per action id), one output."""
+
+    def __init__(self, inputs: int, actions: int, hidden: Sequence[int]) -> None:
+        super().__init__()
+        self.mlp = MLP(inputs + actions, hidden, 1, False)
+
+    def forward(self, observations: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        return self.mlp(torch.cat([observations.flatten(1), actions], dim=1)).squeeze(1)
+
+
 def trunk(inputs: int, channels: Sequence[int]) -> nn.Sequential:
     """3x3 convolutions with same padding and ReLU."""
     layers: list[nn.Module] = []

@@ -95,6 +95,8 @@ def network_shape(algorithm: str, net: str, hidden: Sequence[int], channels: Seq
         return {"algorithm": algorithm}
     widths = {"mlp": {"hidden": list(hidden)}, "conv": {"hidden": list(hidden[:1]), "channels": list(channels)},
               "fcn": {"channels": list(channels)}}[net]  # fmt: skip
+    if algorithm == "ddpg":  # its critic is an MLP of every hidden width, whatever the actor's network
+        widths["critic"] = list(hidden)
     return {"algorithm": algorithm, "net": net, "dueling": dueling, **widths}
 
 
@@ -117,7 +119,8 @@ def describe(shape: Mapping[str, Any]) -> str:
     channels = "-".join(str(w) for w in shape.get("channels", []))
     hidden = "-".join(str(w) for w in shape.get("hidden", []))
     widths = {"mlp": hidden, "conv": f"{channels} + dense {hidden}", "fcn": channels}[shape["net"]]
-    return f"{shape['algorithm']} {dueling}{shape['net']} {widths}"
+    critic = f" with critic {'-'.join(str(w) for w in shape['critic'])}" if "critic" in shape else ""
+    return f"{shape['algorithm']} {dueling}{shape['net']} {widths}{critic}"
 
 
 # ---------------------------------------------------------------- torch parts, bit for bit
@@ -133,19 +136,19 @@ def load_module(torch: Any, prefix: str, module: Any, arrays: Arrays) -> None:
                             if name.startswith(start)})  # fmt: skip
 
 
-def optimizer_arrays(optimizer: Any) -> Arrays:
-    """Adam's per-parameter moments and step counts (its settings come from the run's options)."""
+def optimizer_arrays(optimizer: Any, prefix: str = "adam") -> Arrays:
+    """Adam's per-parameter moments and step counts (its settings come from the run's options), as `PREFIX.INDEX.KEY`."""
     out: Arrays = {}
     for index, values in optimizer.state_dict()["state"].items():
         for key, tensor in values.items():
-            out[f"adam.{index}.{key}"] = tensor.detach().numpy().copy()
+            out[f"{prefix}.{index}.{key}"] = tensor.detach().numpy().copy()
     return out
 
 
-def load_optimizer(torch: Any, optimizer: Any, arrays: Arrays) -> None:
+def load_optimizer(torch: Any, optimizer: Any, arrays: Arrays, prefix: str = "adam") -> None:
     state: dict[int, dict[str, Any]] = {}
     for name, array in arrays.items():
-        if name.startswith("adam."):
+        if name.startswith(prefix + "."):
             _, index, key = name.split(".", 2)
             state.setdefault(int(index), {})[key] = torch.from_numpy(array.copy())
     optimizer.load_state_dict({"state": state, "param_groups": optimizer.state_dict()["param_groups"]})

@@ -45,6 +45,7 @@ class Setup:
     episodes: int
     suffix: str = ".npz"
     other_sizes: tuple[str, ...] = ()  # other games a size-independent network is also evaluated on
+    opponents: tuple[str, ...] = OPPONENTS  # what the trained and untrained networks are evaluated against
 
 
 SETUPS = (
@@ -58,12 +59,17 @@ SETUPS = (
           {"game": "dots_and_boxes", "algorithm": "dqn", "opponent": "greedy"}, 1_500),
     Setup("dab3-plain-dqn", "Dots and Boxes report table 4: regular Q 43% against greedy (30,000 games, 3x3)",
           {"game": "dots_and_boxes", "algorithm": "dqn", "opponent": "greedy", "double": False}, 1_500),
+    Setup("dab3-double-dqn-per", "Dots and Boxes report table 5: double Q with prioritized replay 54% against greedy (30,000 games, 3x3)",
+          {"game": "dots_and_boxes", "algorithm": "dqn", "opponent": "greedy", "prioritized": True}, 1_500),
     Setup("dab3-fcn-dqn", "Dots and Boxes report tables 6-8: size-independent network trained on 3x3 against greedy",
           {"game": "dots_and_boxes", "algorithm": "dqn", "opponent": "greedy", "net": "fcn", "channels": (32, 32)}, 1_500,
           ".pt", ("dots_and_boxes:rows=2,cols=2", "dots_and_boxes:rows=4,cols=4")),
     Setup("reversi-dueling-shaped", "Reversi report: dueling DQN with positional rewards",
           {"game": "reversi", "algorithm": "dqn", "opponent": "random", "net": "conv", "dueling": True,
            "channels": (16, 16), "hidden": (64,), "shaping": "positional"}, 300, ".pt"),
+    Setup("onitama-ddpg", "Onitama report: DDPG against minimax depth 1, depth + 1 when it wins 60 of the last 100, study5 cards",
+          {"game": "onitama:cards=study5", "algorithm": "ddpg", "opponent": "minimax:depth=1", "promote_at": 0.6, "window": 100},
+          1_000, opponents=("random", "minimax:depth=1")),
     Setup("dab22-qlearning", "Dots and Boxes report table 2: tabular Q on 2x2 against greedy, 30% wins after 100,000 games",
           {"game": "dots_and_boxes:rows=2,cols=2", "algorithm": "qlearning", "opponent": "greedy"}, 20_000),
     Setup("dab22-qlearning-random", "Dots and Boxes report table 1: tabular Q on 2x2 trained against random",
@@ -116,11 +122,11 @@ def run(setup: Setup, seeds: int, scale: float, games: int, folder: Path, baseli
         cpu.append(time.process_time() - start_cpu)  # this process's CPU time: what the machine's load does not stretch
         if baseline:  # the same network (or an empty table) before training, against each opponent
             plan, values = untrained(config, registry)
-            for opponent in OPPONENTS:
+            for opponent in setup.opponents:
                 rates = evaluate_against(plan, registry, values, opponent, games)
                 pooled.setdefault(f"untrained vs {opponent}", Pooled()).add(rates, games)
         assert summary.plan is not None and summary.policy is not None
-        for opponent in OPPONENTS:
+        for opponent in setup.opponents:
             rates = evaluate_against(summary.plan, registry, summary.policy, opponent, games)
             pooled.setdefault(f"{summary.plan.game.label()} vs {opponent}", Pooled()).add(rates, games)
         for spec in setup.other_sizes:
@@ -128,7 +134,7 @@ def run(setup: Setup, seeds: int, scale: float, games: int, folder: Path, baseli
 
             other = make_game(registry, spec)
             values = file_values(out, other)
-            for opponent in OPPONENTS:
+            for opponent in setup.opponents:
                 rates = evaluate_against(summary.plan, registry, values, opponent, games, game=other)
                 pooled.setdefault(f"{other.label()} vs {opponent}", Pooled()).add(rates, games)
     rate = episodes / np.mean(seconds)

@@ -12,6 +12,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -80,18 +81,23 @@ def rows_without_seconds(path: str) -> list[dict]:
     return rows
 
 
-SETUPS = [  # algorithm, network, dueling, file: every learner kind, every saved format, a target network
-    ("reinforce", "mlp", False, "r.npz"),
-    ("dqn", "conv", True, "d.pt"),
-    ("qlearning", "mlp", False, "q.npz"),
+SETUPS = [  # algorithm, network, dueling, prioritized replay, file: every learner kind, every saved format, a target network
+    ("reinforce", "mlp", False, False, "r.npz"),
+    ("dqn", "conv", True, False, "d.pt"),
+    ("dqn", "mlp", False, True, "p.npz"),
+    ("ddpg", "mlp", False, False, "g.npz"),
+    ("qlearning", "mlp", False, False, "q.npz"),
 ]
 
 
-@pytest.mark.parametrize("algorithm, net, dueling, name", SETUPS, ids=[s[0] for s in SETUPS])
-def test_a_stopped_self_play_run_resumed_ends_as_an_uninterrupted_one(tmp_path, algorithm, net, dueling, name):
+@pytest.mark.parametrize("algorithm, net, dueling, prioritized, name", SETUPS,
+                         ids=[s[0] + ("-prioritized" if s[3] else "") for s in SETUPS])  # fmt: skip
+def test_a_stopped_self_play_run_resumed_ends_as_an_uninterrupted_one(tmp_path, algorithm, net, dueling, prioritized, name):
     """Stopped after 37 of 100 episodes (mid-batch for REINFORCE, between snapshots, between metric lines), then
-    resumed: the checkpoint, its state, every pool snapshot and every metric but the clock are the same bytes."""
-    settings = {"algorithm": algorithm, "net": net, "dueling": dueling, "opponent": "self", "snapshot_every": 15, "self_pool": 2}
+    resumed: the checkpoint, its state, every pool snapshot and every metric but the clock are the same bytes
+    (with prioritized replay, its priorities and the annealing of beta go on where they were)."""
+    settings = {"algorithm": algorithm, "net": net, "dueling": dueling, "prioritized": prioritized, "opponent": "self",
+                "snapshot_every": 15, "self_pool": 2}  # fmt: skip
     (tmp_path / "whole").mkdir()
     (tmp_path / "cut").mkdir()
     whole = short(tmp_path / "whole", name, **settings)
@@ -103,6 +109,7 @@ def test_a_stopped_self_play_run_resumed_ends_as_an_uninterrupted_one(tmp_path, 
     assert meta["episodes"] == 37 and len(meta["pool"]["own"]) == 3  # snapshots after 0, 15 and 30 episodes
     if algorithm == "dqn":
         assert {"target.head.value.weight", "adam.0.exp_avg", "replay.observations"} <= set(arrays)
+        assert ("replay.priorities" in arrays) == prioritized
     if algorithm == "reinforce":
         assert len(arrays["pending.lengths"]) == 37 % 16  # the episodes waiting for their batch
     summary = train(replace(cut, resume=cut.out), REGISTRY)
@@ -112,6 +119,8 @@ def test_a_stopped_self_play_run_resumed_ends_as_an_uninterrupted_one(tmp_path, 
                                                                                  Path(name).stem + ".pool"])  # fmt: skip
     assert Path(cut.out).read_bytes() == Path(whole.out).read_bytes()
     assert state_path(cut.out).read_bytes() != b"" and read_state(cut.out)[0]["learner"] == read_state(whole.out)[0]["learner"]
+    cut_arrays, whole_arrays = read_state(cut.out)[1], read_state(whole.out)[1]  # weights, buffer, priorities, bit for bit
+    assert sorted(cut_arrays) == sorted(whole_arrays) and all(np.array_equal(cut_arrays[k], whole_arrays[k]) for k in cut_arrays)
     pools = [sorted((tmp_path / folder / (Path(name).stem + ".pool")).iterdir()) for folder in ("whole", "cut")]
     assert [p.name for p in pools[0]] == [p.name for p in pools[1]] and len(pools[0]) == 8  # 0, 15, ..., 90 and 100
     assert all(a.read_bytes() == b.read_bytes() for a, b in zip(*pools, strict=True))

@@ -61,7 +61,7 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
     return fig
 
 
-ALGORITHM_NAMES = {"reinforce": "REINFORCE", "dqn": "DQN", "qlearning": "tabular Q-learning"}
+ALGORITHM_NAMES = {"reinforce": "REINFORCE", "dqn": "DQN", "qlearning": "tabular Q-learning", "ddpg": "DDPG"}
 NET_NAMES = {"mlp": "MLP", "conv": "convolutional network", "fcn": "fully convolutional network"}
 
 
@@ -77,12 +77,14 @@ def describe_learner(settings: dict[str, Any]) -> str:
         return name
     if algorithm == "dqn":
         name = ("double " if settings.get("double", True) else "plain ") + name
+        name += " with prioritized replay" if settings.get("prioritized") else ""
     net = settings.get("net", "mlp")
     widths = _widths(settings.get("hidden") if net == "mlp" else settings.get("channels"))
     if net == "conv" and settings.get("hidden"):  # its convolutions, then one dense layer of the first hidden width
         widths += f" + dense {settings['hidden'][0]}"
     network = " ".join(part for part in ("dueling" if settings.get("dueling") else "", NET_NAMES.get(net, str(net)), widths) if part)
-    return f"{name}, {network}"
+    critic = f" actor, MLP {_widths(settings.get('hidden'))} critic" if algorithm == "ddpg" else ""
+    return f"{name}, {network}{critic}"
 
 
 def _title(settings: dict[str, Any]) -> str:

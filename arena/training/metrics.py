@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from arena.errors import ArenaError
 
 SUFFIX = ".metrics.jsonl"
-KINDS = ("settings", "train", "eval")
+KINDS = ("settings", "train", "eval", "promote")  # promote: the curriculum raised the opponent (arena train --promote-at)
 
 
 def metrics_path(checkpoint: str | os.PathLike[str]) -> Path:
