@@ -27,6 +27,7 @@ import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -144,8 +145,13 @@ class Tally:
         return self.wins + self.draws + self.losses
 
     @property
+    def exact_rate(self) -> Fraction:
+        """The win rate (a draw is half), exactly: what decks are ranked by. 0 without a game."""
+        return Fraction(2 * self.wins + self.draws, 2 * self.games) if self.games else Fraction(0)
+
+    @property
     def win_rate(self) -> float:
-        return (self.wins + self.draws / 2) / self.games if self.games else 0.0
+        return float(self.exact_rate)
 
     def add(self, outcome: str) -> None:
         if outcome == WIN:
@@ -154,6 +160,11 @@ class Tally:
             self.draws += 1
         elif outcome == LOSS:
             self.losses += 1  # `none` (the game broke): nobody's result, as in tournaments
+
+
+def rank(tallies: Sequence[Tally]) -> list[int]:
+    """Positions from the highest win rate to the lowest; equal rates in pool order (survivors, then the rest)."""
+    return sorted(range(len(tallies)), key=lambda position: (-tallies[position].exact_rate, position))
 
 
 def pair_tasks(pairs: Sequence[tuple[int, int]], games: int) -> list[MatchTask]:
@@ -229,7 +240,7 @@ class Evolution:
             decks = [deck for deck, _ in pool]
             played = self.play(decks, pairs, derive_seed(config.seed, "generation", generation))
             rates = [tally.win_rate for tally in played.tallies]
-            ranking = sorted(range(len(pool)), key=lambda position: (-rates[position], position))
+            ranking = rank(played.tallies)
             kept = ranking[: config.survivors]
             best = decks[ranking[0]]
             benchmark = None
