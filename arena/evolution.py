@@ -48,24 +48,24 @@ def evolution_figure(rows: Sequence[dict[str, Any]]) -> Figure:
     fig = Figure(figsize=(8.5, 5), layout="constrained")
     axes = fig.subplots()
     x = [row["generation"] for row in generations]
-    axes.plot(x, [row["survivors_win_rate"] for row in generations], "s-", color=SURVIVORS_COLOR, markersize=3,
-              label="survivors' mean, against the pool")  # fmt: skip
-    axes.plot(x, [row["mean_win_rate"] for row in generations], "--", color=MEAN_COLOR,
-              label="pool mean (0.5: each game one deck's win, the other's loss)")  # fmt: skip
-    axes.plot(x, [row["best_win_rate"] for row in generations], "o-", color=BEST_COLOR, markersize=4, zorder=3,
-              label="best deck, against the pool")  # fmt: skip
+    survivors = axes.plot(x, [row["survivors_win_rate"] for row in generations], "s-", color=SURVIVORS_COLOR, markersize=3,
+                          label="survivors' mean, against the pool")  # fmt: skip
+    mean = axes.plot(x, [row["mean_win_rate"] for row in generations], "--", color=MEAN_COLOR,
+                     label="pool mean (0.5: each game one deck's win, the other's loss)")  # fmt: skip
+    lines = axes.plot(x, [row["best_win_rate"] for row in generations], "o-", color=BEST_COLOR, markersize=4, zorder=3,
+                      label="best deck, against the pool")  # fmt: skip
     scored = [(row["generation"], row["benchmark"]) for row in generations if row.get("benchmark")]
     if scored:
         decks, games = scored[-1][1]["decks"], scored[-1][1]["games"]
-        axes.plot([g for g, _ in scored], [b["win_rate"] for _, b in scored], "D-", color=BENCHMARK_COLOR, markersize=4,
-                  label=f"best deck against {decks} fixed random decks ({games} games)")  # fmt: skip
+        lines += axes.plot([g for g, _ in scored], [b["win_rate"] for _, b in scored], "D-", color=BENCHMARK_COLOR, markersize=4,
+                           label=f"best deck against {decks} fixed random decks ({games} games)")  # fmt: skip
     if not generations:
         axes.text(0.5, 0.5, "no generation finished yet", ha="center", va="center", transform=axes.transAxes)
     axes.set_ylim(-0.02, 1.02)
     axes.set_xlabel("generation")
     axes.set_ylabel("win rate (a draw is half)")
     axes.grid(alpha=0.3)
-    axes.legend(loc="best", fontsize=8)
+    axes.legend(handles=lines[:1] + survivors + mean + lines[1:], loc="best", fontsize=8)  # the best deck first (drawn last: on top)
     if x:
         axes.set_xticks(x if len(x) <= 20 else x[:: max(1, len(x) // 10)])
     agent = settings.get("agent", "?")
