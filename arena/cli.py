@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -14,7 +13,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from arena import results, tournament, verify
 from arena.errors import ArenaError
-from arena.executors import EXECUTORS, make_executor
+from arena.executors import EXECUTORS, make_executor, parse_workers
 from arena.leaderboard import SYSTEMS, distinct_warning
 from arena.library import analysis, catalog
 from arena.library import ladders as ladders_library
@@ -259,18 +258,6 @@ def agents_remove(ctx: Context, name: str) -> None:
 # ---------------------------------------------------------------- tournaments
 
 
-def _workers(text: str) -> int:
-    if text == "auto":
-        return os.cpu_count() or 1
-    try:
-        value = int(text)
-    except ValueError:
-        raise ArenaError(f"--workers must be a positive number or 'auto', got {text!r}") from None
-    if value < 1:
-        raise ArenaError(f"--workers must be at least 1, got {value}")
-    return value
-
-
 class _Progress:
     """A rich progress bar on a terminal (games done, games/s, time left); silent otherwise."""
 
@@ -361,7 +348,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
                    trust_agents: bool, network_allowance: float, concurrent: int, queue: bool, quiet: bool) -> None:  # fmt: skip
     """Play a tournament, store every match, and print its leaderboard."""
     registry = ctx.registry()
-    n_workers = _workers(workers)
+    n_workers = parse_workers(workers)
     runner = make_executor(executor, n_workers, ray_address)
     if memory_limit is not None and memory_limit < 50:
         raise ArenaError(f"--memory-limit must be at least 50 (megabytes), got {memory_limit}")

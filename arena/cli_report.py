@@ -83,16 +83,18 @@ def report_command(ctx: _Context, out_dir: Path, tournament_key: str | None, gam
 
 
 TRAINING = "training"
+EVOLUTION = "evolution"
 
 
 @click.command("plot")
-@click.argument("kind", metavar="KIND", type=click.Choice((*PLOT_KINDS, TRAINING)))
-@click.argument("checkpoint", required=False, metavar="[CHECKPOINT]")
+@click.argument("kind", metavar="KIND", type=click.Choice((*PLOT_KINDS, TRAINING, EVOLUTION)))
+@click.argument("checkpoint", required=False, metavar="[FILE]")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Image file: .png (or .svg, .pdf).")
 @_options
 def plot_command(ctx: _Context, kind: str, checkpoint: str | None, out: Path, tournament_key: str | None, game_spec: str | None) -> None:
     """Draw one figure of the report: elo-history, ratings, outcomes, net-wins, avg-turns, match-length, legal-moves
-    or seats; or `training CHECKPOINT`: the training curves arena train recorded beside that checkpoint."""
+    or seats; or `training CHECKPOINT`: the training curves arena train recorded beside that checkpoint; or `evolution FILE`:
+    the win rates per generation of an arena evolve-decks log."""
     _need_matplotlib()
     from arena.report import plot, write_figure
 
@@ -105,9 +107,16 @@ def plot_command(ctx: _Context, kind: str, checkpoint: str | None, out: Path, to
 
         rows = read_metrics(checkpoint)
         write_figure(lambda: training_figure(rows), out)
+    elif kind == EVOLUTION:
+        if checkpoint is None:
+            raise ArenaError("arena plot evolution needs the log of arena evolve-decks: arena plot evolution FILE --out FILE.png")
+        from arena.evolution import evolution_figure, read_evolution
+
+        generations = read_evolution(checkpoint)
+        write_figure(lambda: evolution_figure(generations), out)
     else:
         if checkpoint is not None:
-            raise ArenaError(f"arena plot {kind} takes no file argument (only 'training' does)")
+            raise ArenaError(f"arena plot {kind} takes no file argument (only 'training' and 'evolution' do)")
         from arena.report import check_writable
 
         if out.suffix.lower() not in (".png", ".svg", ".pdf"):

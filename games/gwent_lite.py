@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import click
 import numpy as np
 
 import arena
@@ -561,3 +562,11 @@ class GwentLite(arena.Game):
 @arena.hookimpl
 def register_games(register: Callable[[type[arena.Game]], None]) -> None:
     register(GwentLite)
+
+
+@arena.hookimpl
+def register_commands(cli: click.Group) -> None:
+    # Imported here: the genetic algorithm (games.gwent_decks) is only needed by `arena evolve-decks`, never by playing.
+    from games.gwent_decks_cli import evolve_decks_command
+
+    cli.add_command(evolve_decks_command)

@@ -7,6 +7,7 @@ so resume, determinism and forfeits do not depend on the executor.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol
@@ -34,6 +35,19 @@ class Executor(Protocol):
     def held(self) -> AbstractContextManager[None]:
         """Within this block, what `results` sets up (a Ray connection) serves every call: one run, many parts."""
         ...
+
+
+def parse_workers(text: str) -> int:
+    """The value of a --workers option: a positive number, or `auto` (this machine's cores)."""
+    if text == "auto":
+        return os.cpu_count() or 1
+    try:
+        value = int(text)
+    except ValueError:
+        raise ArenaError(f"--workers must be a positive number or 'auto', got {text!r}") from None
+    if value < 1:
+        raise ArenaError(f"--workers must be at least 1, got {value}")
+    return value
 
 
 def make_executor(kind: str, workers: int = 1, ray_address: str | None = None) -> Executor:

@@ -29,17 +29,21 @@ def metrics_path(checkpoint: str | os.PathLike[str]) -> Path:
 
 
 class MetricsWriter:
-    """Appends metric rows to a fresh file, one JSON object per line, flushed at once."""
+    """Appends rows to a fresh file, one JSON object per line (its `kind` one of `kinds`), flushed at once.
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    Also the log of `arena evolve-decks` (games.gwent_decks), whose kinds are its own.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], kinds: tuple[str, ...] = KINDS) -> None:
         self.path = Path(path)
+        self.kinds = kinds
         try:
             self.handle: TextIO | None = open(self.path, "w", encoding="utf-8")
         except OSError as exc:
             raise ArenaError(f"cannot write {self.path}: {exc.strerror or exc}") from None
 
     def write(self, kind: str, **values: Any) -> None:
-        assert kind in KINDS and self.handle is not None
+        assert kind in self.kinds and self.handle is not None
         self.handle.write(json.dumps({"kind": kind, **values}, sort_keys=True) + "\n")
         self.handle.flush()
 
@@ -60,10 +64,16 @@ def read_metrics(source: str | os.PathLike[str]) -> list[dict[str, Any]]:
     path = Path(source)
     if not path.name.endswith(SUFFIX):
         path = metrics_path(path)
+    return read_rows(path, KINDS, "training metrics", "metrics row", "arena train writes them beside the checkpoint")
+
+
+def read_rows(path: Path, kinds: tuple[str, ...], what: str, row_name: str, hint: str) -> list[dict[str, Any]]:
+    """The rows of a JSON Lines file that a `MetricsWriter` wrote with these `kinds`; a half-written last line (a run
+    killed while writing it) is left out; ArenaError (one line, ending with `hint` when the file is missing) otherwise."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise ArenaError(f"no training metrics at {path} ({exc.strerror or exc}); arena train writes them beside the checkpoint") from None
+        raise ArenaError(f"no {what} at {path} ({exc.strerror or exc}); {hint}") from None
     rows = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -74,7 +84,7 @@ def read_metrics(source: str | os.PathLike[str]) -> list[dict[str, Any]]:
             if number == len(lines):  # a run killed while writing its last line
                 break
             raise ArenaError(f"{path}: line {number} is not JSON") from None
-        if not isinstance(row, dict) or row.get("kind") not in KINDS:
-            raise ArenaError(f"{path}: line {number} is not a metrics row")
+        if not isinstance(row, dict) or row.get("kind") not in kinds:
+            raise ArenaError(f"{path}: line {number} is not a {row_name}")
         rows.append(row)
     return rows
