@@ -141,6 +141,11 @@ def test_short_run_writes_a_weights_file_byte_for_byte_from_its_seed(tmp_path, a
     rows = read_metrics(first.out)
     assert [row["kind"] for row in rows] == ["settings", "train", "train"]
     assert rows[0]["algorithm"] == algorithm and rows[0]["opponent"] == "self" and rows[1]["loss"] > 0
+    pytest.importorskip("matplotlib")
+    from arena.training.figure import training_figure
+
+    name = {"treestrap": "TreeStrap(minimax)", "rootstrap": "RootStrap(alpha-beta)"}[algorithm]
+    assert training_figure(rows).get_suptitle() == f"Training {name}, linear weights, depth 2 on santorini against itself"
 
 
 def test_a_stopped_run_resumed_ends_with_the_same_file(tmp_path):
