@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 import arena
+from agents.linear_weights import WeightsText, file_weights, numbers_in
 from arena.api import Evaluation
 from arena.params import validate_params
 
@@ -102,8 +103,12 @@ def default_weights(game: arena.Game) -> tuple[float, ...] | None:
     return None
 
 
-def resolve_weights(agent_id: str, game: arena.Game, weights: Sequence[float] | None) -> tuple[float, ...]:
-    """The weight vector for a linear evaluator; raises ArenaError with what is expected when it cannot."""
+def resolve_weights(agent_id: str, game: arena.Game, weights: str | Sequence[float] | None) -> tuple[float, ...]:
+    """The weight vector for a linear evaluator; raises ArenaError with what is expected when it cannot.
+
+    `weights`: numbers (a sequence, or the `weights` parameter's text `w1,...,wN`), the path of a
+    weights file (agents/linear_weights.py: `arena train --algorithm treestrap|rootstrap` writes
+    them), or nothing (the game's default weights)."""
     gid = game.info.id
     if not has_features(game):
         raise arena.ArenaError(
@@ -112,6 +117,11 @@ def resolve_weights(agent_id: str, game: arena.Game, weights: Sequence[float] | 
         )
     names = ", ".join(game.feature_names)
     n = len(game.feature_names)
+    if weights and isinstance(weights, str):
+        text = WeightsText(weights)
+        if text.is_file:
+            return file_weights(agent_id, game, text)
+        weights = numbers_in(text)
     if weights:
         if len(weights) != n:
             raise arena.ArenaError(
@@ -121,7 +131,8 @@ def resolve_weights(agent_id: str, game: arena.Game, weights: Sequence[float] | 
     found = default_weights(game)
     if found is None:
         raise arena.ArenaError(
-            f"agent '{agent_id}': game '{gid}' has no default weights; give weights=w1,...,w{n} for its features ({names})"
+            f"agent '{agent_id}': game '{gid}' has no default weights; give weights=w1,...,w{n} for its features ({names}), "
+            "or weights=FILE (arena train --algorithm treestrap|rootstrap writes one)"
         )
     return found
 
@@ -139,7 +150,7 @@ def linear_evaluation(game: arena.Game, weights: Sequence[float]) -> Evaluation:
 
 
 def resolve_evaluation(
-    agent_id: str, game: arena.Game, name: str, weights: Sequence[float] | None, default: str = "heuristic"
+    agent_id: str, game: arena.Game, name: str, weights: str | Sequence[float] | None, default: str = "heuristic"
 ) -> Evaluation:
     """The evaluation called `name` ("" = `default`): one of game.evaluations(), or "linear" over
     game.features with `weights`. Raises ArenaError naming what exists when it cannot."""

@@ -11,6 +11,9 @@ Weights (`weights=w1,...,wN`, one per name in `game.feature_names`):
    (`agents._search.PUBLISHED_WEIGHTS`: for Santorini the Santorini report's manual weights
    0,2,4,-1,0,-2,-4,1);
 3. otherwise the agent refuses the game and says how many weights it needs, for which features.
+`weights=FILE` reads them from a weights file (agents/linear_weights.py) that
+`arena train --algorithm treestrap|rootstrap` writes; a file for another game or with the wrong
+number of weights is refused when the tournament starts, and its digest is part of the version.
 Games that offer no features are refused.
 
 The same evaluator is minimax's `eval=linear,weights=...`. One ply needs no hidden information,
@@ -23,6 +26,7 @@ from typing import Any
 
 import arena
 from agents._search import agent_params, linear_evaluation, resolve_weights, terminal_value
+from agents.linear_weights import WeightsText, weights_fingerprint
 
 
 def _validated(params: dict[str, Any]) -> dict[str, Any]:
@@ -35,13 +39,18 @@ class LinearAgent(arena.Agent):
         version="1",
         description="One-ply search maximising a weighted sum of the game's features.",
         params=(
-            arena.Param("weights", (), "one weight per game feature (default: the game's published weights)", type=tuple),
+            arena.Param("weights", WeightsText(), "one weight per game feature, or a weights file (default: the game's published weights)",
+                        type=WeightsText),  # fmt: skip
         ),
     )
 
     @classmethod
     def check_game(cls, game: arena.Game, params: dict[str, Any]) -> None:
         resolve_weights(cls.info.id, game, _validated(params)["weights"] or None)
+
+    @classmethod
+    def fingerprint(cls, params: dict[str, Any]) -> str:
+        return weights_fingerprint(_validated(params))
 
     def __init__(self, game: arena.Game, player: int, seed: int, **params: Any) -> None:
         super().__init__(game, player, seed, **params)

@@ -51,6 +51,7 @@ from agents._search import (
     terminal_value,
     time_budget,
 )
+from agents.linear_weights import WeightsText, weights_fingerprint
 from arena.api import Evaluation
 from arena.heap import collector_paused
 
@@ -90,7 +91,8 @@ class MinimaxAgent(arena.Agent):
             arena.Param("time", 0.0, "seconds per move: deepen until it runs out (0 = fixed depth)", min=0.0),
             arena.Param("eval", "", "evaluation: one of the game's evaluations, 'linear', or 'model' (default: heuristic)"),
             arena.Param("model", "", "network file for eval=model: its value output (or best Q) at the leaves"),
-            arena.Param("weights", (), "weights for eval=linear, one per game feature", type=tuple),
+            arena.Param("weights", WeightsText(), "weights for eval=linear, one per game feature, or a weights file",
+                        type=WeightsText),  # fmt: skip
             arena.Param("tt", "auto", "transposition-table key", choices=("auto", "render", "off")),
             arena.Param("order", "history", "after the table's move: killers+history, or static evaluation",
                         choices=("history", "eval")),  # fmt: skip
@@ -114,7 +116,7 @@ class MinimaxAgent(arena.Agent):
     def fingerprint(cls, params: dict[str, Any]) -> str:
         from agents.models.evaluator import model_fingerprint
 
-        return model_fingerprint(params) if params.get("model") else ""
+        return model_fingerprint(params) if params.get("model") else weights_fingerprint(_validated(params))
 
     def __init__(self, game: arena.Game, player: int, seed: int, **params: Any) -> None:
         super().__init__(game, player, seed, **params)

@@ -114,13 +114,20 @@ def choose_action(outputs: np.ndarray, legal: Sequence[int], rng: random.Random 
 # ---------------------------------------------------------------- game description
 
 
-def game_description(game: arena.Game) -> dict[str, Any]:
-    """What a checkpoint records about the game it is for; `check_compatible` compares it."""
+def game_identity(game: arena.Game) -> dict[str, Any]:
+    """Which game a trained file is for: id, version, parameters (canonical) and label."""
     return {
         "game": game.info.id,
         "game_version": game.info.version,
         "game_params": canonical(game.params),
         "game_label": game.label(),
+    }
+
+
+def game_description(game: arena.Game) -> dict[str, Any]:
+    """What a checkpoint records about the game it is for; `check_compatible` compares it."""
+    return {
+        **game_identity(game),
         "observation_shape": list(observation_shape(game)),
         "num_actions": game.num_distinct_actions,
     }

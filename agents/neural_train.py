@@ -91,13 +91,16 @@ from arena.training.metrics import MetricsWriter, metrics_path, read_metrics
 if TYPE_CHECKING:
     from agents.train_ddpg import DDPG
 
-ALGORITHMS = ("reinforce", "dqn", "qlearning", "ddpg")
+#: Linear evaluation weights learned from search values (agents/train_bootstrap.py): no network, no torch.
+BOOTSTRAP = ("treestrap", "rootstrap")
+ALGORITHMS = ("reinforce", "dqn", "qlearning", "ddpg", *BOOTSTRAP)
 SELF = "self"
 TORCH_REQUIREMENT = "torch==2.13.0"
 
 #: Defaults that differ by algorithm: learning rate, and `batch` (episodes per update for
-#: reinforce, transitions per minibatch for dqn). Tabular Q-learning's step size is its lr.
-DEFAULT_LR = {"reinforce": 0.003, "dqn": 0.001, "qlearning": 0.1, "ddpg": 0.001}  # ddpg: the critic's; the actor's a tenth
+#: reinforce, transitions per minibatch for dqn and ddpg). Tabular Q-learning's step size is its lr;
+#: ddpg's is the critic's (the actor's a tenth); RootStrap's and TreeStrap's are the Santorini report's (Veness et al.'s).
+DEFAULT_LR = {"reinforce": 0.003, "dqn": 0.001, "qlearning": 0.1, "ddpg": 0.001, "rootstrap": 1e-5, "treestrap": 1e-6}
 DEFAULT_BATCH = {"reinforce": 16, "dqn": 64, "qlearning": 1, "ddpg": 64}
 
 ENTROPY_BONUS = 0.01
@@ -145,6 +148,7 @@ class TrainConfig:
     resume: str | None = None  # a checkpoint this trainer wrote (with its .resume state) to go on from
     save_every: int | None = None  # episodes between writes of the checkpoint and its state during the run
     promote_at: float | None = None  # curriculum: the opponent's depth + 1 when the window's win rate reaches this
+    depth: int | None = None  # treestrap/rootstrap: plies searched at every move (None: train_bootstrap.DEFAULT_DEPTH)
 
 
 #: Options that say where and how often to write, not what is trained: not part of the file's settings.
@@ -269,6 +273,12 @@ def check_numbers(config: TrainConfig) -> None:
         raise arena.ArenaError(f"--save-every must be at least 1, got {config.save_every}")
     if config.net not in train_nets.NETS:
         raise arena.ArenaError(f"unknown network '{config.net}' (choose {', '.join(train_nets.NETS)})")
+    if config.algorithm in BOOTSTRAP:
+        from agents.train_bootstrap import check_options
+
+        check_options(config)
+    elif config.depth is not None:
+        raise arena.ArenaError(f"--depth is the search depth of --algorithm {' and '.join(BOOTSTRAP)}")
     if config.algorithm == "qlearning" and (config.net != "mlp" or config.dueling):
         raise arena.ArenaError("--algorithm qlearning is tabular: it takes no --net or --dueling")
     if config.dueling and config.algorithm != "dqn":
@@ -326,6 +336,8 @@ def make_opponent_entry(registry: Registry, text: str, game: arena.Game, option:
 def plan(config: TrainConfig, registry: Registry) -> Plan:
     """Check everything the user gave before any training (and before importing torch)."""
     check_numbers(config)
+    if config.algorithm in BOOTSTRAP:
+        raise arena.ArenaError(f"--algorithm {config.algorithm} learns linear weights, not a network: agents.train_bootstrap plans it")
     game = make_game(registry, config.game)
     shape = observation_shape(game)
     if config.net != "mlp":
@@ -392,12 +404,14 @@ def promote(plan: Plan, registry: Registry, episodes: Episodes, tally: Tally) ->
     return promoted.label
 
 
-def read_resumed(config: TrainConfig, game: arena.Game) -> Resumed | None:
-    """`--resume FILE`: its state, refused in one line if it is for another game or network, or has no episodes left."""
+def read_resumed(config: TrainConfig, game: arena.Game, description: dict[str, Any] | None = None,
+                 shape: dict[str, Any] | None = None) -> Resumed | None:  # fmt: skip
+    """`--resume FILE`: its state, refused in one line if it is for another game or network, or has no episodes left.
+    `description` and `shape`: what the state must match (default: the game's and this config's network's)."""
     if not config.resume:
         return None
     meta, arrays = train_state.read_state(config.resume)
-    train_state.check_fits(meta, game_description(game), network_shape(config), config.resume)
+    train_state.check_fits(meta, description or game_description(game), shape or network_shape(config), config.resume)
     done = int(meta["episodes"])
     if config.episodes <= done:
         raise arena.ArenaError(f"--episodes {config.episodes} is the total to reach, and {config.resume} has trained {done} "
@@ -957,6 +971,10 @@ def train(config: TrainConfig, registry: Registry | None = None, report: Callabl
     written) on bad input. When `stop()` turns true, the episode under way is finished, the checkpoint and its state are
     written and TrainingInterrupted is raised: `--resume` goes on from there as if nothing had stopped."""
     registry = registry if registry is not None else get_registry()
+    if config.algorithm in BOOTSTRAP:
+        from agents import train_bootstrap
+
+        return train_bootstrap.train(config, registry, report or (lambda line: None), progress, stop or (lambda: False))
     checked = plan(config, registry)
     with seeded_torch(config) as torch:
         return _train(torch, checked, registry, report or (lambda line: None), progress, stop or (lambda: False))
@@ -1023,7 +1041,6 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
     learner = make_learner(torch, plan)
     episodes = Episodes(plan, registry, plan.opponent)
     tally = Tally(config.window)
-    every = max(1, config.episodes // 10)
     settings = {**asdict(config), "hidden": list(config.hidden), "channels": list(config.channels), "lr": plan.lr,
                 "batch": plan.batch, "log_every": plan.log_every, "eval_every": plan.eval_every,
                 "torch": torch.__version__ if torch is not None else None, **learner.settings()}  # fmt: skip
@@ -1066,16 +1083,11 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
 
     try:
         with MetricsWriter(metrics_path(config.out)) as metrics:
-            resumed_from = {"resumed_from": str(resumed.source), "resumed_at": first} if resumed is not None else {}
-            metrics.write("settings", **settings, **resumed_from)
-            for row in previous_rows:
-                metrics.write(row.pop("kind"), **row)
+            begin_metrics(metrics, settings, resumed, previous_rows)
             for number in range(first, config.episodes):
                 if stop():
                     write(number, learner.state(), learner.losses)
-                    raise TrainingInterrupted(f"stopped after {number} of {config.episodes} episodes: wrote {config.out} and "
-                                              f"{train_state.state_path(config.out).name}; "
-                                              f"go on with the same command and --resume {config.out}")  # fmt: skip
+                    raise interruption(config, number)
                 if plan.pool is not None and (number % config.snapshot_every == 0 or not episodes.pool):
                     own.append(save_snapshot(plan, learner, number, settings))
                     episodes.pool = [*plan.pool_opponents, *(values for _, values in own[-config.self_pool:])]
@@ -1092,21 +1104,13 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
                     final_state, final_losses = learner.state(), list(learner.losses)
                     learner.finish()
                 if done % plan.log_every == 0 or done == config.episodes:
-                    win, draw, loss = tally.rates()
-                    metrics.write("train", episode=done, window=len(tally.recent), win_rate=win, draw_rate=draw, loss_rate=loss,
-                                  loss=float(np.mean(learner.losses)) if learner.losses else None, epsilon=learner.epsilon(),
-                                  seconds=round(earlier_seconds + time.perf_counter() - start, 3))  # fmt: skip
-                    learner.losses.clear()
+                    write_train_row(metrics, done, tally, learner.losses, learner.epsilon(), earlier_seconds + time.perf_counter() - start)
                 if plan.evaluator is not None and (done % plan.eval_every == 0 or done == config.episodes):
-                    e_win, e_draw, e_loss = evaluate(plan, registry, learner.greedy())
-                    metrics.write("eval", episode=done, opponent=plan.evaluator.label, games=config.eval_games,
-                                  win_rate=e_win, draw_rate=e_draw, loss_rate=e_loss)  # fmt: skip
-                    last_eval = f" | against {plan.evaluator.label}: win {e_win:.2f}"
+                    last_eval = write_eval_row(metrics, done, plan.evaluator.label, config.eval_games,
+                                               evaluate(plan, registry, learner.greedy()))  # fmt: skip
                 if config.save_every and done % config.save_every == 0 and done < config.episodes:
                     write(done, learner.state(), learner.losses)
-                bar.update(done, tally, last_eval)
-                if not bar.bar and done % every == 0 and done < config.episodes:
-                    report(f"episode {done}/{config.episodes}: {tally.line()}{last_eval} ({time.perf_counter() - start:.1f}s)")
+                show_progress(bar, report, config, done, tally, last_eval, start)
     finally:
         bar.close()
     seconds = time.perf_counter() - start
@@ -1117,6 +1121,43 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
     report(f"trained {config.algorithm} on {plan.game.label()} against {config.opponent}: {config.episodes} episodes{resumed_line} "
            f"in {seconds:.1f}s, {tally.line()}")  # fmt: skip
     return TrainSummary(config.episodes, len(tally.recent), win, draw, loss, seconds, config.out, plan, learner.greedy())
+
+
+def begin_metrics(metrics: MetricsWriter, settings: dict[str, Any], resumed: Resumed | None, previous_rows: list[dict[str, Any]]) -> None:
+    """The settings line (with where a resumed run came from), then the resumed run's curve up to where it stopped."""
+    resumed_from = {"resumed_from": str(resumed.source), "resumed_at": resumed.episodes} if resumed is not None else {}
+    metrics.write("settings", **settings, **resumed_from)
+    for row in previous_rows:
+        metrics.write(row.pop("kind"), **row)
+
+
+def interruption(config: TrainConfig, number: int) -> TrainingInterrupted:
+    return TrainingInterrupted(f"stopped after {number} of {config.episodes} episodes: wrote {config.out} and "
+                               f"{train_state.state_path(config.out).name}; "
+                               f"go on with the same command and --resume {config.out}")  # fmt: skip
+
+
+def write_train_row(metrics: MetricsWriter, done: int, tally: Tally, losses: list[float], epsilon: float | None, seconds: float) -> None:
+    """A `train` line: the rates over the window, the mean loss since the last line (then emptied), epsilon, the clock."""
+    win, draw, loss = tally.rates()
+    metrics.write("train", episode=done, window=len(tally.recent), win_rate=win, draw_rate=draw, loss_rate=loss,
+                  loss=float(np.mean(losses)) if losses else None, epsilon=epsilon, seconds=round(seconds, 3))  # fmt: skip
+    losses.clear()
+
+
+def write_eval_row(metrics: MetricsWriter, done: int, opponent: str, games: int, rates: tuple[float, float, float]) -> str:
+    """An `eval` line; returns what the progress output says of it."""
+    win, draw, loss = rates
+    metrics.write("eval", episode=done, opponent=opponent, games=games, win_rate=win, draw_rate=draw, loss_rate=loss)
+    return f" | against {opponent}: win {win:.2f}"
+
+
+def show_progress(bar: ProgressBar, report: Callable[[str], None], config: TrainConfig, done: int, tally: Tally, last_eval: str,
+                  start: float) -> None:  # fmt: skip
+    """The progress bar on a terminal; otherwise a line every tenth of the run (not at its end: the summary says it)."""
+    bar.update(done, tally, last_eval)
+    if not bar.bar and done % max(1, config.episodes // 10) == 0 and done < config.episodes:
+        report(f"episode {done}/{config.episodes}: {tally.line()}{last_eval} ({time.perf_counter() - start:.1f}s)")
 
 
 def earlier_metrics(resumed: Resumed) -> list[dict[str, Any]]:
@@ -1162,7 +1203,9 @@ class _Context(Protocol):
 @click.command("train")
 @click.option("--game", "game_spec", required=True, help="Game spec, e.g. tic_tac_toe or connect_four:rows=5.")
 @click.option("--algorithm", type=click.Choice(ALGORITHMS), default="reinforce", show_default=True)
-@click.option("--opponent", default="random", show_default=True, help="An agent spec, or 'self' (past versions of the learner).")
+@click.option("--opponent", default=None,
+              help="An agent spec, or 'self' (past versions of the learner; treestrap/rootstrap: the learner itself, its "
+                   "default). Default: random.")
 @click.option("--episodes", type=int, default=2000, show_default=True)
 @click.option("--net", type=click.Choice(train_nets.NETS), default="mlp", show_default=True,
               help="mlp (.npz), conv over the board planes, or fcn: fully convolutional, any board size (.pt TorchScript).")
@@ -1179,7 +1222,10 @@ class _Context(Protocol):
 @click.option("--noise", type=float, default=None, help="Standard deviation of the noise on the actor's output when acting (ddpg, 0.1).")
 @click.option("--shaping", default=None, metavar="NAME", help="Add the game's shaped reward NAME at every move (e.g. reversi: positional).")
 @click.option("--lr", type=float, default=None,
-              help="Learning rate (default: reinforce 0.003, dqn 0.001, qlearning 0.1, ddpg 0.001 for the critic, a tenth for the actor).")
+              help="Learning rate (default: reinforce 0.003, dqn 0.001, qlearning 0.1, ddpg 0.001 for the critic, a tenth for the "
+                   "actor, rootstrap 1e-5, treestrap 1e-6).")
+@click.option("--depth", type=int, default=None,
+              help="treestrap/rootstrap: plies searched at every move (default: 2).")
 @click.option("--batch", type=int, default=None, help="Episodes per update (reinforce, 16) or minibatch size (dqn, ddpg: 64).")
 @click.option("--gamma", type=float, default=0.99, show_default=True, help="Discount per move of the learner.")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -1209,20 +1255,25 @@ class _Context(Protocol):
 @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
 @click.option("--quiet", is_flag=True, help="No progress bar or lines.")
 @click.pass_obj
-def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent: str, episodes: int, net: str, hidden: str,
+def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent: str | None, episodes: int, net: str, hidden: str,
                   channels: str, dueling: bool, double: bool, prioritized: bool, priority_alpha: float | None,
                   priority_beta: float | None, tau: float | None, noise: float | None, shaping: str | None, lr: float | None,
-                  batch: int | None, gamma: float, seed: int, max_turns: int, window: int, self_pool: int, snapshot_every: int,
-                  opponent_pool: str | None, log_every: int | None, eval_every: int | None, eval_games: int, eval_opponent: str, out: str,
-                  resume: str | None, save_every: int | None, promote_at: float | None, plugins_dirs: tuple[str, ...],
-                  quiet: bool) -> None:  # fmt: skip
-    """Train an agent by reinforcement learning; write its network and its training curves (needs PyTorch)."""
+                  depth: int | None, batch: int | None, gamma: float, seed: int, max_turns: int, window: int, self_pool: int,
+                  snapshot_every: int, opponent_pool: str | None, log_every: int | None, eval_every: int | None, eval_games: int,
+                  eval_opponent: str, out: str, resume: str | None, save_every: int | None, promote_at: float | None,
+                  plugins_dirs: tuple[str, ...], quiet: bool) -> None:  # fmt: skip
+    """Train an agent by reinforcement learning; write its network (or linear weights) and its training curves.
+
+    Networks need PyTorch; treestrap and rootstrap learn the weights of a linear evaluation over the
+    game's features from search values, without it."""
     if ctx is not None:
         ctx.plugins_dirs.extend(plugins_dirs)
         registry = ctx.registry()
     else:
         registry = get_registry(plugins_dirs)
-    config = TrainConfig(game=game_spec, out=out, algorithm=algorithm, opponent=opponent, episodes=episodes,
+    if opponent is None:
+        opponent = SELF if algorithm in BOOTSTRAP else "random"
+    config = TrainConfig(game=game_spec, out=out, algorithm=algorithm, opponent=opponent, episodes=episodes, depth=depth,
                          hidden=parse_widths(hidden), lr=lr, batch=batch, gamma=gamma, seed=seed, max_turns=max_turns,
                          window=window, net=net, channels=parse_widths(channels, "--channels"), dueling=dueling,
                          double=double, prioritized=prioritized, priority_alpha=priority_alpha, priority_beta=priority_beta,

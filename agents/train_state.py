@@ -112,9 +112,11 @@ def check_fits(meta: Mapping[str, Any], game: Mapping[str, Any], shape: Mapping[
 
 
 def describe(shape: Mapping[str, Any]) -> str:
-    """`dqn dueling conv 8-8 + dense 32`, `reinforce mlp 64-64`, `qlearning table`."""
+    """`dqn dueling conv 8-8 + dense 32`, `reinforce mlp 64-64`, `qlearning table`, `treestrap linear weights`."""
     if shape["algorithm"] == "qlearning":
         return "qlearning table"
+    if "net" not in shape:
+        return f"{shape['algorithm']} linear weights"
     dueling = "dueling " if shape["dueling"] else ""
     channels = "-".join(str(w) for w in shape.get("channels", []))
     hidden = "-".join(str(w) for w in shape.get("hidden", []))

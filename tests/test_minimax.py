@@ -147,9 +147,12 @@ def test_bad_parameters_are_refused_with_what_exists() -> None:
 # --- alpha-beta equals plain minimax --------------------------------------------------------
 
 
-def plain_minimax(state: arena.State, depth: int, root: int, evaluate: Any) -> float:
+def plain_minimax(state: arena.State, depth: int, root: int, evaluate: Any, terminal: Any = None) -> float:
     """Full-width minimax with the agent's conventions: the root player's value, terminal values
-    WIN_VALUE * margin with quicker wins (and later losses) preferred by the plies left."""
+    WIN_VALUE * margin with quicker wins (and later losses) preferred by the plies left; or, given
+    `terminal(returns, root)`, that value of a finished game (the trainers' of agents/train_bootstrap.py)."""
+    if state.current_player < 0 and terminal is not None:
+        return float(terminal(state.returns(), root))
     if state.current_player < 0:
         value = terminal_value(state.returns(), root)
         return value + depth if value > 0 else value - depth if value < 0 else value
@@ -159,7 +162,7 @@ def plain_minimax(state: arena.State, depth: int, root: int, evaluate: Any) -> f
     for action in state.legal_actions():
         child = state.clone()
         child.apply(action)
-        values.append(plain_minimax(child, depth - 1, root, evaluate))
+        values.append(plain_minimax(child, depth - 1, root, evaluate, terminal))
     return max(values) if state.current_player == root else min(values)
 
 

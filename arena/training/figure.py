@@ -61,7 +61,10 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
     return fig
 
 
-ALGORITHM_NAMES = {"reinforce": "REINFORCE", "dqn": "DQN", "qlearning": "tabular Q-learning", "ddpg": "DDPG"}
+ALGORITHM_NAMES = {"reinforce": "REINFORCE", "dqn": "DQN", "qlearning": "tabular Q-learning", "ddpg": "DDPG",
+                   "treestrap": "TreeStrap(minimax)", "rootstrap": "RootStrap(alpha-beta)"}  # fmt: skip
+#: Algorithms that learn the weights of a linear evaluation from search values (agents/train_bootstrap.py).
+SEARCH_BOOTSTRAP = ("treestrap", "rootstrap")
 NET_NAMES = {"mlp": "MLP", "conv": "convolutional network", "fcn": "fully convolutional network"}
 
 
@@ -75,6 +78,8 @@ def describe_learner(settings: dict[str, Any]) -> str:
     name = ALGORITHM_NAMES.get(algorithm, str(algorithm))
     if algorithm == "qlearning":
         return name
+    if algorithm in SEARCH_BOOTSTRAP:
+        return f"{name}, linear weights, depth {settings.get('depth', '?')}"
     if algorithm == "dqn":
         name = ("double " if settings.get("double", True) else "plain ") + name
         name += " with prioritized replay" if settings.get("prioritized") else ""
@@ -92,7 +97,9 @@ def _title(settings: dict[str, Any]) -> str:
         return "Training"
     opponent = settings.get("opponent", "?")
     against = opponent
-    if opponent == "self":
+    if opponent == "self" and settings.get("algorithm") in SEARCH_BOOTSTRAP:
+        against = "itself"
+    elif opponent == "self":
         against = "past versions of itself" + (" and given checkpoints" if settings.get("opponent_pool") else "")
     shaping = f", {settings['shaping']} reward shaping" if settings.get("shaping") else ""
     return f"Training {describe_learner(settings)} on {settings.get('game', '?')} against {against}{shaping}"
