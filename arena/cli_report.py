@@ -88,34 +88,39 @@ EVOLUTION = "evolution"
 
 @click.command("plot")
 @click.argument("kind", metavar="KIND", type=click.Choice((*PLOT_KINDS, TRAINING, EVOLUTION)))
-@click.argument("checkpoint", required=False, metavar="[FILE]")
+@click.argument("files", nargs=-1, metavar="[FILE...]")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Image file: .png (or .svg, .pdf).")
 @_options
-def plot_command(ctx: _Context, kind: str, checkpoint: str | None, out: Path, tournament_key: str | None, game_spec: str | None) -> None:
+def plot_command(ctx: _Context, kind: str, files: tuple[str, ...], out: Path, tournament_key: str | None,
+                 game_spec: str | None) -> None:  # fmt: skip
     """Draw one figure of the report: elo-history, ratings, outcomes, net-wins, avg-turns, match-length, legal-moves
-    or seats; or `training CHECKPOINT`: the training curves arena train recorded beside that checkpoint; or `evolution FILE`:
-    the win rates per generation of an arena evolve-decks log."""
+    or seats; or `training CHECKPOINT...`: the training curves arena train recorded beside that checkpoint (several
+    checkpoints: their runs compared on shared axes); or `evolution FILE`: the win rates per generation of an arena
+    evolve-decks log."""
     _need_matplotlib()
     from arena.report import plot, write_figure
 
     if kind == TRAINING:
-        if checkpoint is None:
+        if not files:
             raise ArenaError("arena plot training needs the checkpoint (or its .metrics.jsonl file): "
-                             "arena plot training FILE --out FILE.png")
-        from arena.training.figure import training_figure
+                             "arena plot training FILE [FILE...] --out FILE.png")
+        from arena.training.figure import comparison_figure, training_figure
         from arena.training.metrics import read_metrics
 
-        rows = read_metrics(checkpoint)
-        write_figure(lambda: training_figure(rows), out)
+        runs = [(Path(file).name, read_metrics(file)) for file in files]
+        if len(runs) == 1:
+            write_figure(lambda: training_figure(runs[0][1]), out)
+        else:
+            write_figure(lambda: comparison_figure(runs), out)
     elif kind == EVOLUTION:
-        if checkpoint is None:
+        if len(files) != 1:
             raise ArenaError("arena plot evolution needs the log of arena evolve-decks: arena plot evolution FILE --out FILE.png")
         from arena.evolution import evolution_figure, read_evolution
 
-        generations = read_evolution(checkpoint)
+        generations = read_evolution(files[0])
         write_figure(lambda: evolution_figure(generations), out)
     else:
-        if checkpoint is not None:
+        if files:
             raise ArenaError(f"arena plot {kind} takes no file argument (only 'training' and 'evolution' do)")
         from arena.report import check_writable
 

@@ -92,6 +92,30 @@ def test_cli_records_metrics_and_plots_them(arena_cli, tmp_path):
     assert refused.exit_code == 2 and "needs the checkpoint" in refused.stderr
 
 
+def test_several_runs_are_compared_on_shared_axes(arena_cli, tmp_path):
+    """The Dots and Boxes report's figure 6: training with and without prioritized replay, one figure."""
+    from arena.training.figure import comparison_figure
+
+    runs = []
+    for name, extra in (("uniform.npz", ()), ("per.npz", ("--prioritized",))):
+        arena_cli("train", "--game", "tic_tac_toe", "--algorithm", "dqn", "--episodes", "60", "--hidden", "8", "--window", "20",
+                  "--log-every", "10", "--eval-every", "30", "--eval-games", "4", "--quiet", *extra, "--out", str(tmp_path / name))  # fmt: skip
+        runs.append((name, read_metrics(tmp_path / name)))
+    png = tmp_path / "compared.png"
+    arena_cli("plot", "training", str(tmp_path / "uniform.npz"), str(tmp_path / "per.npz"), "--out", str(png))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    figure = comparison_figure(runs)
+    top, bottom = figure.axes
+    for line, (name, rows) in zip(top.get_lines(), runs, strict=True):
+        train = [row for row in rows if row["kind"] == "train"]
+        assert list(line.get_ydata()) == [row["win_rate"] - row["loss_rate"] for row in train]
+        assert list(line.get_xdata()) == [row["episode"] for row in train] and line.get_label().startswith(name)
+    assert "with prioritized replay" in top.get_lines()[1].get_label() and "with prioritized" not in top.get_lines()[0].get_label()
+    assert [len(line.get_xdata()) for line in bottom.get_lines()] == [2, 2]  # each run's evaluations
+    refused = arena_cli("plot", "training", str(tmp_path / "uniform.npz"), str(tmp_path / "none.npz"), "--out", str(png), ok=False)
+    assert refused.exit_code == 2 and "no training metrics" in refused.stderr
+
+
 def test_plain_and_double_dqn_differ_and_each_is_reproducible(tmp_path):
     def run(name: str, double: bool) -> bytes:
         train(short(tmp_path, name, algorithm="dqn", double=double, episodes=60, eval_games=0), REGISTRY)

@@ -3,7 +3,10 @@
 Like the reports' training figures (Onitama 6.1-6.9, Santorini 5-8, Dots and Boxes 5-6): the top
 panel shows the win, draw and loss rates over the last `window` training episodes and, as
 points, the win rate against the fixed evaluation opponent; the bottom panel the training loss
-(and the exploration rate epsilon on a second axis where the algorithm has one).
+(and the exploration rate epsilon on a second axis where the algorithm has one). Several runs
+(`comparison_figure`) are drawn on shared axes instead, as the Dots and Boxes report's figure 6
+compares training with and without prioritized replay: each run's mean reward over its training
+window (win rate - loss rate: rewards +1, 0, -1) and, where it has them, its evaluation win rates.
 """
 
 from __future__ import annotations
@@ -103,3 +106,43 @@ def _title(settings: dict[str, Any]) -> str:
         against = "past versions of itself" + (" and given checkpoints" if settings.get("opponent_pool") else "")
     shaping = f", {settings['shaping']} reward shaping" if settings.get("shaping") else ""
     return f"Training {describe_learner(settings)} on {settings.get('game', '?')} against {against}{shaping}"
+
+
+RUN_COLORS = ("#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037", "#424242")
+
+
+def comparison_figure(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]], title: str | None = None) -> Figure:
+    """Several runs on shared axes: (name, metrics rows) each. Top: the mean reward over each run's training window;
+    bottom (when any run has evaluations): each run's evaluation win rates."""
+    evaluated = any(row["kind"] == "eval" for _, rows in runs for row in rows)
+    fig = Figure(figsize=(8.5, 6.5 if evaluated else 4.5), layout="constrained")
+    axes = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2)) if evaluated else [fig.subplots(1, 1)]
+    top = axes[0]
+    for i, (name, rows) in enumerate(runs):
+        settings = next((row for row in rows if row["kind"] == "settings"), {})
+        train = [row for row in rows if row["kind"] == "train"]
+        color = RUN_COLORS[i % len(RUN_COLORS)]
+        label = f"{name}: {describe_learner(settings)}" if settings else name
+        window = train[-1]["window"] if train else "?"
+        x = [row["episode"] for row in train]
+        top.plot(x, [row["win_rate"] - row["loss_rate"] for row in train], color=color, linewidth=1.6,
+                 label=f"{label} (last {window} episodes)")  # fmt: skip
+        evals = [row for row in rows if row["kind"] == "eval"]
+        if evals:
+            ex, ey = _series(evals, "win_rate")
+            axes[1].plot(ex, ey, "o-", color=color, markersize=4,
+                         label=f"{name}: against {evals[-1]['opponent']} ({evals[-1]['games']} games, best action)")  # fmt: skip
+    top.set_ylim(-1.04, 1.04)
+    top.set_ylabel("mean reward (win - loss rate)")
+    top.grid(alpha=0.3)
+    top.legend(loc="best", fontsize=8)
+    if evaluated:
+        axes[1].set_ylim(-0.02, 1.02)
+        axes[1].set_ylabel("evaluation win rate")
+        axes[1].grid(alpha=0.3)
+        axes[1].legend(loc="best", fontsize=8)
+    axes[-1].set_xlabel("training episodes")
+    games = sorted({str(row.get("game", "?")) for _, rows in runs for row in rows if row["kind"] == "settings"})
+    opponents = sorted({str(row.get("opponent", "?")) for _, rows in runs for row in rows if row["kind"] == "settings"})
+    fig.suptitle(title or f"Training compared: {', '.join(games)} against {', '.join(opponents)}")
+    return fig
