@@ -174,8 +174,12 @@ def _register(
         report(f"plugin '{name}' ({source}) failed to register: {exc}")
         return
     hooks = _hooks_of(pm, module)
-    for unmarked in _unmarked_hooks(pm, module, hooks):
-        report(f"plugin '{name}' ({source}): {unmarked} has no @arena.hookimpl, so Arena never calls it")
+    unmarked = _unmarked_hooks(pm, module, hooks)
+    for hook in unmarked:
+        report(f"plugin '{name}' ({source}): {hook} has no @arena.hookimpl, so Arena never calls it")
+    if not hooks and not unmarked:
+        report(f"plugin '{name}' ({source}) registers nothing: it has no @arena.hookimpl function "
+               f"(a helper module in a plugins folder is named with a leading '_', which Arena skips)")
     registry.plugins.append(PluginInfo(name, source, version, hooks))
 
 

@@ -86,6 +86,12 @@ def test_a_hook_without_its_decorator_is_reported_not_silently_ignored(tmp_path)
         f"plugin 'undecorated' ({plugins / 'undecorated.py'}): register_agents has no @arena.hookimpl, so Arena never calls it"
     ]
     assert not [e for e in load([]).errors if "hookimpl" in e]  # the built-ins and installed plugins are all decorated
+    empty = loose_plugin(tmp_path / "plugins", "notes", "WEIGHTS = (1, 2, 3)\n")
+    loose_plugin(empty, "_helpers", "WEIGHTS = (1, 2, 3)\n")  # a leading '_': a helper, skipped without a word
+    assert [e for e in load([empty]).errors if "registers nothing" in e] == [
+        f"plugin 'notes' ({empty / 'notes.py'}) registers nothing: it has no @arena.hookimpl function "
+        "(a helper module in a plugins folder is named with a leading '_', which Arena skips)"
+    ]
 
 
 def test_cli_reports_broken_plugin_and_lists_plugins(tmp_path):
