@@ -8,14 +8,14 @@ from collections.abc import Sequence
 from arena import tournament
 from arena.errors import ArenaError
 from arena.match import DEFAULT_MAX_TURNS
-from arena.params import parse_specs
+from arena.params import breaks_spec, parse_specs
 from arena.plugins import Registry
 from db.session import Database
 
 
 def human_spec(name: str) -> str:
-    if not name or any(c in name for c in ",:="):
-        raise ArenaError(f"--name must be a plain name (no ',', ':' or '='), got {name!r}")
+    if breaks_spec(name):
+        raise ArenaError(f"--name must be a plain name (no spaces, ',', ':', '=' or '\"'), got {name!r}")
     return "human" if name == "human" else f"human:name={name}"
 
 
