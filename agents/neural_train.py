@@ -82,7 +82,7 @@ from agents.train_pool import (
 )
 from arena.agents import AgentEntry, resolve, seated_game
 from arena.match import DEFAULT_MAX_TURNS, DRAW, LOSS, WIN, outcomes_from_returns
-from arena.params import parse_specs
+from arena.params import Spec, parse_specs
 from arena.plugins import Registry, get_registry
 from arena.seeding import derive_seed
 from arena.tournament import make_game
@@ -382,8 +382,7 @@ def network_shape(config: TrainConfig) -> dict[str, Any]:
 def deeper(registry: Registry, entry: AgentEntry, game: arena.Game) -> AgentEntry | None:
     """The curriculum's next opponent: the same agent with its `depth` one more (`minimax:depth=1` -> `minimax:depth=2`);
     None when the agent takes no deeper one."""
-    params = {**entry.raw_params, "depth": str(int(entry.params["depth"]) + 1)}
-    text = entry.type_id + ":" + ",".join(f"{name}={value}" for name, value in params.items())
+    text = str(Spec(entry.type_id, {**entry.raw_params, "depth": str(int(entry.params["depth"]) + 1)}))
     try:
         return make_opponent_entry(registry, text, game)
     except arena.ArenaError:
@@ -444,6 +443,13 @@ class FrozenPolicy:
         return choose_action(self.values(observation), state.legal_actions(), self.rng)
 
 
+def opponent_seated(game: arena.Game, opponent: AgentEntry | None, seat: int) -> arena.Game:
+    """The game with the seat parameters (e.g. Gwent decks) `opponent` brings to every seat but the learner's `seat`."""
+    if opponent is None or not opponent.seat_params:
+        return game
+    return seated_game(game, [None if other == seat else opponent for other in range(game.num_players)])
+
+
 class Episodes:
     """Plays the learner's episodes: seat rotation, seeds, opponents, the turn limit."""
 
@@ -464,11 +470,8 @@ class Episodes:
 
     def game_for(self, seat: int) -> arena.Game:
         """The game, with the seat parameters (e.g. Gwent decks) the opponent brings to its seats."""
-        entry = self.entry
-        if entry is None or not entry.seat_params:
-            return self.game
         if seat not in self._games:
-            self._games[seat] = seated_game(self.game, [None if other == seat else entry for other in range(self.players)])
+            self._games[seat] = opponent_seated(self.game, self.entry, seat)
         return self._games[seat]
 
     def opponents(self, game: arena.Game, seat: int, seed: int) -> list[Player | None]:

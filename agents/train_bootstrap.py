@@ -66,12 +66,13 @@ from agents.neural_train import (
     earlier_metrics,
     interruption,
     make_opponent_entry,
+    opponent_seated,
     read_resumed,
     show_progress,
     write_eval_row,
     write_train_row,
 )
-from arena.agents import AgentEntry, seated_game
+from arena.agents import AgentEntry
 from arena.match import DRAW, outcomes_from_returns, play_match
 from arena.params import Spec
 from arena.plugins import Registry
@@ -278,7 +279,7 @@ class Bootstrap:
         seed = derive_seed(config.seed, "episode", number)
         rng = random.Random(derive_seed(seed, "ties"))
         entry = self.plan.opponent
-        game = seated(self.game, entry, seat)
+        game = opponent_seated(self.game, entry, seat)
         others: dict[int, Any] = {}
         if entry is not None:
             others = {other: self.makers[entry.label](game, other, seed) for other in range(players) if other != seat}
@@ -303,7 +304,7 @@ class Bootstrap:
         for number in range(config.eval_games):
             seat = number % players
             seed = derive_seed(config.seed, "evaluation", number)
-            game = seated(self.game, entry, seat)
+            game = opponent_seated(self.game, entry, seat)
             agents: list[arena.Agent] = [
                 MinimaxAgent(game, other, seed, depth=self.plan.depth, eval="linear", weights=tuple(self.weights.tolist()))
                 if other == seat else self.makers[entry.label](game, other, seed)
@@ -311,13 +312,6 @@ class Bootstrap:
             ]  # fmt: skip
             tally.add(play_match(game, agents, seed, config.max_turns, trusted=True).outcomes[seat])
         return tally.rates()
-
-
-def seated(game: arena.Game, entry: AgentEntry | None, seat: int) -> arena.Game:
-    """The game with the seat parameters the opponent brings to the seats other than the learner's."""
-    if entry is None or not entry.seat_params:
-        return game
-    return seated_game(game, [None if other == seat else entry for other in range(game.num_players)])
 
 
 def train(config: TrainConfig, registry: Registry, report: Callable[[str], None], progress: bool,

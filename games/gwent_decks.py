@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
@@ -175,7 +176,7 @@ def pair_tasks(pairs: Sequence[tuple[int, int]], games: int) -> list[MatchTask]:
 @dataclass
 class Played:
     tallies: list[Tally]
-    abnormal: dict[str, int] = field(default_factory=dict)
+    abnormal: Counter[str] = field(default_factory=Counter)  # reason -> matches that did not end normally
 
 
 class Evolution:
@@ -222,7 +223,7 @@ class Evolution:
             for seat, position in enumerate(outcome.seating):
                 played.tallies[position].add(outcome.outcomes[seat])
             if outcome.reason != NORMAL:
-                played.abnormal[outcome.reason] = played.abnormal.get(outcome.reason, 0) + 1
+                played.abnormal[outcome.reason] += 1
         return played
 
     def settings(self) -> dict[str, Any]:
@@ -250,8 +251,7 @@ class Evolution:
                 tally = bench.tallies[0]
                 benchmark = {"decks": len(references), "games": tally.games, "wins": tally.wins, "draws": tally.draws,
                              "losses": tally.losses, "win_rate": round(tally.win_rate, 4)}  # fmt: skip
-                for reason, count in bench.abnormal.items():
-                    played.abnormal[reason] = played.abnormal.get(reason, 0) + count
+                played.abnormal.update(bench.abnormal)
             yield {
                 "generation": generation,
                 "decks": [{"deck": deck_text(deck), "origin": origin, "wins": tally.wins, "draws": tally.draws,
