@@ -83,7 +83,7 @@ from agents.train_pool import (
 from arena.agents import AgentEntry, resolve, seated_game
 from arena.match import DEFAULT_MAX_TURNS, DRAW, LOSS, WIN, outcomes_from_returns
 from arena.params import Spec, parse_specs
-from arena.plugins import Registry, get_registry
+from arena.plugins import CommandContext, Registry, command_registry, get_registry
 from arena.seeding import derive_seed
 from arena.tournament import make_game
 from arena.training.metrics import MetricsWriter, metrics_path, read_metrics
@@ -1195,14 +1195,6 @@ def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: s
 # ---------------------------------------------------------------- `arena train`
 
 
-class _Context(Protocol):
-    """The part of arena.cli.Context this command uses."""
-
-    plugins_dirs: list[str]
-
-    def registry(self) -> Registry: ...
-
-
 @click.command("train")
 @click.option("--game", "game_spec", required=True, help="Game spec, e.g. tic_tac_toe or connect_four:rows=5.")
 @click.option("--algorithm", type=click.Choice(ALGORITHMS), default="reinforce", show_default=True)
@@ -1258,7 +1250,7 @@ class _Context(Protocol):
 @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
 @click.option("--quiet", is_flag=True, help="No progress bar or lines.")
 @click.pass_obj
-def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent: str | None, episodes: int, net: str, hidden: str,
+def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, opponent: str | None, episodes: int, net: str, hidden: str,
                   channels: str, dueling: bool, double: bool, prioritized: bool, priority_alpha: float | None,
                   priority_beta: float | None, tau: float | None, noise: float | None, shaping: str | None, lr: float | None,
                   depth: int | None, batch: int | None, gamma: float, seed: int, max_turns: int, window: int, self_pool: int,
@@ -1269,11 +1261,7 @@ def train_command(ctx: _Context | None, game_spec: str, algorithm: str, opponent
 
     Networks need PyTorch; treestrap and rootstrap learn the weights of a linear evaluation over the
     game's features from search values, without it."""
-    if ctx is not None:
-        ctx.plugins_dirs.extend(plugins_dirs)
-        registry = ctx.registry()
-    else:
-        registry = get_registry(plugins_dirs)
+    registry, _ = command_registry(ctx, plugins_dirs)
     if opponent is None:
         opponent = SELF if algorithm in BOOTSTRAP else "random"
     config = TrainConfig(game=game_spec, out=out, algorithm=algorithm, opponent=opponent, episodes=episodes, depth=depth,

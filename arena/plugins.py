@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 import pluggy
 
@@ -236,6 +236,24 @@ def get_registry(plugins_dirs: Iterable[str | os.PathLike[str]] = (), warn: Call
     if key not in _cache:
         _cache[key] = load(plugins_dirs, warn)
     return _cache[key]
+
+
+class CommandContext(Protocol):
+    """The part of arena.cli.Context a plugin's command uses (None when the command runs outside the `arena` group)."""
+
+    plugins_dirs: list[str]
+
+    def registry(self) -> Registry: ...
+
+
+def command_registry(ctx: CommandContext | None, plugins_dirs: Iterable[str]) -> tuple[Registry, tuple[str, ...]]:
+    """A plugin command's registry and every plugin directory in use: the `arena` group's, with the command's own
+    --plugins-dir added, or (the command run on its own, as tests do) one loaded here for its --plugins-dir."""
+    if ctx is None:
+        dirs = tuple(plugins_dirs)
+        return get_registry(dirs), dirs
+    ctx.plugins_dirs.extend(plugins_dirs)
+    return ctx.registry(), tuple(ctx.plugins_dirs)
 
 
 def register_commands(registry: Registry, cli: Any) -> None:

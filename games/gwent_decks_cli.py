@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 import click
 
 from arena.executors import parse_workers
 from arena.executors.local import LocalPool
 from arena.output import print_table
-from arena.plugins import Registry, get_registry
+from arena.plugins import CommandContext, command_registry
 from games.gwent_decks import EvolveConfig, evolve
 
 DEFAULTS = EvolveConfig()
-
-
-class _Context(Protocol):
-    """The part of arena.cli.Context this command uses."""
-
-    plugins_dirs: list[str]
-
-    def registry(self) -> Registry: ...
 
 
 def _line(row: dict[str, Any], seconds: float, generations: int) -> str:
@@ -50,16 +42,12 @@ def _line(row: dict[str, Any], seconds: float, generations: int) -> str:
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The log: JSON Lines, one line per generation.")
 @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
 @click.pass_obj
-def evolve_decks_command(ctx: _Context | None, game_spec: str, agent: str, population: int, generations: int, games: int,
+def evolve_decks_command(ctx: CommandContext | None, game_spec: str, agent: str, population: int, generations: int, games: int,
                          survivors: int, offspring: int, mutation: float, sigma: float, benchmark: int, seed: int, workers: str,
                          out: str, plugins_dirs: tuple[str, ...]) -> None:  # fmt: skip
     """Evolve Gwent Lite decks by a genetic algorithm (report 003): every generation each deck plays every other, the
     best survive with mutated copies, random decks fill the pool. Prints the best deck as an agent spec."""
-    if ctx is not None:
-        ctx.plugins_dirs.extend(plugins_dirs)
-        registry, dirs = ctx.registry(), tuple(ctx.plugins_dirs)
-    else:
-        registry, dirs = get_registry(plugins_dirs), plugins_dirs
+    registry, dirs = command_registry(ctx, plugins_dirs)
     config = EvolveConfig(agent=agent, population=population, generations=generations, games=games, survivors=survivors,
                           offspring=offspring, mutation=mutation, sigma=sigma, benchmark=benchmark, seed=seed, game=game_spec)  # fmt: skip
     executor = LocalPool(parse_workers(workers))
