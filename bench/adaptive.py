@@ -116,10 +116,11 @@ def told_the_truth(strengths: np.ndarray) -> ShareRule:
 
 def run(adaptive: bool, strengths: np.ndarray, seed: int, weighted: bool = True,
         correlation: Callable[[np.ndarray, np.ndarray], float] = kendall, oracle: bool = False,
-        design: np.ndarray | None = None) -> int:  # fmt: skip
+        design: np.ndarray | None = None, trace: list[tuple[int, float]] | None = None, until: int = 0) -> int:  # fmt: skip
     """Matches one run needs: round-robin (adaptive False), the adaptive schedule after a first round (told the
     truth with oracle), or a fixed design's shares from the first game (design: each game to the pair furthest
-    below its share so far)."""
+    below its share so far). With `until`, the run plays that many matches whatever the stop says and appends the
+    matches so far and the fit's rank correlation with the truth after every batch to `trace` (the budget reading)."""
     rng = np.random.default_rng(seed)
     rule = told_the_truth(strengths) if oracle else thompson_shares
     pairs = all_pairs(AGENTS)
@@ -151,9 +152,25 @@ def run(adaptive: bool, strengths: np.ndarray, seed: int, weighted: bool = True,
         for (k, score, _), weight in zip(played, weights):
             a, b = pairs[k]
             counted[(a, b, score)] = counted.get((a, b, score), 0.0) + float(weight)
-        if done(counted, strengths, correlation):
+        if until:
+            assert trace is not None
+            trace.append((len(played), correlation(fit(AGENTS, counted)[0], strengths)))
+            if len(played) >= until:
+                return len(played)
+        elif done(counted, strengths, correlation):
             return len(played)
     return len(played)
+
+
+def budget_reading(curves: list[list[float]], matches: list[int]) -> tuple[int | None, int | None]:
+    """From runs played to a fixed number of matches (each a correlation per batch, batches ending at `matches`): the
+    matches after which the mean correlation over runs reaches 0.95, and after which half the runs are at 0.95 or
+    more (what a user of --budget gets on average, and in the median run); None when never within the runs."""
+    table = np.asarray(curves)
+    found = []
+    for series in (table.mean(axis=0) >= 0.95, (table >= 0.95).mean(axis=0) >= 0.5):
+        found.append(matches[int(np.argmax(series))] if series.any() else None)
+    return found[0], found[1]
 
 
 def field(args: argparse.Namespace, run_number: int) -> np.ndarray:
@@ -250,7 +267,13 @@ def main() -> None:
         help="the rank correlation whose 0.95 ends a run (Kendall: at most 3 of 120 pairs misordered)",
     )
     parser.add_argument("--random", action="store_true", help="strengths drawn at random (sd 4 x step), one field per run")
+    parser.add_argument("--budget-reading", type=int, default=0, metavar="MATCHES",
+                        help="instead: round-robin and adaptive each play MATCHES matches per run; print the matches after "
+                             "which the mean rank correlation over runs reaches 0.95, and the median run's")  # fmt: skip
     args = parser.parse_args()
+    if args.budget_reading:
+        budget_main(args)
+        return
     strengths = np.arange(AGENTS) * args.step
     shape = f"strengths random, sd {4 * args.step:g}" if args.random else f"{args.step:g} Elo apart (0..{strengths[-1]:g})"
     print(f"{AGENTS} simulated agents {shape}, draw rate {DRAW_RATE}, "
@@ -294,6 +317,26 @@ def main() -> None:
         tail = tails.get(name, "target <= 0.5x")
         print(f"{name} / round-robin: {statistics.mean(results[name]) / base:.2f}x of the matches "
               f"(95% interval over runs {low:.2f}..{high:.2f}; median {median:.2f}x); {tail}")  # fmt: skip
+
+
+def budget_main(args: argparse.Namespace) -> None:
+    """The budget reading: the matches a fixed budget needs for a ranking at 0.95, on average and in the median run."""
+    correlation = CORRELATIONS[args.correlation]
+    print(f"{AGENTS} simulated agents, {args.runs} runs each played to {args.budget_reading} matches (budget reading, "
+          f"{args.correlation} 0.95)")  # fmt: skip
+    found: dict[str, tuple[int | None, int | None]] = {}
+    for name, adaptive in (("round-robin", False), ("adaptive", True)):
+        start = time.perf_counter()
+        curves: list[list[tuple[int, float]]] = [[] for _ in range(args.runs)]
+        for r, curve in enumerate(curves):
+            run(adaptive, field(args, r), args.seed * 1000 + r, False, correlation, trace=curve, until=args.budget_reading)
+        matches = [m for m, _ in curves[0]]  # the same batches in every run of a scheduler
+        found[name] = budget_reading([[c for _, c in curve] for curve in curves], matches)
+        print(f"{name:>12}: mean correlation reaches 0.95 after {found[name][0]} matches, half the runs after "
+              f"{found[name][1]} ({time.perf_counter() - start:.1f} s)", flush=True)  # fmt: skip
+    for k, label in enumerate(("mean", "median run")):
+        a, b = found["adaptive"][k], found["round-robin"][k]
+        print(f"adaptive / round-robin ({label}): " + (f"{a / b:.2f}x" if a and b else "not reached within the budget"))
 
 
 if __name__ == "__main__":

@@ -281,3 +281,16 @@ def test_the_bench_plays_a_fixed_design_told_the_strengths_under_the_same_stop()
     assert seen[:4] == [all_pairs(16)[0], all_pairs(16)[15]] * 2  # tracked: the pair furthest below its share next
     told = bench.misorder_design(np.arange(16) * 80.0, 450.0)
     assert 0 < bench.run(True, np.arange(16) * 80.0, 3, weighted=False, design=told) < limit
+
+
+def test_the_bench_reads_a_fixed_budget():
+    """bench/adaptive.py --budget-reading: run(until=N) plays N matches whatever the stop says, tracing the rank
+    correlation after every batch; budget_reading finds where the runs' mean, and half of the runs, reach 0.95."""
+    bench = _bench()
+    trace: list[tuple[int, float]] = []
+    assert bench.run(False, np.arange(16) * 80.0, 3, weighted=False, trace=trace, until=280) == 288  # to its batch end
+    assert [m for m, _ in trace][:9] == [16, 32, 48, 64, 80, 96, 112, 120, 136]  # a round of 120 ends on a short batch (so does the second, at 240)
+    assert trace[-1][0] == 288 and all(-1.0 <= c <= 1.0 for _, c in trace)
+    curves = [[0.5, 0.96, 0.97], [0.5, 0.90, 0.99], [0.5, 0.80, 0.93]]
+    assert bench.budget_reading(curves, [16, 32, 48]) == (48, 48)  # mean 0.887 then 0.963; 1 of 3, then 2 of 3 at 0.95
+    assert bench.budget_reading([[0.5, 0.99], [0.5, 0.99], [0.5, 0.0]], [16, 32]) == (None, 32)  # mean 0.66: never
