@@ -160,7 +160,13 @@ def main() -> None:
     chosen = [s for s in SETUPS if not args.only or s.name in args.only.split(",")]
     import torch
 
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads available (training uses 1)")
+    from agents.models.base import cpu_threads
+
+    available = torch.get_num_threads()
+    # Evaluation plays as the `neural` agent does, on cpu_threads() (1 unless $ARENA_MODEL_THREADS): on a busy machine two
+    # threads' spin-waiting made the MDRNN's small forward passes about 50 times slower.
+    torch.set_num_threads(cpu_threads())
+    print(f"torch {torch.__version__}, {available} threads available (training uses 1, evaluation {torch.get_num_threads()})")
     print(f"machine load before: {load()}")
     with tempfile.TemporaryDirectory() as folder:
         for setup in chosen:
