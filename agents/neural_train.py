@@ -24,8 +24,9 @@ seat's view, as in `arena.match`. Its reward is +1 for a win, 0 for a draw (or t
 - `ddpg`: an actor network and an MLP critic Q(s, a) over an action vector, with target networks
   and exploration noise on the actor's output (agents/train_ddpg.py, the Onitama report's agent).
 
-Networks (`--net mlp|conv|fcn`, `--dueling`: agents/train_nets.py): the plain MLP is saved as the
-numpy `.npz` checkpoint agent `neural` plays; the others as TorchScript `.pt` files.
+Networks (`--net mlp|conv|fcn|mdrnn`, `--dueling`: agents/train_nets.py; `--representation` of the
+Dots and Boxes report's MDRNN: agents/train_mdrnn.py): the plain MLP is saved as the numpy `.npz`
+checkpoint agent `neural` plays; the others as TorchScript `.pt` files.
 
 Metrics go to `OUT.metrics.jsonl` as training goes (arena/training/metrics.py): the win rate over
 the last `window` episodes, the loss and epsilon every `log_every` episodes, and the greedy
@@ -130,6 +131,7 @@ class TrainConfig:
     window: int = 500  # win rates are reported over the last `window` episodes
     net: str = "mlp"
     channels: tuple[int, ...] = (32, 32)
+    representation: str | None = None  # --net mdrnn: its board representation (None: train_nets.REPRESENTATIONS[0], naive)
     dueling: bool = False
     double: bool = True
     prioritized: bool = False  # dqn: prioritized experience replay (agents/train_priority.py)
@@ -273,6 +275,11 @@ def check_numbers(config: TrainConfig) -> None:
         raise arena.ArenaError(f"--save-every must be at least 1, got {config.save_every}")
     if config.net not in train_nets.NETS:
         raise arena.ArenaError(f"unknown network '{config.net}' (choose {', '.join(train_nets.NETS)})")
+    if config.representation is not None:
+        if config.representation not in train_nets.REPRESENTATIONS:
+            raise arena.ArenaError(f"unknown representation '{config.representation}' (choose {', '.join(train_nets.REPRESENTATIONS)})")
+        if config.net != "mdrnn":
+            raise arena.ArenaError(f"--representation is the board representation of --net mdrnn, not of --net {config.net}")
     if config.algorithm in BOOTSTRAP:
         from agents.train_bootstrap import check_options
 
@@ -338,6 +345,7 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
     check_numbers(config)
     if config.algorithm in BOOTSTRAP:
         raise arena.ArenaError(f"--algorithm {config.algorithm} learns linear weights, not a network: agents.train_bootstrap plans it")
+    config = replace(config, representation=train_nets.representation(config.net, config.representation))  # its default, spelled out
     game = make_game(registry, config.game)
     shape = observation_shape(game)
     if config.net != "mlp":
@@ -376,7 +384,7 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
 
 
 def network_shape(config: TrainConfig) -> dict[str, Any]:
-    return train_state.network_shape(config.algorithm, config.net, config.hidden, config.channels, config.dueling)
+    return train_state.network_shape(config.algorithm, config.net, config.hidden, config.channels, config.dueling, config.representation)
 
 
 def deeper(registry: Registry, entry: AgentEntry, game: arena.Game) -> AgentEntry | None:
@@ -548,7 +556,8 @@ class Net:
         config = plan.config
         self.torch = torch
         self.shape = plan.shape
-        self.module = train_nets.build(config.net, plan.game, plan.shape, config.hidden, config.channels, config.dueling)
+        self.module = train_nets.build(config.net, plan.game, plan.shape, config.hidden, config.channels, config.dueling,
+                                       config.representation)  # fmt: skip
         self.npz = train_nets.saves_npz(config.net, config.dueling)
         self.layers: Layers = []
         self.refresh()
@@ -584,8 +593,10 @@ class Net:
             return
         config = training
         metadata = {"format": "arena-torchscript", "version": 1, **game_description(game), "net": config["net"],
-                    "dueling": config["dueling"], "size_independent": config["net"] == "fcn", "output": output,
+                    "dueling": config["dueling"], "size_independent": config["net"] in train_nets.SIZE_INDEPENDENT, "output": output,
                     "algorithm": algorithm, "training": training}  # fmt: skip
+        if config.get("representation"):
+            metadata["representation"] = config["representation"]
         train_nets.save_torchscript(self.torch, self.module, path, metadata)
 
 
@@ -1203,9 +1214,13 @@ def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: s
                    "default). Default: random.")
 @click.option("--episodes", type=int, default=2000, show_default=True)
 @click.option("--net", type=click.Choice(train_nets.NETS), default="mlp", show_default=True,
-              help="mlp (.npz), conv over the board planes, or fcn: fully convolutional, any board size (.pt TorchScript).")
-@click.option("--hidden", default="64,64", show_default=True, help="Hidden layer widths (mlp; conv uses the first).")
-@click.option("--channels", default="32,32", show_default=True, help="Convolution widths (conv, fcn).")
+              help="mlp (.npz), conv over the board planes, fcn: fully convolutional, any board size, or mdrnn: the Dots and Boxes "
+                   "report's 2D recurrent network, any board size (.pt TorchScript).")
+@click.option("--representation", type=click.Choice(train_nets.REPRESENTATIONS), default=None,
+              help="--net mdrnn: the lines as (n+1)x(m+1)x2 (naive, the default), per box nxmx4 (box), or turned 45 degrees "
+                   "into an (n+m)x(n+m) grid (edge).")
+@click.option("--hidden", default="64,64", show_default=True, help="Hidden layer widths (mlp; conv and mdrnn use the first).")
+@click.option("--channels", default="32,32", show_default=True, help="Convolution widths (conv, fcn); mdrnn's cell width is the first.")
 @click.option("--dueling", is_flag=True, help="Dueling Q head: Q = V + A - mean(A) (dqn).")
 @click.option("--double/--no-double", default=True, show_default=True, help="Double-DQN targets, or plain DQN's (dqn).")
 @click.option("--prioritized", is_flag=True, help="Prioritized experience replay: sample by |TD error|, weight by importance (dqn).")
@@ -1250,9 +1265,10 @@ def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: s
 @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
 @click.option("--quiet", is_flag=True, help="No progress bar or lines.")
 @click.pass_obj
-def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, opponent: str | None, episodes: int, net: str, hidden: str,
-                  channels: str, dueling: bool, double: bool, prioritized: bool, priority_alpha: float | None,
-                  priority_beta: float | None, tau: float | None, noise: float | None, shaping: str | None, lr: float | None,
+def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, opponent: str | None, episodes: int, net: str,
+                  representation: str | None, hidden: str, channels: str, dueling: bool, double: bool, prioritized: bool,
+                  priority_alpha: float | None, priority_beta: float | None, tau: float | None, noise: float | None,
+                  shaping: str | None, lr: float | None,
                   depth: int | None, batch: int | None, gamma: float, seed: int, max_turns: int, window: int, self_pool: int,
                   snapshot_every: int, opponent_pool: str | None, log_every: int | None, eval_every: int | None, eval_games: int,
                   eval_opponent: str, out: str, resume: str | None, save_every: int | None, promote_at: float | None,
@@ -1266,11 +1282,11 @@ def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, op
         opponent = SELF if algorithm in BOOTSTRAP else "random"
     config = TrainConfig(game=game_spec, out=out, algorithm=algorithm, opponent=opponent, episodes=episodes, depth=depth,
                          hidden=parse_widths(hidden), lr=lr, batch=batch, gamma=gamma, seed=seed, max_turns=max_turns,
-                         window=window, net=net, channels=parse_widths(channels, "--channels"), dueling=dueling,
-                         double=double, prioritized=prioritized, priority_alpha=priority_alpha, priority_beta=priority_beta,
-                         tau=tau, noise=noise, shaping=shaping, self_pool=self_pool, snapshot_every=snapshot_every,
-                         opponent_pool=opponent_pool, log_every=log_every, eval_every=eval_every, eval_games=eval_games,
-                         eval_opponent=eval_opponent, resume=resume, save_every=save_every,
+                         window=window, net=net, channels=parse_widths(channels, "--channels"), representation=representation,
+                         dueling=dueling, double=double, prioritized=prioritized, priority_alpha=priority_alpha,
+                         priority_beta=priority_beta, tau=tau, noise=noise, shaping=shaping, self_pool=self_pool,
+                         snapshot_every=snapshot_every, opponent_pool=opponent_pool, log_every=log_every, eval_every=eval_every,
+                         eval_games=eval_games, eval_opponent=eval_opponent, resume=resume, save_every=save_every,
                          promote_at=promote_at)  # fmt: skip
     # Errors (ArenaError) go up to the `arena` group, which prints them as one line and exits with 2.
     report = None if quiet else lambda line: click.echo(line, err=True)

@@ -8,10 +8,14 @@
   planes plus a constant plane (so the network sees the board's edges), then a 1x1 convolution to
   one output plane per entry of the game's `action_planes()`, read off as action ids. A network
   trained on 3x3 Dots and Boxes plays 2x2 and 4x4.
+- `mdrnn` (the Dots and Boxes report's network, agents/train_mdrnn.py): a 2D recurrent cell of the
+  first `--channels` width swept over the board from its four corners, then a per-cell head of one
+  ReLU layer of the first `--hidden` width, over the lines in one of the report's representations
+  (`--representation naive|box|edge`, re-encoded inside the network); any board size, Dots and Boxes only.
 - `--dueling` (Wang et al., the Reversi report): Q = V + A - mean(A), V from its own head.
 
 Every module but the plain MLP is saved as TorchScript (`torch.jit.script`, so the board size of
-`fcn` stays free) with the same metadata JSON as the `.npz` checkpoints in the extra file
+`fcn` and `mdrnn` stays free) with the same metadata JSON as the `.npz` checkpoints in the extra file
 `arena.json`: input [batch, *observation_shape] float32, output one value per action id.
 """
 
@@ -24,7 +28,14 @@ from typing import Any
 
 import arena
 
-NETS = ("mlp", "conv", "fcn")
+NETS = ("mlp", "conv", "fcn", "mdrnn")
+#: Networks that play every board size of their game (the metadata's `size_independent`).
+SIZE_INDEPENDENT = ("fcn", "mdrnn")
+#: `--net mdrnn`'s board representations (agents/train_mdrnn.py); the first is the default.
+REPRESENTATIONS = ("naive", "box", "edge")
+#: Where the lines of a board of dots lie on its observation (Game.action_planes): horizontal ones on an (n+1) x m
+#: block, vertical ones on n x (m+1). The layout `mdrnn`'s representations re-encode.
+LINE_PLANES = ((0, 1), (1, 0))
 METADATA_FILE = "arena.json"
 
 
@@ -33,21 +44,30 @@ def board_shape(game: arena.Game, shape: Sequence[int], net: str) -> tuple[int, 
     if len(shape) != 3:
         raise arena.ArenaError(f"--net {net} needs board planes [channels, rows, cols]; "
                                f"{game.label()} observes a tensor of shape {tuple(shape)}")
-    if net == "fcn":
+    if net in SIZE_INDEPENDENT:
         planes = game.action_planes()
         if not planes:
-            raise arena.ArenaError(f"--net fcn needs actions that are board cells; "
+            raise arena.ArenaError(f"--net {net} needs actions that are board cells; "
                                    f"game '{game.info.id}' declares none (Game.action_planes)")
         cells = sum((shape[1] - r) * (shape[2] - c) for r, c in planes)
         if cells != game.num_distinct_actions:
             raise arena.ArenaError(f"game '{game.info.id}': its action planes cover {cells} cells, "
                                    f"not its {game.num_distinct_actions} actions")
+        if net == "mdrnn" and (tuple(planes) != LINE_PLANES or shape[0] < 2):
+            raise arena.ArenaError(f"--net mdrnn re-encodes the lines of a board of dots (Dots and Boxes: action planes "
+                                   f"{LINE_PLANES}, line planes first); game '{game.info.id}' lays its actions out as {tuple(planes)}")
     return int(shape[0]), int(shape[1]), int(shape[2])
 
 
+def representation(net: str, given: str | None) -> str | None:
+    """The board representation a network reads: `mdrnn`'s (naive unless given), None for the others."""
+    return (given or REPRESENTATIONS[0]) if net == "mdrnn" else None
+
+
 def build(net: str, game: arena.Game, shape: Sequence[int], hidden: Sequence[int], channels: Sequence[int],
-          dueling: bool) -> Any:  # fmt: skip
-    """The module for `net` (one of NETS); its forward takes [batch, *shape] float32. Imports torch."""
+          dueling: bool, board: str | None = None) -> Any:  # fmt: skip
+    """The module for `net` (one of NETS); its forward takes [batch, *shape] float32. `board`: mdrnn's
+    representation (default naive). Imports torch."""
     from agents import train_modules as m
 
     actions = game.num_distinct_actions
@@ -59,6 +79,11 @@ def build(net: str, game: arena.Game, shape: Sequence[int], hidden: Sequence[int
     if net == "fcn":
         c, _, _ = board_shape(game, shape, "fcn")
         return m.FCN(c, channels, game.action_planes() or (), dueling)
+    if net == "mdrnn":
+        from agents.train_mdrnn import MDRNN
+
+        board_shape(game, shape, "mdrnn")
+        return MDRNN(board or REPRESENTATIONS[0], channels[0], hidden[0] if hidden else 64, dueling)
     raise arena.ArenaError(f"unknown network '{net}' (choose {', '.join(NETS)})")
 
 

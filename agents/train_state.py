@@ -88,13 +88,17 @@ def read_state(checkpoint: str | os.PathLike[str]) -> tuple[dict[str, Any], Arra
     return meta, arrays
 
 
-def network_shape(algorithm: str, net: str, hidden: Sequence[int], channels: Sequence[int], dueling: bool) -> dict[str, Any]:
+def network_shape(algorithm: str, net: str, hidden: Sequence[int], channels: Sequence[int], dueling: bool,
+                  representation: str | None = None) -> dict[str, Any]:  # fmt: skip
     """What decides whether stored weights fit a run: the algorithm (logits or Q-values, which optimiser parts),
-    the network and, of the widths, only those the network uses."""
+    the network and, of the widths, only those the network uses (and mdrnn's board representation)."""
     if algorithm == "qlearning":
         return {"algorithm": algorithm}
-    widths = {"mlp": {"hidden": list(hidden)}, "conv": {"hidden": list(hidden[:1]), "channels": list(channels)},
-              "fcn": {"channels": list(channels)}}[net]  # fmt: skip
+    shapes: dict[str, dict[str, Any]] = {"mlp": {"hidden": list(hidden)}, "conv": {"hidden": list(hidden[:1]), "channels": list(channels)},
+                                         "fcn": {"channels": list(channels)},
+                                         "mdrnn": {"hidden": list(hidden[:1]), "channels": list(channels[:1]),
+                                                   "representation": representation}}  # fmt: skip
+    widths = shapes[net]
     if algorithm == "ddpg":  # its critic is an MLP of every hidden width, whatever the actor's network
         widths["critic"] = list(hidden)
     return {"algorithm": algorithm, "net": net, "dueling": dueling, **widths}
@@ -120,7 +124,8 @@ def describe(shape: Mapping[str, Any]) -> str:
     dueling = "dueling " if shape["dueling"] else ""
     channels = "-".join(str(w) for w in shape.get("channels", []))
     hidden = "-".join(str(w) for w in shape.get("hidden", []))
-    widths = {"mlp": hidden, "conv": f"{channels} + dense {hidden}", "fcn": channels}[shape["net"]]
+    widths = {"mlp": hidden, "conv": f"{channels} + dense {hidden}", "fcn": channels,
+              "mdrnn": f"{channels} + dense {hidden}, {shape.get('representation')} representation"}[shape["net"]]  # fmt: skip
     critic = f" with critic {'-'.join(str(w) for w in shape['critic'])}" if "critic" in shape else ""
     return f"{shape['algorithm']} {dueling}{shape['net']} {widths}{critic}"
 

@@ -11,7 +11,8 @@ baseline training is measured against, the same network before training (same se
 weights; an empty table for Q-learning) against `random` and `greedy` (`--no-baseline` skips it). Tabular
 Q-learning on 2x2 Dots and Boxes also prints training games per second (the report: 100,000 games in
 about 80 s, 1250 games/s). The fully convolutional Dots and Boxes network trained on 3x3 is also
-evaluated on 2x2 and 4x4 (the report's tables 7 and 8).
+evaluated on 2x2 and 4x4 (the report's tables 7 and 8). Its MDRNN on the box and the edge
+representation, trained against greedy on 3x3, is the report's table 3.
 
 Training is reproducible for one seed on one machine (torch seeded, one thread), not bit for bit
 across machines: CPU kinds, BLAS builds and torch versions change the last bits of sums, and
@@ -64,6 +65,10 @@ SETUPS = (
     Setup("dab3-fcn-dqn", "Dots and Boxes report tables 6-8: size-independent network trained on 3x3 against greedy",
           {"game": "dots_and_boxes", "algorithm": "dqn", "opponent": "greedy", "net": "fcn", "channels": (32, 32)}, 1_500,
           ".pt", ("dots_and_boxes:rows=2,cols=2", "dots_and_boxes:rows=4,cols=4")),
+    Setup("dab3-mdrnn-box", "Dots and Boxes report table 3: MDRNN, box representation, 37.0% against greedy (10,000 games, 3x3)",
+          {"game": "dots_and_boxes", "algorithm": "dqn", "opponent": "greedy", "net": "mdrnn", "representation": "box"}, 1_500, ".pt"),
+    Setup("dab3-mdrnn-edge", "Dots and Boxes report table 3: MDRNN, edge representation, 43.2% against greedy (10,000 games, 3x3)",
+          {"game": "dots_and_boxes", "algorithm": "dqn", "opponent": "greedy", "net": "mdrnn", "representation": "edge"}, 1_500, ".pt"),
     Setup("reversi-dueling-shaped", "Reversi report: dueling DQN with positional rewards",
           {"game": "reversi", "algorithm": "dqn", "opponent": "random", "net": "conv", "dueling": True,
            "channels": (16, 16), "hidden": (64,), "shaping": "positional"}, 300, ".pt"),
@@ -155,7 +160,13 @@ def main() -> None:
     chosen = [s for s in SETUPS if not args.only or s.name in args.only.split(",")]
     import torch
 
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads available (training uses 1)")
+    from agents.models.base import cpu_threads
+
+    available = torch.get_num_threads()
+    # Evaluation plays as the `neural` agent does, on cpu_threads() (1 unless $ARENA_MODEL_THREADS): on a busy machine two
+    # threads' spin-waiting made the MDRNN's small forward passes about 50 times slower.
+    torch.set_num_threads(cpu_threads())
+    print(f"torch {torch.__version__}, {available} threads available (training uses 1, evaluation {torch.get_num_threads()})")
     print(f"machine load before: {load()}")
     with tempfile.TemporaryDirectory() as folder:
         for setup in chosen:

@@ -68,7 +68,7 @@ ALGORITHM_NAMES = {"reinforce": "REINFORCE", "dqn": "DQN", "qlearning": "tabular
                    "treestrap": "TreeStrap(minimax)", "rootstrap": "RootStrap(alpha-beta)"}  # fmt: skip
 #: Algorithms that learn the weights of a linear evaluation from search values (agents/train_bootstrap.py).
 SEARCH_BOOTSTRAP = ("treestrap", "rootstrap")
-NET_NAMES = {"mlp": "MLP", "conv": "convolutional network", "fcn": "fully convolutional network"}
+NET_NAMES = {"mlp": "MLP", "conv": "convolutional network", "fcn": "fully convolutional network", "mdrnn": "MDRNN"}
 
 
 def _widths(values: Any) -> str:
@@ -88,8 +88,12 @@ def describe_learner(settings: dict[str, Any]) -> str:
         name += " with prioritized replay" if settings.get("prioritized") else ""
     net = settings.get("net", "mlp")
     widths = _widths(settings.get("hidden") if net == "mlp" else settings.get("channels"))
-    if net == "conv" and settings.get("hidden"):  # its convolutions, then one dense layer of the first hidden width
+    if net == "mdrnn":  # its cell's width (the first channel width), a per-cell dense layer, the board representation
+        widths = _widths(settings.get("channels", [])[:1])
+    if net in ("conv", "mdrnn") and settings.get("hidden"):  # then one dense layer of the first hidden width
         widths += f" + dense {settings['hidden'][0]}"
+    if net == "mdrnn" and settings.get("representation"):
+        widths += f", {settings['representation']} representation"
     network = " ".join(part for part in ("dueling" if settings.get("dueling") else "", NET_NAMES.get(net, str(net)), widths) if part)
     critic = f" actor, MLP {_widths(settings.get('hidden'))} critic" if algorithm == "ddpg" else ""
     return f"{name}, {network}{critic}"
