@@ -119,6 +119,12 @@ def resolve_all(registry: Registry, text: str, game: Game, lookup: Any) -> list[
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:
         raise ArenaError(f"agent '{duplicates[0]}' is listed twice; give each agent once (e.g. random:seed=1,random:seed=2)")
+    seen: dict[tuple[str, str, str], str] = {}
+    for entry in entries:  # `random` and `random:seed=0` play alike: rated apart they would be two agents of one
+        first = seen.setdefault((entry.type_id, entry.version, entry.params_json()), entry.label)
+        if first != entry.label:
+            raise ArenaError(f"agents '{first}' and '{entry.label}' are the same agent (same type and parameters, "
+                             "defaults included); give each agent once, or another seed (e.g. random:seed=1)")  # fmt: skip
     return entries
 
 

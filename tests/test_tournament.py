@@ -132,6 +132,8 @@ def test_leaderboard_across_tournaments_by_game(arena_cli):
         (["run-tournament", "--game", "connect_four:depth=3", "--agents", "random,greedy"], "unknown parameter 'depth'"),
         (["run-tournament", "--game", "tic_tac_toe", "--agents", "random:depth=3,greedy"], "unknown parameter 'depth'"),
         (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,random"], "listed twice"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy,random:seed=0"], "'random' and 'random:seed=0' are the same"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "minimax:depth=3,minimax,random"], "are the same agent"),
         (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "0"], "--rounds"),
         (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "x"], "not a valid integer"),
         (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--max-turns", "0"], "--max-turns"),
