@@ -50,6 +50,10 @@ class AgentEntry:
         values.update({f"{SEAT_PREFIX}{k}": v for k, v in self.seat_params.items()})
         return json.dumps(dict(sorted(values.items())))
 
+    def identity(self) -> tuple[str, str, str]:
+        """What makes two entries one agent whatever their labels: type, version and parameters, defaults filled in."""
+        return self.type_id, self.version, self.params_json()
+
     def maker(self, registry: Registry) -> Callable[[Game, int, int], Agent]:
         """`make(game, seat, match_seed)` with the lookups done once (tournaments make agents every match)."""
         agent_cls = registry.agent_class(self.type_id)
@@ -121,11 +125,28 @@ def resolve_all(registry: Registry, text: str, game: Game, lookup: Any) -> list[
         raise ArenaError(f"agent '{duplicates[0]}' is listed twice; give each agent once (e.g. random:seed=1,random:seed=2)")
     seen: dict[tuple[str, str, str], str] = {}
     for entry in entries:  # `random` and `random:seed=0` play alike: rated apart they would be two agents of one
-        first = seen.setdefault((entry.type_id, entry.version, entry.params_json()), entry.label)
+        first = seen.setdefault(entry.identity(), entry.label)
         if first != entry.label:
-            raise ArenaError(f"agents '{first}' and '{entry.label}' are the same agent (same type and parameters, "
-                             "defaults included); give each agent once, or another seed (e.g. random:seed=1)")  # fmt: skip
+            raise ArenaError(f"agents '{first}' and '{entry.label}' are {SAME_AGENT}")
     return entries
+
+
+#: Why two labels of one agent are refused (resolve_all, and a ladder's join).
+SAME_AGENT = ("the same agent (same type and parameters, defaults included); give each agent once, or another seed "
+              "(e.g. random:seed=1)")  # fmt: skip
+
+
+def same_agent(registry: Registry, entry: AgentEntry, stored: Sequence[dict[str, Any]], game: Game) -> str | None:
+    """The label of the first of `stored` (agents as AgentEntry.to_json wrote them) that is `entry`'s agent under
+    another label, or None. Stored agents that no longer build (a plugin gone, a file moved) are skipped."""
+    for data in stored:
+        try:
+            other = entry_from_json(registry, data, game)
+        except ArenaError:
+            continue
+        if other.label != entry.label and other.identity() == entry.identity():
+            return str(data["label"])
+    return None
 
 
 def entry_from_json(registry: Registry, data: dict[str, Any], game: Game) -> AgentEntry:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from arena import tournament as tournaments
-from arena.agents import resolve_all
+from arena.agents import SAME_AGENT, resolve_all, same_agent
 from arena.errors import ArenaError
 from arena.ladder import FORMAT
 from arena.library.tournaments import one
@@ -39,12 +39,17 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
         if game.info.version != found.game_version:
             raise ArenaError(f"ladder {found.id} plays {game.info.id} version {found.game_version}; version "
                              f"{game.info.version} is installed, so results would mix: start a new ladder")  # fmt: skip
-        entries = tournaments.versioned(session, game, resolve_all(registry, agent, game, tournaments.named_agents(session)))
-        if len(entries) != 1:
-            raise ArenaError(f"agent: give one agent, not {len(entries)}")
+        resolved = resolve_all(registry, agent, game, tournaments.named_agents(session))
+        if len(resolved) != 1:
+            raise ArenaError(f"agent: give one agent, not {len(resolved)}")
+        entries = tournaments.versioned(session, game, resolved)
         entry = entries[0]
         tournaments.check_unattended(registry, entries)
-        labels = [data["label"] for data in settings["agents"]] + [label for label, _ in queries.ladder_joins(session, found.id)]
+        stored = settings["agents"] + [data for _, data in queries.ladder_joins(session, found.id)]
+        labels = [data["label"] for data in stored]
+        twin = same_agent(registry, resolved[0], stored, game)
+        if twin is not None:
+            raise ArenaError(f"agent: '{resolved[0].label}' and '{twin}', in ladder {found.id} already, are {SAME_AGENT}")
         ladder_id = found.id
     if entry.label in labels or not queries.add_ladder_join(database, ladder_id, entry.label, entry.to_json()):
         raise AlreadyIn(f"agent '{entry.label}' is in ladder {ladder_id} already (give another seed or name to add a copy)")

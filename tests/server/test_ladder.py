@@ -173,7 +173,9 @@ def test_cli_verbs_queue_join_cancel_and_resume(tmp_path: Path) -> None:
     assert cli.json("tournaments")[0]["status"] == "queued"
     joined = cli.json("tournaments", "join", "lad", "mcts:simulations=20")
     assert joined["joining"] == ["mcts:simulations=20"] and joined["format"] == "ladder"
-    for agent, message in [("mcts:simulations=20", "already"), ("nosuch", "unknown agent")]:
+    for agent, message in [("mcts:simulations=20", "already"), ("nosuch", "unknown agent"),
+                           ("mcts:simulations=20,seed=0", "'mcts:simulations=20', in ladder 1 already, are the same agent"),
+                           ("greedy:seed=0", "and 'greedy', in ladder 1 already, are the same agent")]:  # fmt: skip
         refused = cli("tournaments", "join", "lad", agent, ok=False)
         assert refused.exit_code == 2 and message in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
     cli("run-tournament", "--resume", "lad", "--quiet")
