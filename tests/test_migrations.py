@@ -21,7 +21,7 @@ def test_old_database_upgrades_on_first_use(arena_db):
     """Every migration, from the first, on SQLite and on PostgreSQL."""
     arena_cli, url = arena_db, arena_db.url
     database_at(url, "0001")
-    arena_cli.execute("insert into agents (name, type, params, created_at) values ('kept', 'random', '{}', '2026-01-01')")
+    arena_cli.execute("""insert into agents (name, type, params, created_at) values ('kept', 'random', '{"seed": "4"}', '2026-01-01')""")
     arena_cli("run-tournament", "--game", "incan_gold", "--agents", "random,greedy,kept", "--rounds", "3", "--quiet")
     with open_database(url) as upgraded:
         assert current_revision(upgraded) == HEAD_REVISION
