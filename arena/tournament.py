@@ -200,13 +200,15 @@ def prepare(registry: Registry, database: Database | None,
     return game, entries, tables, settings
 
 
-def create(registry: Registry, database: Database, request: TournamentRequest, status: str = "running") -> int:
+def create(registry: Registry, database: Database, request: TournamentRequest, status: str = "running",
+           check: Callable[[list[AgentEntry]], None] | None = None) -> int:  # fmt: skip
     """Validate the request and write the tournament with its full schedule; returns its id.
 
     `status` "queued" leaves it to `arena serve`'s queue; "running" is for the caller to play now.
+    `check(entries)`, the caller's own test of the resolved agents (in seat order), may refuse before anything is written.
     """
     with frozen_heap():
-        return _create(registry, database, request, status)
+        return _create(registry, database, request, status, check)
 
 
 def check_unattended(registry: Registry, entries: Sequence[AgentEntry]) -> None:
@@ -218,10 +220,13 @@ def check_unattended(registry: Registry, entries: Sequence[AgentEntry]) -> None:
                              "there to play that seat (a person plays with `arena play`, or on the server's /play page)")  # fmt: skip
 
 
-def _create(registry: Registry, database: Database, request: TournamentRequest, status: str) -> int:
+def _create(registry: Registry, database: Database, request: TournamentRequest, status: str,
+            check: Callable[[list[AgentEntry]], None] | None) -> int:  # fmt: skip
     game, entries, tables, settings = prepare(registry, database, request)
     if status == "queued":
         check_unattended(registry, entries)
+    if check is not None:
+        check(entries)
     return queries.create_tournament(
         database, name=request.name, game_id=game.info.id, game_version=game.info.version,
         game_params=canonical(game.params), format=request.format, rounds=request.rounds, seed=request.seed,

@@ -6,6 +6,7 @@ import secrets
 from collections.abc import Sequence
 
 from arena import tournament
+from arena.agents import AgentEntry
 from arena.errors import ArenaError
 from arena.match import DEFAULT_MAX_TURNS
 from arena.params import breaks_spec, parse_specs
@@ -37,10 +38,10 @@ def one_match(
         game=game_spec, agents=",".join(agents), rounds=1, seed=secrets.randbelow(2**31) if seed is None else seed,
         max_turns=max_turns, time_per_move=time_per_move, players=len(agents),
     )  # fmt: skip
-    if not people_against:
-        entries = tournament.prepare(registry, database, request)[1]
+    def others_unattended(entries: list[AgentEntry]) -> None:
         tournament.check_unattended(registry, entries[:seat] + entries[seat + 1:])
-    return tournament.create(registry, database, request)
+
+    return tournament.create(registry, database, request, check=None if people_against else others_unattended)
 
 
 def play_against(
