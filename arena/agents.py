@@ -140,11 +140,13 @@ def same_agent(registry: Registry, entry: AgentEntry, stored: Sequence[dict[str,
     """The label of the first of `stored` (agents as AgentEntry.to_json wrote them) that is `entry`'s agent under
     another label, or None. Stored agents that no longer build (a plugin gone, a file moved) are skipped."""
     for data in stored:
+        if data["label"] == entry.label:  # the same label is the caller's to answer ("in already"), without a build
+            continue
         try:
             other = entry_from_json(registry, data, game)
         except ArenaError:
             continue
-        if other.label != entry.label and other.identity() == entry.identity():
+        if other.identity() == entry.identity():
             return str(data["label"])
     return None
 
