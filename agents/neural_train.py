@@ -81,10 +81,11 @@ from agents.train_pool import (
     plan_pool,
     pool_record,
 )
-from arena.agents import AgentEntry, resolve, seated_game
+from arena.agents import AgentEntry, one_agent, resolve, seated_game
+from arena.library.catalog import stored_agent_lookup
 from arena.match import DEFAULT_MAX_TURNS, DRAW, LOSS, WIN, outcomes_from_returns
-from arena.params import Spec, parse_specs
-from arena.plugins import CommandContext, Registry, command_registry, get_registry
+from arena.params import Spec
+from arena.plugins import CommandContext, Registry, command_db, command_registry, get_registry
 from arena.seeding import derive_seed
 from arena.tournament import make_game
 from arena.training.metrics import MetricsWriter, metrics_path, read_metrics
@@ -151,10 +152,12 @@ class TrainConfig:
     save_every: int | None = None  # episodes between writes of the checkpoint and its state during the run
     promote_at: float | None = None  # curriculum: the opponent's depth + 1 when the window's win rate reaches this
     depth: int | None = None  # treestrap/rootstrap: plies searched at every move (None: train_bootstrap.DEFAULT_DEPTH)
+    db: str | None = None  # where opponents given by name are registered (None: $ARENA_DB, else ./arena.db)
 
 
-#: Options that say where and how often to write, not what is trained: not part of the file's settings.
-NOT_SETTINGS = ("out", "resume", "save_every")
+#: Options that say where and how often to write (or where names are looked up), not what is trained: not part of the
+#: file's settings (a database URL may hold a password).
+NOT_SETTINGS = ("out", "resume", "save_every", "db")
 
 
 @dataclass(frozen=True)
@@ -326,18 +329,15 @@ def check_suffix(config: TrainConfig) -> None:
         raise arena.ArenaError(f"--out: this network is saved as {what}, so name it *{wanted}, not '{Path(config.out).name}'")
 
 
-def make_opponent_entry(registry: Registry, text: str, game: arena.Game, option: str = "--opponent") -> AgentEntry | None:
-    """The opponent spec checked as a tournament checks its agents; None for `self`."""
+def make_opponent_entry(registry: Registry, text: str, game: arena.Game, option: str = "--opponent",
+                        db: str | None = None) -> AgentEntry | None:  # fmt: skip
+    """The opponent (an agent spec, or a name registered in the database `db`) checked as a tournament checks its
+    agents; None for `self`."""
     if text == SELF and option == "--opponent":
         return None
-    specs = parse_specs(text)
-    if len(specs) != 1:
-        raise arena.ArenaError(f"{option} takes one agent spec, got {len(specs)} in {text!r}")
-    if specs[0].id not in registry.agents:
-        known = ", ".join(sorted(registry.agents))
-        what = "opponent" if option == "--opponent" else "evaluation opponent"
-        raise arena.ArenaError(f"unknown {what} '{specs[0].id}': give an agent type with its parameters or 'self' (types: {known})")
-    return resolve(registry, specs[0], game, None)
+    what = "opponent" if option == "--opponent" else "evaluation opponent"
+    spec, named = one_agent(registry, text, option, what, stored_agent_lookup(db))
+    return resolve(registry, spec, game, named)
 
 
 def plan(config: TrainConfig, registry: Registry) -> Plan:
@@ -355,13 +355,13 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
         if config.shaping not in offered:
             offered_text = ", ".join(sorted(offered)) or "none"
             raise arena.ArenaError(f"game '{game.info.id}' offers no reward shaping '{config.shaping}' (offered: {offered_text})")
-    opponent = make_opponent_entry(registry, config.opponent, game)
+    opponent = make_opponent_entry(registry, config.opponent, game, db=config.db)
     if config.promote_at is not None and (opponent is None or "depth" not in opponent.params):
         raise arena.ArenaError(f"--promote-at raises the opponent's depth: give an opponent with a depth parameter "
                                f"(e.g. minimax:depth=1), not '{config.opponent}'")  # fmt: skip
     if config.opponent_pool and opponent is not None:
         raise arena.ArenaError("--opponent-pool is for self-play: use it with --opponent self")
-    evaluator = make_opponent_entry(registry, config.eval_opponent, game, "--eval-opponent") if config.eval_games else None
+    evaluator = make_opponent_entry(registry, config.eval_opponent, game, "--eval-opponent", config.db) if config.eval_games else None
     check_writable(config.out)
     check_suffix(config)
     check_writable(metrics_path(config.out))
@@ -1071,7 +1071,7 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
         learner.losses[:] = resumed.meta["losses"]
         own = list(resumed.own)
         if config.promote_at is not None and resumed.meta.get("opponent_now"):  # the curriculum goes on where it was
-            episodes.use(make_opponent_entry(registry, resumed.meta["opponent_now"], plan.game), registry)
+            episodes.use(make_opponent_entry(registry, resumed.meta["opponent_now"], plan.game, db=config.db), registry)
         previous_rows = earlier_metrics(resumed)  # read before the writer empties the file (OUT may be the resumed file)
         if plan.pool is not None:
             episodes.pool = [*plan.pool_opponents, *(values for _, values in own[-config.self_pool:])]
@@ -1199,7 +1199,7 @@ def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: s
     if game is not None:
         shape = observation_shape(game)
         plan = replace(plan, game=game, shape=shape, inputs=math.prod(shape))
-    entry = make_opponent_entry(registry, opponent, plan.game, "--eval-opponent")
+    entry = make_opponent_entry(registry, opponent, plan.game, "--eval-opponent", plan.config.db)
     return evaluate(replace(plan, evaluator=entry, config=replace(plan.config, eval_games=games)), registry, values)
 
 
@@ -1210,8 +1210,8 @@ def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: s
 @click.option("--game", "game_spec", required=True, help="Game spec, e.g. tic_tac_toe or connect_four:rows=5.")
 @click.option("--algorithm", type=click.Choice(ALGORITHMS), default="reinforce", show_default=True)
 @click.option("--opponent", default=None,
-              help="An agent spec, or 'self' (past versions of the learner; treestrap/rootstrap: the learner itself, its "
-                   "default). Default: random.")
+              help="An agent spec or registered name, or 'self' (past versions of the learner; treestrap/rootstrap: the "
+                   "learner itself, its default). Default: random.")
 @click.option("--episodes", type=int, default=2000, show_default=True)
 @click.option("--net", type=click.Choice(train_nets.NETS), default="mlp", show_default=True,
               help="mlp (.npz), conv over the board planes, fcn: fully convolutional, any board size, or mdrnn: the Dots and Boxes "
@@ -1250,7 +1250,8 @@ def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: s
 @click.option("--log-every", type=int, default=None, help="Episodes between metric lines (default: episodes/200).")
 @click.option("--eval-every", type=int, default=None, help="Episodes between evaluations (default: episodes/10).")
 @click.option("--eval-games", type=int, default=50, show_default=True, help="Games per evaluation (0: none).")
-@click.option("--eval-opponent", default="random", show_default=True, help="The fixed opponent of the evaluations.")
+@click.option("--eval-opponent", default="random", show_default=True,
+              help="The fixed opponent of the evaluations (a spec or registered name).")
 @click.option("--out", required=True,
               help="The file to write: .npz (mlp, qlearning) or .pt (TorchScript); metrics go to OUT.metrics.jsonl, "
                    "the state to go on from to OUT.resume.")
@@ -1262,6 +1263,8 @@ def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: s
 @click.option("--promote-at", type=float, default=None, metavar="RATE",
               help="Curriculum: when the win rate over the last --window episodes reaches RATE, the opponent's depth goes up by one "
                    "(an opponent with a depth, e.g. minimax:depth=1); the window starts again.")
+@click.option("--db", "db_url", metavar="URL",
+              help="Where --opponent and --eval-opponent given by name are registered (default $ARENA_DB, else ./arena.db).")
 @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
 @click.option("--quiet", is_flag=True, help="No progress bar or lines.")
 @click.pass_obj
@@ -1272,7 +1275,7 @@ def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, op
                   depth: int | None, batch: int | None, gamma: float, seed: int, max_turns: int, window: int, self_pool: int,
                   snapshot_every: int, opponent_pool: str | None, log_every: int | None, eval_every: int | None, eval_games: int,
                   eval_opponent: str, out: str, resume: str | None, save_every: int | None, promote_at: float | None,
-                  plugins_dirs: tuple[str, ...], quiet: bool) -> None:  # fmt: skip
+                  db_url: str | None, plugins_dirs: tuple[str, ...], quiet: bool) -> None:  # fmt: skip
     """Train an agent by reinforcement learning; write its network (or linear weights) and its training curves.
 
     Networks need PyTorch; treestrap and rootstrap learn the weights of a linear evaluation over the
@@ -1287,7 +1290,7 @@ def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, op
                          priority_beta=priority_beta, tau=tau, noise=noise, shaping=shaping, self_pool=self_pool,
                          snapshot_every=snapshot_every, opponent_pool=opponent_pool, log_every=log_every, eval_every=eval_every,
                          eval_games=eval_games, eval_opponent=eval_opponent, resume=resume, save_every=save_every,
-                         promote_at=promote_at)  # fmt: skip
+                         promote_at=promote_at, db=command_db(ctx, db_url))  # fmt: skip
     # Errors (ArenaError) go up to the `arena` group, which prints them as one line and exits with 2.
     report = None if quiet else lambda line: click.echo(line, err=True)
     try:

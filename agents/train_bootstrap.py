@@ -229,8 +229,8 @@ def plan(config: TrainConfig, registry: Registry) -> BootstrapPlan:
     if not game.info.perfect_information:
         raise arena.ArenaError(f"--algorithm {config.algorithm} searches the full game tree and cannot train on "
                                f"'{game.info.id}', a game of imperfect information")  # fmt: skip
-    opponent = make_opponent_entry(registry, config.opponent, game)
-    evaluator = make_opponent_entry(registry, config.eval_opponent, game, "--eval-opponent") if config.eval_games else None
+    opponent = make_opponent_entry(registry, config.opponent, game, db=config.db)
+    evaluator = make_opponent_entry(registry, config.eval_opponent, game, "--eval-opponent", config.db) if config.eval_games else None
     check_writable(config.out)
     check_writable(metrics_path(config.out))
     check_writable(train_state.state_path(config.out))

@@ -114,6 +114,37 @@ def resolve(registry: Registry, spec: Spec, game: Game, named: dict[str, Any] | 
     return build_entry(registry, str(spec), spec.id, dict(spec.params), game)
 
 
+#: `lookup(name)`: the named agent stored under `name` (its row as a dict: type, params, game, checkpoint), or None.
+Lookup = Callable[[str], dict[str, Any] | None]
+
+
+def one_agent(registry: Registry, text: str, option: str, what: str = "agent",
+              lookup: Lookup | None = None) -> tuple[Spec, dict[str, Any] | None]:  # fmt: skip
+    """The one agent an option outside a tournament names (`arena train --opponent`, `arena evolve-decks --agent`):
+    an inline spec, or a name registered with `arena agents register` (its stored row, found by `lookup`)."""
+    specs = parse_specs(text)
+    if len(specs) != 1:
+        raise ArenaError(f"{option} takes one agent, got {len(specs)} in {text!r}")
+    spec = specs[0]
+    if spec.id in registry.agents:  # a name is never an agent type (arena agents register refuses it): no look-up
+        return spec, None
+    named = lookup(spec.id) if lookup is not None else None
+    if named is not None and spec.params:
+        raise ArenaError(f"{option}: '{spec.id}' is a registered agent name; give its parameters at registration")
+    if named is None:
+        known = ", ".join(sorted(registry.agents))
+        raise ArenaError(f"{option}: unknown {what} '{spec.id}': not an agent type nor an agent registered in the database "
+                         f"(--db; types: {known})")  # fmt: skip
+    return spec, named
+
+
+def stored_spec(named: dict[str, Any]) -> Spec:
+    """The inline spec a registered agent (its stored row, as a Lookup gives it) stands for: its type and parameters,
+    its checkpoint file as the `checkpoint` parameter (as build_entry hands it to the agent)."""
+    checkpoint = {"checkpoint": str(named["checkpoint"])} if named.get("checkpoint") else {}
+    return Spec(str(named["type"]), {**{str(k): str(v) for k, v in named["params"].items()}, **checkpoint})
+
+
 def resolve_all(registry: Registry, text: str, game: Game, lookup: Any) -> list[AgentEntry]:
     """Entries for a comma-separated agent list; `lookup(name)` returns a stored named agent or None."""
     entries = []

@@ -242,6 +242,7 @@ class CommandContext(Protocol):
     """The part of arena.cli.Context a plugin's command uses (None when the command runs outside the `arena` group)."""
 
     plugins_dirs: list[str]
+    db_url: str | None
 
     def registry(self) -> Registry: ...
 
@@ -254,6 +255,13 @@ def command_registry(ctx: CommandContext | None, plugins_dirs: Iterable[str]) ->
         return get_registry(dirs), dirs
     ctx.plugins_dirs.extend(plugins_dirs)
     return ctx.registry(), tuple(ctx.plugins_dirs)
+
+
+def command_db(ctx: CommandContext | None, db_url: str | None) -> str | None:
+    """A plugin command's database: its own --db, else the `arena` group's, else None ($ARENA_DB, else ./arena.db)."""
+    if db_url is not None and not db_url.strip():
+        raise ArenaError("--db is empty: give a database URL or a SQLite file (or leave --db out for $ARENA_DB, else ./arena.db)")
+    return db_url or (ctx.db_url if ctx is not None else None)
 
 
 def register_commands(registry: Registry, cli: Any) -> None:

@@ -34,11 +34,12 @@ from pathlib import Path
 from typing import Any
 
 import arena
-from arena.agents import AgentEntry, build_entry
+from arena.agents import AgentEntry, build_entry, one_agent, stored_spec
 from arena.evolution import KINDS
 from arena.executors import Executor
+from arena.library.catalog import stored_agent_lookup
 from arena.match import DEFAULT_MAX_TURNS, DRAW, LOSS, NORMAL, WIN
-from arena.params import Spec, parse_game_spec, parse_specs
+from arena.params import Spec, parse_game_spec
 from arena.plugins import Registry
 from arena.seeding import derive_seed
 from arena.tournament import MatchTask, Setup, make_game
@@ -68,6 +69,7 @@ class EvolveConfig:
     benchmark: int = 8
     seed: int = 0
     game: str = GAME
+    db: str | None = None  # where an --agent given by name is registered (None: $ARENA_DB, else ./arena.db)
 
 
 def check_config(config: EvolveConfig) -> None:
@@ -194,15 +196,12 @@ class Evolution:
         self.executor = executor
         self.plugins_dirs = tuple(str(Path(folder).resolve()) for folder in plugins_dirs)  # where workers find loose plugins
         self.game = make_game(registry, GAME)
-        specs = parse_specs(config.agent)
-        if len(specs) != 1:
-            raise arena.ArenaError(f"--agent takes one agent spec (it plays both seats), got {len(specs)} in {config.agent!r}")
-        self.agent = specs[0]
+        spec, named = one_agent(registry, config.agent, "--agent", lookup=stored_agent_lookup(config.db))
+        if named is not None and named["game"] not in (None, GAME):
+            raise arena.ArenaError(f"--agent: '{spec.id}' is registered for game '{named['game']}', not '{GAME}'")
+        self.agent = stored_spec(named) if named is not None else spec  # what plays, and what the best deck's spec names
         if any(name.startswith("seat.") for name in self.agent.params):
             raise arena.ArenaError("--agent: give the agent without seat parameters; the evolution gives each seat its deck")
-        if self.agent.id not in registry.agents:
-            known = ", ".join(sorted(registry.agents))
-            raise arena.ArenaError(f"--agent: unknown agent type '{self.agent.id}' (types: {known})")
         if registry.agent_class(self.agent.id).person:
             raise arena.ArenaError(f"--agent: '{self.agent.id}' is a person; the evolution plays its games alone")
         self.entry(new_random_deck(random.Random(0)), str(self.agent))  # its parameters checked, and that it plays the game
@@ -227,7 +226,9 @@ class Evolution:
         return played
 
     def settings(self) -> dict[str, Any]:
-        return {**asdict(self.config), "agent": str(self.agent), "game": GAME, "max_turns": DEFAULT_MAX_TURNS}
+        settings = {**asdict(self.config), "agent": str(self.agent), "game": GAME, "max_turns": DEFAULT_MAX_TURNS}
+        del settings["db"]  # where a name was looked up is not what played (and a database URL may hold a password)
+        return settings
 
     def run(self) -> Iterator[dict[str, Any]]:
         """Each generation's row of the log (see arena.evolution), as soon as it is played."""

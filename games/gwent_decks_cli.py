@@ -9,7 +9,7 @@ import click
 from arena.executors import parse_workers
 from arena.executors.local import LocalPool
 from arena.output import print_table
-from arena.plugins import CommandContext, command_registry
+from arena.plugins import CommandContext, command_db, command_registry
 from games.gwent_decks import EvolveConfig, evolve
 
 DEFAULTS = EvolveConfig()
@@ -25,7 +25,8 @@ def _line(row: dict[str, Any], seconds: float, generations: int) -> str:
 @click.command("evolve-decks")
 @click.option("--game", "game_spec", default=DEFAULTS.game, show_default=True, help="The game whose decks evolve (gwent_lite).")
 @click.option("--agent", default=DEFAULTS.agent, show_default=True,
-              help="The agent spec that plays every deck, in both seats (greedy, mcts:simulations=50, neural:checkpoint=FILE).")
+              help="The agent that plays every deck, in both seats: a spec (greedy, mcts:simulations=50, neural:checkpoint=FILE) "
+                   "or a registered name.")
 @click.option("--population", type=int, default=DEFAULTS.population, show_default=True, help="Decks in the pool.")
 @click.option("--generations", type=int, default=DEFAULTS.generations, show_default=True)
 @click.option("--games", type=int, default=DEFAULTS.games, show_default=True,
@@ -40,16 +41,18 @@ def _line(row: dict[str, Any], seconds: float, generations: int) -> str:
 @click.option("--seed", type=int, default=DEFAULTS.seed, show_default=True)
 @click.option("--workers", default="1", show_default=True, help="Processes that play the games (a number or 'auto').")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The log: JSON Lines, one line per generation.")
+@click.option("--db", "db_url", metavar="URL", help="Where an --agent given by name is registered (default $ARENA_DB, else ./arena.db).")
 @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
 @click.pass_obj
 def evolve_decks_command(ctx: CommandContext | None, game_spec: str, agent: str, population: int, generations: int, games: int,
                          survivors: int, offspring: int, mutation: float, sigma: float, benchmark: int, seed: int, workers: str,
-                         out: str, plugins_dirs: tuple[str, ...]) -> None:  # fmt: skip
+                         out: str, db_url: str | None, plugins_dirs: tuple[str, ...]) -> None:  # fmt: skip
     """Evolve Gwent Lite decks by a genetic algorithm (report 003): every generation each deck plays every other, the
     best survive with mutated copies, random decks fill the pool. Prints the best deck as an agent spec."""
     registry, dirs = command_registry(ctx, plugins_dirs)
     config = EvolveConfig(agent=agent, population=population, generations=generations, games=games, survivors=survivors,
-                          offspring=offspring, mutation=mutation, sigma=sigma, benchmark=benchmark, seed=seed, game=game_spec)  # fmt: skip
+                          offspring=offspring, mutation=mutation, sigma=sigma, benchmark=benchmark, seed=seed, game=game_spec,
+                          db=command_db(ctx, db_url))  # fmt: skip
     executor = LocalPool(parse_workers(workers))
     rows = evolve(config, registry, executor, out, lambda row, seconds: click.echo(_line(row, seconds, generations), err=True),
                   plugins_dirs=dirs)  # fmt: skip

@@ -13,7 +13,7 @@ from arena.observations import observation_shape
 from arena.params import parse_game_spec, validate_params
 from arena.plugins import Registry
 from db import queries
-from db.session import Database
+from db.session import Database, open_database
 
 
 def _shape(game: Game) -> tuple[int | None, list[int] | None]:
@@ -73,6 +73,23 @@ def _named_to_dict(row: Any) -> dict[str, Any]:
 def named_agents(database: Database) -> list[dict[str, Any]]:
     with database.session() as session:
         return [_named_to_dict(row) for row in queries.list_named_agents(session)]
+
+
+def stored_agent_lookup(db_url: str | None) -> agent_specs.Lookup:
+    """`lookup(name)` for a command that names one agent outside a tournament (arena train, arena evolve-decks): the
+    agent registered under `name` in the database at `db_url` (default $ARENA_DB, else ./arena.db), or None. The
+    database is opened only when a name is looked up, and a SQLite file that does not exist is not made."""
+    from arena import tournament
+
+    def lookup(name: str) -> dict[str, Any] | None:
+        database = open_database(db_url, create=False)
+        try:
+            with database.session() as session:
+                return tournament.named_agents(session)(name)
+        finally:
+            database.close()
+
+    return lookup
 
 
 def named_agent(database: Database, name: str) -> dict[str, Any]:
