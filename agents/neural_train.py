@@ -24,7 +24,7 @@ seat's view, as in `arena.match`. Its reward is +1 for a win, 0 for a draw (or t
 - `ddpg`: an actor network and an MLP critic Q(s, a) over an action vector, with target networks
   and exploration noise on the actor's output (agents/train_ddpg.py, the Onitama report's agent).
 
-Networks (`--net mlp|conv|fcn|mdrnn`, `--dueling`: agents/train_nets.py; `--representation` of the
+Networks (`--net mlp|conv|fcn|mdrnn`, `--dueling`: agents/train_nets.py; `--representation` and `--cell` of the
 Dots and Boxes report's MDRNN: agents/train_mdrnn.py): the plain MLP is saved as the numpy `.npz`
 checkpoint agent `neural` plays; the others as TorchScript `.pt` files.
 
@@ -123,7 +123,7 @@ class TrainConfig:
     algorithm: str = "reinforce"
     opponent: str = "random"
     episodes: int = 2000
-    hidden: tuple[int, ...] = (64, 64)
+    hidden: tuple[int, ...] | None = None  # None: the network's default (train_nets.hidden_widths): 64,64, mdrnn's 64
     lr: float | None = None  # None: DEFAULT_LR of the algorithm
     batch: int | None = None  # None: DEFAULT_BATCH of the algorithm
     gamma: float = 0.99
@@ -133,6 +133,7 @@ class TrainConfig:
     net: str = "mlp"
     channels: tuple[int, ...] = (32, 32)
     representation: str | None = None  # --net mdrnn: its board representation (None: train_nets.REPRESENTATIONS[0], naive)
+    cell: str | None = None  # --net mdrnn: its recurrent cell (None: train_nets.CELLS[0], tanh)
     dueling: bool = False
     double: bool = True
     prioritized: bool = False  # dqn: prioritized experience replay (agents/train_priority.py)
@@ -154,10 +155,18 @@ class TrainConfig:
     depth: int | None = None  # treestrap/rootstrap: plies searched at every move (None: train_bootstrap.DEFAULT_DEPTH)
     db: str | None = None  # where opponents given by name are registered (None: $ARENA_DB, else ./arena.db)
 
+    @property
+    def widths(self) -> tuple[int, ...]:
+        """The hidden widths the network is built with: --hidden, or the network's default."""
+        return train_nets.hidden_widths(self.net, self.hidden)
+
 
 #: Options that say where and how often to write (or where names are looked up), not what is trained: not part of the
 #: file's settings (a database URL may hold a password).
 NOT_SETTINGS = ("out", "resume", "save_every", "db")
+#: Settings of one network only, left out of the others' files (so that those are byte for byte what they were before
+#: the option was offered): mdrnn's recurrent cell.
+NET_SETTINGS = {"cell": "mdrnn"}
 
 
 @dataclass(frozen=True)
@@ -283,6 +292,11 @@ def check_numbers(config: TrainConfig) -> None:
             raise arena.ArenaError(f"unknown representation '{config.representation}' (choose {', '.join(train_nets.REPRESENTATIONS)})")
         if config.net != "mdrnn":
             raise arena.ArenaError(f"--representation is the board representation of --net mdrnn, not of --net {config.net}")
+    if config.cell is not None:
+        if config.cell not in train_nets.CELLS:
+            raise arena.ArenaError(f"unknown cell '{config.cell}' (choose {', '.join(train_nets.CELLS)})")
+        if config.net != "mdrnn":
+            raise arena.ArenaError(f"--cell is the recurrent cell of --net mdrnn, not of --net {config.net}")
     if config.algorithm in BOOTSTRAP:
         from agents.train_bootstrap import check_options
 
@@ -345,7 +359,9 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
     check_numbers(config)
     if config.algorithm in BOOTSTRAP:
         raise arena.ArenaError(f"--algorithm {config.algorithm} learns linear weights, not a network: agents.train_bootstrap plans it")
-    config = replace(config, representation=train_nets.representation(config.net, config.representation))  # its default, spelled out
+    # The defaults, spelled out.
+    config = replace(config, representation=train_nets.representation(config.net, config.representation),
+                     cell=train_nets.recurrent_cell(config.net, config.cell), hidden=config.widths)  # fmt: skip
     game = make_game(registry, config.game)
     shape = observation_shape(game)
     if config.net != "mlp":
@@ -384,7 +400,8 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
 
 
 def network_shape(config: TrainConfig) -> dict[str, Any]:
-    return train_state.network_shape(config.algorithm, config.net, config.hidden, config.channels, config.dueling, config.representation)
+    return train_state.network_shape(config.algorithm, config.net, config.widths, config.channels, config.dueling, config.representation,
+                                     config.cell)  # fmt: skip
 
 
 def deeper(registry: Registry, entry: AgentEntry, game: arena.Game) -> AgentEntry | None:
@@ -556,8 +573,8 @@ class Net:
         config = plan.config
         self.torch = torch
         self.shape = plan.shape
-        self.module = train_nets.build(config.net, plan.game, plan.shape, config.hidden, config.channels, config.dueling,
-                                       config.representation)  # fmt: skip
+        self.module = train_nets.build(config.net, plan.game, plan.shape, config.widths, config.channels, config.dueling,
+                                       config.representation, config.cell)  # fmt: skip
         self.npz = train_nets.saves_npz(config.net, config.dueling)
         self.layers: Layers = []
         self.refresh()
@@ -595,8 +612,9 @@ class Net:
         metadata = {"format": "arena-torchscript", "version": 1, **game_description(game), "net": config["net"],
                     "dueling": config["dueling"], "size_independent": config["net"] in train_nets.SIZE_INDEPENDENT, "output": output,
                     "algorithm": algorithm, "training": training}  # fmt: skip
-        if config.get("representation"):
-            metadata["representation"] = config["representation"]
+        for key in ("representation", "cell"):  # mdrnn's
+            if config.get(key):
+                metadata[key] = config[key]
         train_nets.save_torchscript(self.torch, self.module, path, metadata)
 
 
@@ -1055,11 +1073,14 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
     learner = make_learner(torch, plan)
     episodes = Episodes(plan, registry, plan.opponent)
     tally = Tally(config.window)
-    settings = {**asdict(config), "hidden": list(config.hidden), "channels": list(config.channels), "lr": plan.lr,
+    settings = {**asdict(config), "hidden": list(config.widths), "channels": list(config.channels), "lr": plan.lr,
                 "batch": plan.batch, "log_every": plan.log_every, "eval_every": plan.eval_every,
                 "torch": torch.__version__ if torch is not None else None, **learner.settings()}  # fmt: skip
     for key in NOT_SETTINGS:  # where the file went, and where it came from, are not part of what it is
         del settings[key]
+    for key, net in NET_SETTINGS.items():
+        if config.net != net:
+            del settings[key]
     resumed = plan.resumed
     first, earlier_seconds, previous_rows = 0, 0.0, []
     own: list[tuple[Path, Values]] = []  # this run's snapshots, read back from the pool's files
@@ -1219,7 +1240,11 @@ def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: s
 @click.option("--representation", type=click.Choice(train_nets.REPRESENTATIONS), default=None,
               help="--net mdrnn: the lines as (n+1)x(m+1)x2 (naive, the default), per box nxmx4 (box), or turned 45 degrees "
                    "into an (n+m)x(n+m) grid (edge).")
-@click.option("--hidden", default="64,64", show_default=True, help="Hidden layer widths (mlp; conv and mdrnn use the first).")
+@click.option("--cell", type=click.Choice(train_nets.CELLS), default=None,
+              help="--net mdrnn: its 2D recurrent cell, the report's simple tanh cell (the default) or a GRU whose previous state "
+                   "is the mean of the cell's two predecessors.")
+@click.option("--hidden", default=None,
+              help="Hidden layer widths (mlp; mdrnn's per-cell head; conv uses the first). Default: 64,64, for mdrnn 64.")
 @click.option("--channels", default="32,32", show_default=True, help="Convolution widths (conv, fcn); mdrnn's cell width is the first.")
 @click.option("--dueling", is_flag=True, help="Dueling Q head: Q = V + A - mean(A) (dqn).")
 @click.option("--double/--no-double", default=True, show_default=True, help="Double-DQN targets, or plain DQN's (dqn).")
@@ -1269,8 +1294,8 @@ def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: s
 @click.option("--quiet", is_flag=True, help="No progress bar or lines.")
 @click.pass_obj
 def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, opponent: str | None, episodes: int, net: str,
-                  representation: str | None, hidden: str, channels: str, dueling: bool, double: bool, prioritized: bool,
-                  priority_alpha: float | None, priority_beta: float | None, tau: float | None, noise: float | None,
+                  representation: str | None, cell: str | None, hidden: str | None, channels: str, dueling: bool, double: bool,
+                  prioritized: bool, priority_alpha: float | None, priority_beta: float | None, tau: float | None, noise: float | None,
                   shaping: str | None, lr: float | None,
                   depth: int | None, batch: int | None, gamma: float, seed: int, max_turns: int, window: int, self_pool: int,
                   snapshot_every: int, opponent_pool: str | None, log_every: int | None, eval_every: int | None, eval_games: int,
@@ -1283,10 +1308,11 @@ def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, op
     registry, _ = command_registry(ctx, plugins_dirs)
     if opponent is None:
         opponent = SELF if algorithm in BOOTSTRAP else "random"
+    widths = parse_widths(hidden) if hidden is not None else None  # None: the network's default
     config = TrainConfig(game=game_spec, out=out, algorithm=algorithm, opponent=opponent, episodes=episodes, depth=depth,
-                         hidden=parse_widths(hidden), lr=lr, batch=batch, gamma=gamma, seed=seed, max_turns=max_turns,
+                         hidden=widths, lr=lr, batch=batch, gamma=gamma, seed=seed, max_turns=max_turns,
                          window=window, net=net, channels=parse_widths(channels, "--channels"), representation=representation,
-                         dueling=dueling, double=double, prioritized=prioritized, priority_alpha=priority_alpha,
+                         cell=cell, dueling=dueling, double=double, prioritized=prioritized, priority_alpha=priority_alpha,
                          priority_beta=priority_beta, tau=tau, noise=noise, shaping=shaping, self_pool=self_pool,
                          snapshot_every=snapshot_every, opponent_pool=opponent_pool, log_every=log_every, eval_every=eval_every,
                          eval_games=eval_games, eval_opponent=eval_opponent, resume=resume, save_every=save_every,

@@ -87,11 +87,11 @@ WIN_TARGET = 9999.0
 INITIAL_RANGE = 1.0  # initial weights uniform in [-INITIAL_RANGE, INITIAL_RANGE]
 
 #: Options of network training that mean nothing here, with the default they must keep.
-NETWORK_OPTIONS = (("net", "--net", "mlp"), ("hidden", "--hidden", (64, 64)), ("channels", "--channels", (32, 32)),
+NETWORK_OPTIONS = (("net", "--net", "mlp"), ("hidden", "--hidden", None), ("channels", "--channels", (32, 32)),
                    ("dueling", "--dueling", False), ("double", "--no-double", True), ("shaping", "--shaping", None),
                    ("batch", "--batch", None), ("gamma", "--gamma", 0.99), ("self_pool", "--self-pool", 1),
                    ("snapshot_every", "--snapshot-every", SELF_REFRESH), ("opponent_pool", "--opponent-pool", None),
-                   ("promote_at", "--promote-at", None))  # fmt: skip
+                   ("promote_at", "--promote-at", None), ("cell", "--cell", None))  # fmt: skip
 
 Node = tuple[Sequence[float], float]  # an interior node's features and its search value
 

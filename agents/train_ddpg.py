@@ -82,7 +82,7 @@ class DDPG:
         self.torch, self.plan = torch, plan
         actions = plan.game.num_distinct_actions
         self.network = Net(torch, plan)  # the actor
-        self.critic = Critic(plan.inputs, actions, config.hidden)
+        self.critic = Critic(plan.inputs, actions, config.widths)
         self.target_actor, self.target_critic = copy.deepcopy(self.network.module), copy.deepcopy(self.critic)
         self.actor_optimizer = torch.optim.Adam(self.network.module.parameters(), lr=plan.lr * ACTOR_LR_SHARE)
         self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=plan.lr)
@@ -183,4 +183,4 @@ class DDPG:
 
     def settings(self) -> dict[str, Any]:
         return {"replay_capacity": REPLAY_CAPACITY, "tau": self.tau, "noise": self.noise,
-                "actor_lr": self.plan.lr * ACTOR_LR_SHARE, "critic_hidden": list(self.plan.config.hidden)}  # fmt: skip
+                "actor_lr": self.plan.lr * ACTOR_LR_SHARE, "critic_hidden": list(self.plan.config.widths)}  # fmt: skip

@@ -1,14 +1,25 @@
 """The Dots and Boxes report's multidimensional recurrent Q-network (`arena train --net mdrnn`), and its board representations.
 
-The network (the report's section 2.4, after Graves et al.'s MDRNN): a 2D RNN cell
+The network (the report's section 2.4, after Graves et al.'s MDRNN): a 2D RNN cell, by default the
+report's simple tanh cell (`--cell tanh`)
 
     h[i, j] = tanh(W x[i, j] + U (h[i-1, j] + h[i, j-1]) + b)
 
-with one U for both predecessors (so the cell does not tell the grid from its transpose: the
-report's diagonal mirroring), run from each of the four corners with the same weights (the grid
-flipped, swept from its top-left corner, flipped back) so that every cell hears the whole board;
-the four hidden maps are summed and a per-cell fully connected head (one ReLU hidden layer) gives
-each cell's Q-values, which are read off as action ids. A sweep goes along anti-diagonals: every
+or a gated recurrent unit (`--cell gru`, the report's section 2.6; Cho et al.'s GRU, as in Chung et
+al.) whose previous state is the mean of the predecessors inside the grid,
+
+    s = (h[i-1, j] + h[i, j-1]) / 2 (only the one inside on the first row or column; 0 at the corner)
+    z = sigmoid(W_z x[i, j] + U_z s + b_z), r = sigmoid(W_r x[i, j] + U_r s + b_r)
+    h[i, j] = (1 - z) * s + z * tanh(W_c x[i, j] + U_c (r * s) + b_c)
+
+(the mean, not the sum: a convex mix of states in (-1, 1) stays in (-1, 1), where a sum carried
+through the update gate would grow along the grid like Pascal's triangle). Either way the two
+predecessors enter through one set of recurrent weights (so the cell does not tell the grid from
+its transpose: the report's diagonal mirroring), and the cell runs from each of the four corners
+with the same weights (the grid flipped, swept from its top-left corner, flipped back) so that
+every cell hears the whole board; the four hidden maps are summed and a per-cell fully connected
+head (a ReLU layer per `--hidden` width, one of 64 by default: the report's) gives each cell's
+Q-values, which are read off as action ids. A sweep goes along anti-diagonals: every
 cell of one anti-diagonal depends only on the one before, so a grid of H x W cells takes H + W - 1
 sequential steps, each a batch over its cells (the grid is skewed so that anti-diagonals are rows).
 The four directions are one sweep over a batch four times as large.
@@ -34,6 +45,8 @@ representations hold the lines alone.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import torch
 from torch import nn
@@ -127,13 +140,19 @@ def decode_edge(q: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
     return q.reshape(q.shape[0], -1).index_select(1, edge_cells(rows, cols, q.device))
 
 
-class Sweep(nn.Module):
-    """One 2D RNN pass from the top-left corner: h[i, j] = tanh(W x[i, j] + b + U (h[i-1, j] + h[i, j-1]))."""
+class DiagonalSweep(nn.Module):
+    """One 2D RNN pass from the top-left corner of the grid, by the cell its subclass's `step` is; `input` projects
+    every cell's input at once, before the sweep."""
 
-    def __init__(self, inputs: int, width: int) -> None:
+    def __init__(self, projection: nn.Linear, units: int) -> None:
         super().__init__()
-        self.input = nn.Linear(inputs, width)  # W and b
-        self.recurrent = nn.Linear(width, width, bias=False)  # U, shared by both predecessors
+        self.units = units  # the state's width
+        self.input = projection
+
+    def step(self, projected: torch.Tensor, total: torch.Tensor, count: torch.Tensor) -> torch.Tensor:
+        """One anti-diagonal's new states [batch, cells, units] from its cells' projected inputs, the sum of each
+        cell's two predecessors' states (0 for a predecessor off the grid) and how many are on it (at least 1)."""
+        raise NotImplementedError
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """[batch, H, W, inputs] -> [batch, H, W, width], along the H + W - 1 anti-diagonals."""
@@ -149,29 +168,66 @@ class Sweep(nn.Module):
         padded = torch.cat([projected.reshape(batch, height * width, units), projected.new_zeros(batch, 1, units)], dim=1)
         skewed = padded.index_select(1, source.flatten()).view(batch, diagonals, height, units)
         masks = inside.to(x.dtype).unsqueeze(2).unbind(0)
-        state = projected.new_zeros(batch, height, units)
+        # A cell's predecessors on the grid: the one above unless on the first row, the one left unless on the first column.
+        counts = ((position >= 1).to(x.dtype) + (column >= 1).to(x.dtype)).clamp(min=1.0).unsqueeze(2).unbind(0)
+        state = projected.new_zeros(batch, height, self.units)
         steps: list[torch.Tensor] = []
         # unbind, not skewed[:, d]: the gradient of each slice would be a zero tensor of the whole skewed grid.
         for d, diagonal in enumerate(skewed.unbind(1)):
             # Cell (i, d - i) hears (i, d - 1 - i), at position i of the last diagonal, and (i - 1, d - i), at position i - 1.
-            above = torch.cat([state.new_zeros(batch, 1, units), state[:, : height - 1]], dim=1)
-            state = torch.tanh(diagonal + self.recurrent(state + above)) * masks[d]
+            above = torch.cat([state.new_zeros(batch, 1, self.units), state[:, : height - 1]], dim=1)
+            state = self.step(diagonal, state + above, counts[d]) * masks[d]
             steps.append(state)
-        swept = torch.stack(steps, dim=1).reshape(batch, diagonals * height, units)
+        swept = torch.stack(steps, dim=1).reshape(batch, diagonals * height, self.units)
         rows = torch.arange(height, device=x.device).view(height, 1)
         cells = (rows + torch.arange(width, device=x.device).view(1, width)) * height + rows  # cell (i, j): diagonal i + j, position i
-        return swept.index_select(1, cells.flatten()).view(batch, height, width, units)
+        return swept.index_select(1, cells.flatten()).view(batch, height, width, self.units)
+
+
+class Sweep(DiagonalSweep):
+    """The tanh cell: h[i, j] = tanh(W x[i, j] + b + U (h[i-1, j] + h[i, j-1]))."""
+
+    def __init__(self, inputs: int, width: int) -> None:
+        super().__init__(nn.Linear(inputs, width), width)  # W and b
+        self.recurrent = nn.Linear(width, width, bias=False)  # U, shared by both predecessors
+
+    def step(self, projected: torch.Tensor, total: torch.Tensor, count: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(projected + self.recurrent(total))
+
+
+class GRUSweep(DiagonalSweep):
+    """The GRU cell (the module's docstring): its previous state is the mean of the predecessors on the grid, through
+    one set of recurrent weights."""
+
+    def __init__(self, inputs: int, width: int) -> None:
+        super().__init__(nn.Linear(inputs, 3 * width), width)  # W_z, W_r, W_c and their biases, in that order
+        self.recurrent = nn.Linear(width, 2 * width, bias=False)  # U_z and U_r
+        self.candidate = nn.Linear(width, width, bias=False)  # U_c
+
+    def step(self, projected: torch.Tensor, total: torch.Tensor, count: torch.Tensor) -> torch.Tensor:
+        previous = total / count
+        gates = torch.sigmoid(projected[..., : 2 * self.units] + self.recurrent(previous))
+        update, reset = gates[..., : self.units], gates[..., self.units :]
+        candidate = torch.tanh(projected[..., 2 * self.units :] + self.candidate(reset * previous))
+        return (1 - update) * previous + update * candidate
+
+
+#: `--cell`'s 2D RNN cells (agents/train_nets.CELLS); the first is the default.
+SWEEPS = {"tanh": Sweep, "gru": GRUSweep}
 
 
 class MDRNN(nn.Module):
     """The representation's grid, swept from its four corners by one cell, summed, then a per-cell head; any board size."""
 
-    def __init__(self, representation: str, width: int, hidden: int, dueling: bool) -> None:
+    def __init__(self, representation: str, width: int, hidden: Sequence[int], dueling: bool, cell: str = "tanh") -> None:
         super().__init__()
         inputs, outputs = SIZES[representation]
         self.representation = representation
-        self.sweep = Sweep(inputs, width)
-        self.head = nn.Sequential(nn.Linear(width, hidden), nn.ReLU(), nn.Linear(hidden, outputs))
+        self.sweep = SWEEPS[cell](inputs, width)
+        layers: list[nn.Module] = []
+        for before, after in zip((width, *hidden), hidden):
+            layers += [nn.Linear(before, after), nn.ReLU()]
+        self.head = nn.Sequential(*layers, nn.Linear(hidden[-1], outputs))
         self.dueling = dueling
         self.value = nn.Linear(width, 1)
 

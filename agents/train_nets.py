@@ -8,10 +8,11 @@
   planes plus a constant plane (so the network sees the board's edges), then a 1x1 convolution to
   one output plane per entry of the game's `action_planes()`, read off as action ids. A network
   trained on 3x3 Dots and Boxes plays 2x2 and 4x4.
-- `mdrnn` (the Dots and Boxes report's network, agents/train_mdrnn.py): a 2D recurrent cell of the
-  first `--channels` width swept over the board from its four corners, then a per-cell head of one
-  ReLU layer of the first `--hidden` width, over the lines in one of the report's representations
-  (`--representation naive|box|edge`, re-encoded inside the network); any board size, Dots and Boxes only.
+- `mdrnn` (the Dots and Boxes report's network, agents/train_mdrnn.py): a 2D recurrent cell (`--cell
+  tanh|gru`) of the first `--channels` width swept over the board from its four corners, then a
+  per-cell head of a ReLU layer per `--hidden` width (one of 64 unless given), over the lines in one of
+  the report's representations (`--representation naive|box|edge`, re-encoded inside the network);
+  any board size, Dots and Boxes only.
 - `--dueling` (Wang et al., the Reversi report): Q = V + A - mean(A), V from its own head.
 
 Every module but the plain MLP is saved as TorchScript (`torch.jit.script`, so the board size of
@@ -33,6 +34,11 @@ NETS = ("mlp", "conv", "fcn", "mdrnn")
 SIZE_INDEPENDENT = ("fcn", "mdrnn")
 #: `--net mdrnn`'s board representations (agents/train_mdrnn.py); the first is the default.
 REPRESENTATIONS = ("naive", "box", "edge")
+#: `--net mdrnn`'s 2D recurrent cells (agents/train_mdrnn.SWEEPS): the report's simple tanh cell (the default) and a GRU.
+CELLS = ("tanh", "gru")
+#: `--hidden` unless given: two layers of 64, but one for mdrnn's per-cell head (the report's; conv uses only the first).
+DEFAULT_HIDDEN = (64, 64)
+MDRNN_HIDDEN = (64,)
 #: Where the lines of a board of dots lie on its observation (Game.action_planes): horizontal ones on an (n+1) x m
 #: block, vertical ones on n x (m+1). The layout `mdrnn`'s representations re-encode.
 LINE_PLANES = ((0, 1), (1, 0))
@@ -64,10 +70,22 @@ def representation(net: str, given: str | None) -> str | None:
     return (given or REPRESENTATIONS[0]) if net == "mdrnn" else None
 
 
+def recurrent_cell(net: str, given: str | None) -> str | None:
+    """The recurrent cell a network sweeps with: `mdrnn`'s (tanh unless given), None for the others."""
+    return (given or CELLS[0]) if net == "mdrnn" else None
+
+
+def hidden_widths(net: str, given: tuple[int, ...] | None) -> tuple[int, ...]:
+    """The hidden widths a network is built with: those given, else its default (mdrnn's one layer, two for the others)."""
+    if given is not None:
+        return given
+    return MDRNN_HIDDEN if net == "mdrnn" else DEFAULT_HIDDEN
+
+
 def build(net: str, game: arena.Game, shape: Sequence[int], hidden: Sequence[int], channels: Sequence[int],
-          dueling: bool, board: str | None = None) -> Any:  # fmt: skip
-    """The module for `net` (one of NETS); its forward takes [batch, *shape] float32. `board`: mdrnn's
-    representation (default naive). Imports torch."""
+          dueling: bool, board: str | None = None, cell: str | None = None) -> Any:  # fmt: skip
+    """The module for `net` (one of NETS); its forward takes [batch, *shape] float32. `board` and `cell`: mdrnn's
+    representation (default naive) and recurrent cell (default tanh). Imports torch."""
     from agents import train_modules as m
 
     actions = game.num_distinct_actions
@@ -83,7 +101,7 @@ def build(net: str, game: arena.Game, shape: Sequence[int], hidden: Sequence[int
         from agents.train_mdrnn import MDRNN
 
         board_shape(game, shape, "mdrnn")
-        return MDRNN(board or REPRESENTATIONS[0], channels[0], hidden[0] if hidden else 64, dueling)
+        return MDRNN(board or REPRESENTATIONS[0], channels[0], tuple(hidden) or MDRNN_HIDDEN, dueling, cell or CELLS[0])
     raise arena.ArenaError(f"unknown network '{net}' (choose {', '.join(NETS)})")
 
 

@@ -89,15 +89,19 @@ def read_state(checkpoint: str | os.PathLike[str]) -> tuple[dict[str, Any], Arra
 
 
 def network_shape(algorithm: str, net: str, hidden: Sequence[int], channels: Sequence[int], dueling: bool,
-                  representation: str | None = None) -> dict[str, Any]:  # fmt: skip
+                  representation: str | None = None, cell: str | None = None) -> dict[str, Any]:  # fmt: skip
     """What decides whether stored weights fit a run: the algorithm (logits or Q-values, which optimiser parts),
-    the network and, of the widths, only those the network uses (and mdrnn's board representation)."""
+    the network and, of the widths, only those the network uses (and mdrnn's board representation and recurrent
+    cell: the cell only when it is not the tanh one, so that the states written before `--cell` was offered, all
+    tanh, still fit a run that asks for tanh)."""
     if algorithm == "qlearning":
         return {"algorithm": algorithm}
     shapes: dict[str, dict[str, Any]] = {"mlp": {"hidden": list(hidden)}, "conv": {"hidden": list(hidden[:1]), "channels": list(channels)},
                                          "fcn": {"channels": list(channels)},
-                                         "mdrnn": {"hidden": list(hidden[:1]), "channels": list(channels[:1]),
+                                         "mdrnn": {"hidden": list(hidden), "channels": list(channels[:1]),
                                                    "representation": representation}}  # fmt: skip
+    if net == "mdrnn" and cell not in (None, "tanh"):
+        shapes["mdrnn"]["cell"] = cell
     widths = shapes[net]
     if algorithm == "ddpg":  # its critic is an MLP of every hidden width, whatever the actor's network
         widths["critic"] = list(hidden)
@@ -125,7 +129,8 @@ def describe(shape: Mapping[str, Any]) -> str:
     channels = "-".join(str(w) for w in shape.get("channels", []))
     hidden = "-".join(str(w) for w in shape.get("hidden", []))
     widths = {"mlp": hidden, "conv": f"{channels} + dense {hidden}", "fcn": channels,
-              "mdrnn": f"{channels} + dense {hidden}, {shape.get('representation')} representation"}[shape["net"]]  # fmt: skip
+              "mdrnn": f"{channels} + dense {hidden}, {shape.get('representation')} representation, {shape.get('cell', 'tanh')} cell"
+              }[shape["net"]]  # fmt: skip
     critic = f" with critic {'-'.join(str(w) for w in shape['critic'])}" if "critic" in shape else ""
     return f"{shape['algorithm']} {dueling}{shape['net']} {widths}{critic}"
 

@@ -1,10 +1,10 @@
-"""`arena train --net mdrnn --representation naive|box|edge`: the Dots and Boxes report's 2D recurrent Q-network.
+"""`arena train --net mdrnn --representation naive|box|edge --cell tanh|gru`: the Dots and Boxes report's 2D recurrent Q-network.
 
 Each representation's re-encoding of the game's observation, and its read-off back to action ids,
-against hand-written tensors on a 2x2 board; the anti-diagonal sweep against the cell-by-cell
-recurrence; the edge representation's symmetry (a turned or mirrored board gets the correspondingly
-permuted Q-values); a short training run whose file plays 2x2, 3x3 and 4x4 through `neural:checkpoint=`;
-and the refusals."""
+against hand-written tensors on a 2x2 board; the anti-diagonal sweep of either cell against the
+cell-by-cell recurrence; the edge representation's symmetry with either cell (a turned or mirrored
+board gets the correspondingly permuted Q-values); the head's ReLU layer per `--hidden` width; short
+training runs whose files play 2x2, 3x3 and 4x4 through `neural:checkpoint=`; and the refusals."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ torch = pytest.importorskip("torch")
 
 import arena
 from agents.neural_train import TrainConfig, train
-from agents.train_mdrnn import MDRNN, Sweep, decode, encode
+from agents.neural_train import plan as train_plan
+from agents.train_mdrnn import MDRNN, GRUSweep, Sweep, decode, encode
 from agents.train_nets import load_torchscript
 from arena.plugins import get_registry
 from arena.training.figure import describe_learner
@@ -79,15 +80,58 @@ def test_sweep_along_anti_diagonals_is_the_cell_by_cell_recurrence():
             expected[:, i, j] = torch.tanh(sweep.input(x[:, i, j]) + sweep.recurrent(previous))
     assert torch.allclose(sweep(x), expected, atol=1e-6)
     # The network sums the sweeps from the four corners: each is the same sweep of the flipped grid, flipped back.
-    network = MDRNN("box", 5, 8, False)
+    network = MDRNN("box", 5, (8,), False)
     grid = torch.randn(2, 4, 3, 4)
     corners = [network.sweep(grid.permute(0, 2, 3, 1).flip(dims)).flip(dims) for dims in ([], [2], [1], [1, 2])]
     assert torch.allclose(network.features(grid), sum(corners), atol=1e-6)
 
 
+def test_gru_sweep_along_anti_diagonals_is_the_cell_by_cell_gru_on_the_mean_of_the_predecessors():
+    torch.manual_seed(3)
+    sweep = GRUSweep(3, 5)
+    x = torch.randn(2, 3, 4, 3)
+    expected = torch.zeros(2, 3, 4, 5)
+    w_z, w_r, w_c = sweep.input.weight.split(5)
+    b_z, b_r, b_c = sweep.input.bias.split(5)
+    u_z, u_r = sweep.recurrent.weight.split(5)
+    u_c = sweep.candidate.weight
+    for i in range(3):
+        for j in range(4):
+            predecessors = ([expected[:, i - 1, j]] if i else []) + ([expected[:, i, j - 1]] if j else [])
+            s = sum(predecessors) / len(predecessors) if predecessors else torch.zeros(2, 5)
+            z = torch.sigmoid(x[:, i, j] @ w_z.T + b_z + s @ u_z.T)
+            r = torch.sigmoid(x[:, i, j] @ w_r.T + b_r + s @ u_r.T)
+            candidate = torch.tanh(x[:, i, j] @ w_c.T + b_c + (r * s) @ u_c.T)
+            expected[:, i, j] = (1 - z) * s + z * candidate
+    assert torch.allclose(sweep(x), expected, atol=1e-6)
+    assert expected.abs().max() < 1  # a mix of states in (-1, 1): the mean keeps it there
+    network = MDRNN("edge", 5, (8,), False, "gru")
+    assert isinstance(network.sweep, GRUSweep)
+    grid = torch.randn(2, 1, 4, 4)
+    corners = [network.sweep(grid.permute(0, 2, 3, 1).flip(dims)).flip(dims) for dims in ([], [2], [1], [1, 2])]
+    assert torch.allclose(network.features(grid), sum(corners), atol=1e-6)
+
+
+def test_the_head_has_a_relu_layer_per_hidden_width():
+    torch.manual_seed(4)
+    network = MDRNN("edge", 8, (16, 12), False)
+    linears = [(m.in_features, m.out_features) for m in network.head if isinstance(m, torch.nn.Linear)]
+    assert linears == [(8, 16), (16, 12), (12, 1)]
+    assert sum(p.numel() for p in network.head.parameters()) == 8 * 16 + 16 + 16 * 12 + 12 + 12 + 1
+    x = observation(3, 3, [0, 5])
+    features = network.features(encode(x, "edge"))
+    first, second, last = (m for m in network.head if isinstance(m, torch.nn.Linear))
+    by_hand = last(torch.relu(second(torch.relu(first(features)))))
+    assert torch.allclose(network(x), decode(by_hand, "edge", 3, 3), atol=1e-6)
+    # Unless --hidden is given, mdrnn's head is the report's one layer of 64 (the other networks' default is 64,64).
+    plan = train_plan(TrainConfig(game="dots_and_boxes", out="unused.pt", algorithm="dqn", net="mdrnn"), REGISTRY)
+    assert plan.config.hidden == (64,) and plan.config.cell == "tanh" and plan.config.representation == "naive"
+    assert train_plan(TrainConfig(game="dots_and_boxes", out="unused.pt", algorithm="dqn", net="conv"), REGISTRY).config.hidden == (64, 64)
+
+
 def test_dueling_head_is_scripted_and_its_values_average_to_the_state_value():
     torch.manual_seed(2)
-    network = MDRNN("naive", 8, 8, True)
+    network = MDRNN("naive", 8, (8,), True)
     scripted = torch.jit.script(network)
     for rows, cols in ((2, 2), (4, 3)):
         x = observation(rows, cols, [0, 3])
@@ -116,13 +160,13 @@ def line_map(rows: int, cols: int, to_rows: int, to_cols: int, dots: object) -> 
     return image
 
 
-@pytest.mark.parametrize("rows, cols", [(3, 3), (2, 3)])
-def test_edge_representation_gives_a_turned_or_mirrored_board_the_turned_q_values(rows, cols):
-    """By construction: one U for both predecessors (the grid's transpose), the same cell from the four corners,
-    summed (its mirrors), and a turn of the board is a turn of the edge grid. An untrained network will do; a 2x3
-    board turned a quarter is a 3x2 board, which the same network plays."""
+@pytest.mark.parametrize("rows, cols, cell", [(3, 3, "tanh"), (2, 3, "tanh"), (3, 3, "gru"), (2, 3, "gru")])
+def test_edge_representation_gives_a_turned_or_mirrored_board_the_turned_q_values(rows, cols, cell):
+    """By construction: one U for both predecessors (the grid's transpose; the GRU's mean of them too), the same cell
+    from the four corners, summed (its mirrors), and a turn of the board is a turn of the edge grid. An untrained
+    network will do; a 2x3 board turned a quarter is a 3x2 board, which the same network plays."""
     torch.manual_seed(1)
-    network = MDRNN("edge", 16, 32, False)
+    network = MDRNN("edge", 16, (32, 8), False, cell)
     drawn = [0, 4, 5, 9, 13, 14] if (rows, cols) == (3, 3) else [0, 2, 3, 8, 10]
     with torch.no_grad():
         q = network(observation(rows, cols, drawn))[0]
@@ -133,7 +177,7 @@ def test_edge_representation_gives_a_turned_or_mirrored_board_the_turned_q_value
             assert torch.allclose(turned[image], q, atol=1e-5)
         # The box representation is not symmetric (the report's reason for the edge one): a turned board's lines
         # change places within their boxes.
-        box = MDRNN("box", 16, 32, False)
+        box = MDRNN("box", 16, (32,), False, cell)
         to_rows, to_cols, dots = symmetries(rows, cols)[1]
         image = line_map(rows, cols, to_rows, to_cols, dots)
         turned = box(observation(to_rows, to_cols, [image[a] for a in drawn]))[0]
@@ -162,9 +206,37 @@ def test_a_trained_file_plays_every_board_size_through_neural(tmp_path, arena_cl
         board = arena_cli.json("leaderboard")
         assert all(row["games"] == 4 and row["forfeits"] == 0 for row in board)
     # Going on from it needs the same representation.
-    with pytest.raises(arena.ArenaError, match="is a dqn mdrnn 8 \\+ dense 16, edge representation network; this run asks for"):
+    with pytest.raises(arena.ArenaError, match="is a dqn mdrnn 8 \\+ dense 16, edge representation, tanh cell network; this run asks for"):
         train(TrainConfig(game="dots_and_boxes", out=str(tmp_path / "more.pt"), algorithm="dqn", net="mdrnn", representation="box",
                           channels=(8,), hidden=(16,), episodes=8, resume=edge.out), REGISTRY)  # fmt: skip
+
+
+def test_a_trained_gru_file_is_the_same_for_the_same_seed_and_plays_every_board_size(tmp_path, arena_cli):
+    out = tmp_path / "gru.pt"
+    train_args = ["train", "--game", "dots_and_boxes:rows=2,cols=2", "--algorithm", "dqn", "--net", "mdrnn", "--representation",
+                  "edge", "--cell", "gru", "--channels", "8", "--hidden", "16,8", "--batch", "16", "--eval-games", "0", "--quiet"]  # fmt: skip
+    arena_cli(*train_args, "--episodes", "6", "--out", str(out))
+    arena_cli(*train_args, "--episodes", "6", "--out", str(tmp_path / "again.pt"))
+    assert out.read_bytes() == (tmp_path / "again.pt").read_bytes()  # same seed, same bytes
+    module = torch.jit.load(str(out))  # the plain TorchScript file
+    assert module.sweep.original_name == "GRUSweep" and module(observation(4, 4, [0, 7, 30])).shape == (1, 40)
+    metadata = load_torchscript(torch, str(out))[1]
+    assert metadata["cell"] == "gru" and metadata["training"]["cell"] == "gru" and metadata["training"]["hidden"] == [16, 8]
+    assert describe_learner(read_metrics(str(out))[0]) == "double DQN, MDRNN 8 + dense 16-8, edge representation, GRU cell"
+    for size in ("rows=2,cols=2", "rows=3,cols=3", "rows=4,cols=4"):
+        arena_cli("run-tournament", "--game", f"dots_and_boxes:{size}", "--agents", f"neural:checkpoint={out},random", "--rounds", "2",
+                  "--quiet")  # fmt: skip
+        assert all(row["games"] == 2 and row["forfeits"] == 0 for row in arena_cli.json("leaderboard"))
+    # Going on from it needs the same cell and head: another is refused in one line, writing nothing.
+    more = tmp_path / "more.pt"
+    for other, asked in ((["--hidden", "16,8"], "16-8, edge representation, tanh cell one"), (["--cell", "gru", "--hidden", "16"], "16, edge representation, gru cell one")):
+        args = [a for a in train_args if a not in ("--cell", "gru", "--hidden", "16,8")] + other  # fmt: skip
+        result = arena_cli(*args, "--episodes", "8", "--resume", str(out), "--out", str(more), ok=False)
+        assert result.exit_code == 2 and "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+        assert f"is a dqn mdrnn 8 + dense 16-8, edge representation, gru cell network; this run asks for a dqn mdrnn 8 + dense {asked}" in result.stderr
+    assert not more.exists()
+    arena_cli(*train_args, "--episodes", "8", "--resume", str(out), "--out", str(more))
+    assert load_torchscript(torch, str(more))[1]["training"]["episodes"] == 8
 
 
 @pytest.mark.parametrize(
@@ -175,6 +247,9 @@ def test_a_trained_file_plays_every_board_size_through_neural(tmp_path, arena_cl
         ({"game": "connect_four"}, "--net mdrnn needs actions that are board cells; game 'connect_four' declares none"),
         ({"game": "tic_tac_toe"}, "--net mdrnn re-encodes the lines of a board of dots"),
         ({"representation": "diagonal"}, "unknown representation 'diagonal'"),
+        ({"net": "fcn", "cell": "gru"}, "--cell is the recurrent cell of --net mdrnn, not of --net fcn"),
+        ({"net": "mlp", "cell": "tanh", "out": "x.npz"}, "--cell is the recurrent cell of --net mdrnn, not of --net mlp"),
+        ({"cell": "lstm"}, "unknown cell 'lstm' \\(choose tanh, gru\\)"),
     ],
 )
 def test_refusals_write_nothing(tmp_path, settings, message):
@@ -189,7 +264,10 @@ def test_refusals_on_the_command_line_are_one_line_and_exit_2(tmp_path, arena_cl
     out = str(tmp_path / "x.pt")
     for args, message in ((["--game", "dots_and_boxes", "--net", "fcn", "--representation", "box"], "not of --net fcn"),
                           (["--game", "connect_four", "--net", "mdrnn"], "declares none (Game.action_planes)"),
-                          (["--game", "dots_and_boxes", "--net", "mdrnn", "--representation", "diagonal"], "'diagonal' is not one of")):  # fmt: skip
+                          (["--game", "dots_and_boxes", "--net", "mdrnn", "--representation", "diagonal"], "'diagonal' is not one of"),
+                          (["--game", "dots_and_boxes", "--net", "conv", "--cell", "gru"], "--cell is the recurrent cell of --net mdrnn, not of --net conv"),
+                          (["--game", "dots_and_boxes", "--cell", "gru"], "not of --net mlp"),
+                          (["--game", "dots_and_boxes", "--net", "mdrnn", "--cell", "lstm"], "'lstm' is not one of 'tanh', 'gru'")):  # fmt: skip
         result = arena_cli("train", *args, "--algorithm", "dqn", "--episodes", "2", "--out", out, ok=False)
         assert result.exit_code == 2 and message in result.stderr and "Traceback" not in result.stderr
     assert list(tmp_path.iterdir()) == []

@@ -88,12 +88,14 @@ def describe_learner(settings: dict[str, Any]) -> str:
         name += " with prioritized replay" if settings.get("prioritized") else ""
     net = settings.get("net", "mlp")
     widths = _widths(settings.get("hidden") if net == "mlp" else settings.get("channels"))
-    if net == "mdrnn":  # its cell's width (the first channel width), a per-cell dense layer, the board representation
-        widths = _widths(settings.get("channels", [])[:1])
-    if net in ("conv", "mdrnn") and settings.get("hidden"):  # then one dense layer of the first hidden width
+    if net == "conv" and settings.get("hidden"):  # then one dense layer of the first hidden width
         widths += f" + dense {settings['hidden'][0]}"
-    if net == "mdrnn" and settings.get("representation"):
-        widths += f", {settings['representation']} representation"
+    if net == "mdrnn":  # its cell's width (the first channel width), a per-cell dense layer per hidden width, the board representation
+        # Files written before --cell was offered (no `cell` setting) used the first hidden width only.
+        hidden = settings.get("hidden") if "cell" in settings else settings.get("hidden", [])[:1]
+        widths = _widths(settings.get("channels", [])[:1]) + (f" + dense {_widths(hidden)}" if hidden else "")
+        widths += f", {settings['representation']} representation" if settings.get("representation") else ""
+        widths += f", {str(settings['cell']).upper()} cell" if settings.get("cell", "tanh") != "tanh" else ""  # the report's tanh unsaid
     network = " ".join(part for part in ("dueling" if settings.get("dueling") else "", NET_NAMES.get(net, str(net)), widths) if part)
     critic = f" actor, MLP {_widths(settings.get('hidden'))} critic" if algorithm == "ddpg" else ""
     return f"{name}, {network}{critic}"
