@@ -51,6 +51,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from agents.train_modules import Dense
+
 #: Each representation's (agents/train_nets.REPRESENTATIONS) input channels and outputs per cell.
 SIZES = {"naive": (2, 2), "box": (4, 4), "edge": (1, 1)}
 
@@ -188,8 +190,8 @@ class Sweep(DiagonalSweep):
     """The tanh cell: h[i, j] = tanh(W x[i, j] + b + U (h[i-1, j] + h[i, j-1]))."""
 
     def __init__(self, inputs: int, width: int) -> None:
-        super().__init__(nn.Linear(inputs, width), width)  # W and b
-        self.recurrent = nn.Linear(width, width, bias=False)  # U, shared by both predecessors
+        super().__init__(Dense(inputs, width), width)  # W and b
+        self.recurrent = Dense(width, width, bias=False)  # U, shared by both predecessors
 
     def step(self, projected: torch.Tensor, total: torch.Tensor, count: torch.Tensor) -> torch.Tensor:
         return torch.tanh(projected + self.recurrent(total))
@@ -200,9 +202,9 @@ class GRUSweep(DiagonalSweep):
     one set of recurrent weights."""
 
     def __init__(self, inputs: int, width: int) -> None:
-        super().__init__(nn.Linear(inputs, 3 * width), width)  # W_z, W_r, W_c and their biases, in that order
-        self.recurrent = nn.Linear(width, 2 * width, bias=False)  # U_z and U_r
-        self.candidate = nn.Linear(width, width, bias=False)  # U_c
+        super().__init__(Dense(inputs, 3 * width), width)  # W_z, W_r, W_c and their biases, in that order
+        self.recurrent = Dense(width, 2 * width, bias=False)  # U_z and U_r
+        self.candidate = Dense(width, width, bias=False)  # U_c
 
     def step(self, projected: torch.Tensor, total: torch.Tensor, count: torch.Tensor) -> torch.Tensor:
         previous = total / count
@@ -226,10 +228,10 @@ class MDRNN(nn.Module):
         self.sweep = SWEEPS[cell](inputs, width)
         layers: list[nn.Module] = []
         for before, after in zip((width, *hidden), hidden):
-            layers += [nn.Linear(before, after), nn.ReLU()]
-        self.head = nn.Sequential(*layers, nn.Linear(hidden[-1], outputs))
+            layers += [Dense(before, after), nn.ReLU()]
+        self.head = nn.Sequential(*layers, Dense(hidden[-1], outputs))
         self.dueling = dueling
-        self.value = nn.Linear(width, 1)
+        self.value = Dense(width, 1)
 
     def features(self, grid: torch.Tensor) -> torch.Tensor:
         """[batch, channels, H, W] -> the four sweeps' hidden maps summed, [batch, H, W, width]."""

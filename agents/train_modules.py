@@ -9,14 +9,28 @@ import torch
 from torch import nn
 
 
+class Dense(nn.Linear):
+    """nn.Linear whose TorchScript file is the same bytes in every process. TorchScript writes a module's constants
+    (`__constants__`) in the order of a Python set of their names, which string hashing changes from process to
+    process (PYTHONHASHSEED), so the same weights made other files; without constants the sizes are plain attributes."""
+
+    __constants__: list[str] = []
+
+
+class Convolution(nn.Conv2d):
+    """nn.Conv2d whose TorchScript file is the same bytes in every process (see Dense)."""
+
+    __constants__: list[str] = []
+
+
 class Head(nn.Module):
     """A linear output layer, or a dueling pair: Q = V + A - mean(A)."""
 
     def __init__(self, width: int, outputs: int, dueling: bool) -> None:
         super().__init__()
         self.dueling = dueling
-        self.value = nn.Linear(width, 1 if dueling else outputs)
-        self.advantage = nn.Linear(width, outputs) if dueling else nn.Identity()
+        self.value = Dense(width, 1 if dueling else outputs)
+        self.advantage = Dense(width, outputs) if dueling else nn.Identity()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.dueling:
@@ -31,7 +45,7 @@ class MLP(nn.Module):
         sizes = [inputs, *hidden]
         layers: list[nn.Module] = []
         for fan_in, fan_out in itertools.pairwise(sizes):
-            layers += [nn.Linear(fan_in, fan_out), nn.ReLU()]
+            layers += [Dense(fan_in, fan_out), nn.ReLU()]
         self.body = nn.Sequential(*layers)
         self.head = Head(sizes[-1], outputs, dueling)
 
@@ -54,7 +68,7 @@ def trunk(inputs: int, channels: Sequence[int]) -> nn.Sequential:
     """3x3 convolutions with same padding and ReLU."""
     layers: list[nn.Module] = []
     for width in channels:
-        layers += [nn.Conv2d(inputs, width, 3, padding=1), nn.ReLU()]
+        layers += [Convolution(inputs, width, 3, padding=1), nn.ReLU()]
         inputs = width
     return nn.Sequential(*layers)
 
@@ -64,7 +78,7 @@ class Conv(nn.Module):
                  dueling: bool) -> None:  # fmt: skip
         super().__init__()
         self.trunk = trunk(planes, channels)
-        self.dense = nn.Sequential(nn.Linear(channels[-1] * height * width, hidden), nn.ReLU())
+        self.dense = nn.Sequential(Dense(channels[-1] * height * width, hidden), nn.ReLU())
         self.head = Head(hidden, outputs, dueling)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -79,9 +93,9 @@ class FCN(nn.Module):
         self.row_trims = [int(r) for r, _ in action_planes]
         self.col_trims = [int(c) for _, c in action_planes]
         self.trunk = trunk(planes + 1, channels)  # + a constant plane: zero padding then marks the board's edge
-        self.out = nn.Conv2d(channels[-1], len(action_planes), 1)
+        self.out = Convolution(channels[-1], len(action_planes), 1)
         self.dueling = dueling
-        self.value = nn.Linear(channels[-1], 1)
+        self.value = Dense(channels[-1], 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         features = self.trunk(torch.cat([x, torch.ones_like(x[:, :1])], dim=1))

@@ -322,3 +322,27 @@ def test_double_dqn_learns_to_beat_random_in_a_few_hundred_episodes(tmp_path):
     plan, before = untrained(config, REGISTRY)  # the same initial weights, not trained (bench/learning.py's baseline)
     base_win, _draw, _loss = evaluate_against(plan, REGISTRY, before, "random", 200)
     assert win >= 0.55 and win > loss + 0.25 and win >= base_win + 0.15, (win, loss, base_win)
+
+
+def test_torchscript_files_are_the_same_bytes_in_every_process(tmp_path):
+    """Same seed, same file, byte for byte, whatever the process's string hashing (PYTHONHASHSEED): TorchScript wrote
+    nn.Linear's and nn.Conv2d's constants in the order of a Python set, so files differed from process to process."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from agents.neural_train import TrainConfig, train\n"
+        "folder = sys.argv[1]\n"
+        "for net in ('conv', 'fcn', 'mdrnn'):\n"
+        "    train(TrainConfig(game='dots_and_boxes:rows=2,cols=2', out=f'{folder}/{net}.pt', algorithm='dqn', net=net,\n"
+        "                      episodes=4, hidden=(8,), channels=(4, 4), eval_games=0))\n"
+    )  # fmt: skip
+    root = Path(__file__).resolve().parent.parent
+    for hash_seed in ("1", "2"):
+        (tmp_path / hash_seed).mkdir()
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root)}
+        subprocess.run([sys.executable, "-c", script, str(tmp_path / hash_seed)], env=env, check=True, timeout=120, cwd=tmp_path)
+    for net in ("conv", "fcn", "mdrnn"):
+        assert (tmp_path / "1" / f"{net}.pt").read_bytes() == (tmp_path / "2" / f"{net}.pt").read_bytes(), net
