@@ -101,11 +101,15 @@ def build_entry(
     return replace(entry, version=f"{entry.version}+{fingerprint}") if fingerprint else entry
 
 
+#: Why a registered name followed by parameters is refused (resolve, one_agent).
+NAME_WITH_PARAMS = "'{name}' is a registered agent name; give its parameters at registration"
+
+
 def resolve(registry: Registry, spec: Spec, game: Game, named: dict[str, Any] | None) -> AgentEntry:
     """An entry for an inline spec, or for a registered name (`named` is its stored row as a dict)."""
     if named is not None:
         if spec.params:
-            raise ArenaError(f"'{spec.id}' is a registered agent name; give its parameters at registration")
+            raise ArenaError(NAME_WITH_PARAMS.format(name=spec.id))
         return build_entry(registry, spec.id, named["type"], named["params"], game, named["game"], named["checkpoint"])
     if spec.id not in registry.agents:
         known = ", ".join(sorted(registry.agents))
@@ -130,7 +134,7 @@ def one_agent(registry: Registry, text: str, option: str, what: str = "agent",
         return spec, None
     named = lookup(spec.id) if lookup is not None else None
     if named is not None and spec.params:
-        raise ArenaError(f"{option}: '{spec.id}' is a registered agent name; give its parameters at registration")
+        raise ArenaError(f"{option}: {NAME_WITH_PARAMS.format(name=spec.id)}")
     if named is None:
         known = ", ".join(sorted(registry.agents))
         raise ArenaError(f"{option}: unknown {what} '{spec.id}': not an agent type nor an agent registered in the database "
@@ -145,7 +149,7 @@ def stored_spec(named: dict[str, Any]) -> Spec:
     return Spec(str(named["type"]), {**{str(k): str(v) for k, v in named["params"].items()}, **checkpoint})
 
 
-def resolve_all(registry: Registry, text: str, game: Game, lookup: Any) -> list[AgentEntry]:
+def resolve_all(registry: Registry, text: str, game: Game, lookup: Lookup) -> list[AgentEntry]:
     """Entries for a comma-separated agent list; `lookup(name)` returns a stored named agent or None."""
     entries = []
     for spec in parse_specs(text):

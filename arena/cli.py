@@ -23,7 +23,7 @@ from arena.library.storage import HEAD_REVISION, Database, StorageError, databas
 from arena.match import DEFAULT_MAX_TURNS
 from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, print_table
 from arena.params import parse_assignments
-from arena.plugins import Registry, get_registry
+from arena.plugins import Registry, db_option, get_registry
 from arena.plugins import register_commands as add_plugin_commands
 from arena.sprt_run import DEFAULT_SPRT_ROUNDS, sprt_report, sprt_report_if_run, summary_lines
 from arena.stats import MATRIX_KINDS
@@ -59,12 +59,6 @@ class Context:
             self._database = None
 
 
-def _db_option(db_url: str) -> str:
-    if not db_url.strip():
-        raise ArenaError("--db is empty: give a database URL or a SQLite file (or leave --db out for $ARENA_DB, else ./arena.db)")
-    return db_url
-
-
 def _common(command: Callable[..., Any]) -> Callable[..., Any]:
     """--db and --plugins-dir on every command, as well as on the group."""
 
@@ -74,7 +68,7 @@ def _common(command: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(command)
     def wrapper(ctx: Context, db_url: str | None, plugins_dirs: tuple[str, ...], **kwargs: Any) -> Any:
         if db_url is not None:
-            ctx.db_url = _db_option(db_url)
+            ctx.db_url = db_option(db_url)
         ctx.plugins_dirs.extend(plugins_dirs)
         return command(ctx, **kwargs)
 
@@ -142,7 +136,7 @@ class ArenaGroup(click.Group):
 def cli(ctx: click.Context, db_url: str | None, plugins_dirs: tuple[str, ...]) -> None:
     """Arena: run tournaments between game-playing agents and rank them."""
     obj = ctx.ensure_object(Context)
-    obj.db_url = None if db_url is None else _db_option(db_url)
+    obj.db_url = None if db_url is None else db_option(db_url)
     obj.plugins_dirs = list(plugins_dirs)
     ctx.call_on_close(obj.close)
 

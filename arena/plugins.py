@@ -257,11 +257,18 @@ def command_registry(ctx: CommandContext | None, plugins_dirs: Iterable[str]) ->
     return ctx.registry(), tuple(ctx.plugins_dirs)
 
 
+def db_option(db_url: str) -> str:
+    """A --db value as given, refused in one line when empty (every command's --db, the group's and plugins')."""
+    if not db_url.strip():
+        raise ArenaError("--db is empty: give a database URL or a SQLite file (or leave --db out for $ARENA_DB, else ./arena.db)")
+    return db_url
+
+
 def command_db(ctx: CommandContext | None, db_url: str | None) -> str | None:
     """A plugin command's database: its own --db, else the `arena` group's, else None ($ARENA_DB, else ./arena.db)."""
-    if db_url is not None and not db_url.strip():
-        raise ArenaError("--db is empty: give a database URL or a SQLite file (or leave --db out for $ARENA_DB, else ./arena.db)")
-    return db_url or (ctx.db_url if ctx is not None else None)
+    if db_url is not None:
+        return db_option(db_url)
+    return ctx.db_url if ctx is not None else None
 
 
 def register_commands(registry: Registry, cli: Any) -> None:
