@@ -294,3 +294,8 @@ def test_the_bench_reads_a_fixed_budget():
     curves = [[0.5, 0.96, 0.97], [0.5, 0.90, 0.99], [0.5, 0.80, 0.93]]
     assert bench.budget_reading(curves, [16, 32, 48]) == (48, 48)  # mean 0.887 then 0.963; 1 of 3, then 2 of 3 at 0.95
     assert bench.budget_reading([[0.5, 0.99], [0.5, 0.99], [0.5, 0.0]], [16, 32]) == (None, 32)  # mean 0.66: never
+    fast, slow = [[0.5, 0.96, 0.99, 0.99]] * 3, [[0.5, 0.6, 0.9, 0.96], [0.5, 0.7, 0.92, 0.97], [0.5, 0.8, 0.99, 0.99]]
+    low, high = bench.budget_interval(fast, slow, [16, 32, 48, 64], [16, 32, 48, 64])
+    assert 0.5 <= low <= high <= 32 / 48  # slow's mean reaches 0.95 at 48 or 64 depending on the runs drawn
+    assert low < high and bench.budget_reading(slow, [16, 32, 48, 64])[0] == 64
+    assert bench.budget_interval(fast, [[0.5, 0.5]] * 3, [16, 32, 48, 64], [16, 32]) is None  # never reached: no interval
