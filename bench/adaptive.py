@@ -180,9 +180,8 @@ def budget_interval(adaptive: list[list[float]], round_robin: list[list[float]],
     mean curve rises slowly near 0.95, so where it crosses moves a lot with the runs drawn (hundreds of matches for
     round-robin at 40 Elo with 300 runs)."""
     a, b = np.asarray(adaptive), np.asarray(round_robin)
-    index = np.random.default_rng(0).integers(len(a), size=(resamples, len(a)))
     ratios = []
-    for rows in index:
+    for rows in resampled_runs(len(a), resamples):
         found_a, found_b = budget_reading(a[rows], adaptive_matches)[0], budget_reading(b[rows], round_robin_matches)[0]
         if found_a is None or found_b is None:
             return None
@@ -262,11 +261,16 @@ def misorder_design(strengths: np.ndarray, games: float, steps: int = 1500) -> n
     return frank_wolfe(gradient, len(w), steps)
 
 
+def resampled_runs(runs: int, resamples: int) -> np.ndarray:
+    """The bootstrap's rows: `resamples` draws of `runs` run numbers with replacement, the same for every call."""
+    return np.random.default_rng(0).integers(runs, size=(resamples, runs))
+
+
 def ratio_interval(adaptive: list[int], round_robin: list[int], resamples: int = 2000) -> tuple[float, float]:
     """95% bootstrap interval of mean(adaptive) / mean(round_robin) over runs (resampled by run, so a run's field
     stays paired with itself): the run-to-run noise of the ratio."""
     a, b = np.asarray(adaptive, dtype=float), np.asarray(round_robin, dtype=float)
-    index = np.random.default_rng(0).integers(len(a), size=(resamples, len(a)))
+    index = resampled_runs(len(a), resamples)
     ratios = a[index].mean(axis=1) / b[index].mean(axis=1)
     low, high = np.percentile(ratios, [2.5, 97.5])
     return float(low), float(high)
