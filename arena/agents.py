@@ -24,6 +24,20 @@ def declared_params(agent_cls: type[Agent]) -> tuple[Param, ...]:
     return own if any(p.name == "seed" for p in own) else own + (SEED_PARAM,)
 
 
+def params_json(params: dict[str, Any], seat_params: dict[str, str]) -> str:
+    """Validated parameters (defaults filled in) and seat parameters as one sorted JSON text: what match seats store."""
+    values = {k: format_value(v) for k, v in params.items()}
+    values.update({f"{SEAT_PREFIX}{k}": v for k, v in seat_params.items()})
+    return json.dumps(dict(sorted(values.items())))
+
+
+def validated(agent_cls: type[Agent], type_id: str, raw: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """An agent's raw parameters validated against its type (defaults filled in), and its seat parameters apart."""
+    seat_params = {k[len(SEAT_PREFIX):]: v for k, v in raw.items() if k.startswith(SEAT_PREFIX)}
+    own = {k: v for k, v in raw.items() if not k.startswith(SEAT_PREFIX)}
+    return validate_params(declared_params(agent_cls), own, f"agent '{type_id}'"), seat_params
+
+
 @dataclass(frozen=True)
 class AgentEntry:
     """One agent of a tournament: its label in the results and everything needed to rebuild it."""
@@ -36,19 +50,19 @@ class AgentEntry:
     checkpoint: str | None = None
     params: dict[str, Any] = field(default_factory=dict)  # validated, `seed` included
     seat_params: dict[str, str] = field(default_factory=dict)  # game parameters for this agent's seat
+    given: str | None = None  # the label it was given, when stored results made it another (tournament.stored_labels)
 
     def game_params_for(self, seat: int) -> dict[str, str]:
         """The game parameters this agent sets when it sits in `seat` (`seat.deck` -> `deck0` in seat 0)."""
         return {f"{name}{seat}": value for name, value in self.seat_params.items()}
 
     def to_json(self) -> dict[str, Any]:
+        given = {"given": self.given} if self.given is not None else {}
         return {"label": self.label, "type": self.type_id, "params": self.raw_params, "version": self.version,
-                "game": self.game, "checkpoint": self.checkpoint}  # fmt: skip
+                "game": self.game, "checkpoint": self.checkpoint, **given}  # fmt: skip
 
     def params_json(self) -> str:
-        values = {k: format_value(v) for k, v in self.params.items()}
-        values.update({f"{SEAT_PREFIX}{k}": v for k, v in self.seat_params.items()})
-        return json.dumps(dict(sorted(values.items())))
+        return params_json(self.params, self.seat_params)
 
     def identity(self) -> tuple[str, str, str]:
         """What makes two entries one agent whatever their labels: type, version and parameters, defaults filled in."""
@@ -76,19 +90,16 @@ def build_entry(
 ) -> AgentEntry:  # fmt: skip
     """Validate an agent against its type and the game; raises ArenaError with the reason."""
     agent_cls = registry.agent_class(type_id)
-    declared = declared_params(agent_cls)
     if checkpoint is not None:
         # A checkpoint is handed to the agent as its `checkpoint` parameter.
-        if not any(p.name == "checkpoint" for p in declared):
+        if not any(p.name == "checkpoint" for p in declared_params(agent_cls)):
             raise ArenaError(f"agent type '{type_id}' takes no checkpoint file")
         raw = {**raw, "checkpoint": checkpoint}
-    seat_params = {k[len(SEAT_PREFIX):]: v for k, v in raw.items() if k.startswith(SEAT_PREFIX)}
-    own = {k: v for k, v in raw.items() if not k.startswith(SEAT_PREFIX)}
-    for name in seat_params:
+    for name in (k[len(SEAT_PREFIX):] for k in raw if k.startswith(SEAT_PREFIX)):
         if name not in game.info.seat_params:
             offered = ", ".join(game.info.seat_params) or "none"
             raise ArenaError(f"game '{game.info.id}' takes no seat parameter '{name}' (seat parameters: {offered})")
-    params = validate_params(declared, own, f"agent '{type_id}'")
+    params, seat_params = validated(agent_cls, type_id, raw)
     if restricted_to is not None and restricted_to != game.info.id:
         raise ArenaError(f"agent '{label}' is registered for game '{restricted_to}', not '{game.info.id}'")
     entry = AgentEntry(label, type_id, dict(raw), agent_cls.info.version, restricted_to, checkpoint, params, seat_params)
@@ -184,6 +195,17 @@ def same_agent(registry: Registry, entry: AgentEntry, stored: Sequence[dict[str,
         if other.identity() == entry.identity():
             return str(data["label"])
     return None
+
+
+def stored_identity(registry: Registry, data: dict[str, Any]) -> tuple[str, str, str] | None:
+    """AgentEntry.identity of an agent as a tournament stored it (AgentEntry.to_json; the version it played at), or
+    None when its type is gone or its parameters no longer validate."""
+    raw = {**data["params"], **({"checkpoint": data["checkpoint"]} if data.get("checkpoint") else {})}
+    try:
+        params, seat_params = validated(registry.agent_class(data["type"]), data["type"], raw)
+    except ArenaError:
+        return None
+    return data["type"], str(data.get("version", "")), params_json(params, seat_params)
 
 
 def entry_from_json(registry: Registry, data: dict[str, Any], game: Game) -> AgentEntry:

@@ -368,10 +368,8 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
             tournament.prepare(registry, None, request)  # bad input must not leave a new, empty database file
         database = ctx.database()
         tournament_id = tournament.create(registry, database, request, status="queued" if queue else "running")
-        for label in tournaments_library.one(database, tournament_id)["agents"]:
-            if "@" in label and label not in agents_text:  # renamed by tournament.versioned
-                click.echo(f"note: '{label.split('@', 1)[0]}' has results of another version for this game: this tournament "
-                           f"records it as '{label}', so the two never mix", err=True)  # fmt: skip
+        for given, label in tournaments_library.one(database, tournament_id)["renamed"].items():
+            click.echo(f"note: {tournament.renamed_note(given, label)}", err=True)
         if queue:
             click.echo(f"tournament {tournament_id}: queued", err=True)
             return

@@ -104,7 +104,8 @@ def tournament_rows(database: Database) -> list[dict[str, Any]]:
     """Every tournament, oldest first, as JSON-ready dicts (`arena tournaments --json`, GET /api/v1/tournaments).
 
     Keys: id, name, game (the game id), game_spec (with its parameters, e.g. `onitama:cards=study5`),
-    game_version, agents (their labels, in the order given), format, challenger, rounds, seed,
+    game_version, agents (their labels, in the order given), renamed (label given -> label recorded, for agents
+    stored results made another label: arena.tournament.stored_labels), format, challenger, rounds, seed,
     players, status, matches (scheduled), done (stored), progress (done / matches, 0..1),
     created_at and finished_at (ISO 8601 UTC, seconds; finished_at null until done).
     """
@@ -123,6 +124,7 @@ def tournament_row(t: Tournament, done: int) -> dict[str, Any]:
     return {
         "id": t.id, "name": t.name, "game": t.game_id, "game_spec": settings.get("game", t.game_id),
         "game_version": t.game_version, "agents": [a.get("label", "") for a in settings.get("agents", ())],
+        "renamed": {a["given"]: a["label"] for a in settings.get("agents", ()) if a.get("given")},
         "format": t.format, "challenger": settings.get("challenger"), "rounds": t.rounds, "seed": t.seed,
         "players": t.players, "status": t.status, "matches": t.scheduled, "done": done,
         "progress": done / t.scheduled if t.scheduled else 0.0,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import math
 import os
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from arena.adaptive_run import adaptive_settings, extend
-from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game
+from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game, stored_identity
 from arena.api import Agent, Game
 from arena.errors import ArenaError
 from arena.executors import Executor
@@ -106,15 +107,52 @@ def named_agents(session: Any) -> Callable[[str], dict[str, Any] | None]:
     return lookup
 
 
-def versioned(session: Any, game: Game, entries: list[AgentEntry]) -> list[AgentEntry]:
-    """The entries, each one whose label has stored results of this game from another version of the agent (a
-    network retrained at the same path, a new release of a plugin) renamed LABEL@VERSION: results of two versions
-    never mix in a leaderboard. The label's first stored version keeps the plain name."""
+def stored_labels(session: Any, registry: Registry, game: Game, entries: list[AgentEntry]) -> list[AgentEntry]:
+    """The entries under the labels their agents have in stored results of this game (and game version), so that a
+    leaderboard's row is one agent and one agent is one row:
+    - an agent stored under another label takes that label (`random:seed=0` after `random`: the same agent);
+    - a label stored for another agent (a network retrained at the same path, a new release of a plugin, a name
+      registered again with other parameters) is taken as LABEL@VERSION, or LABEL@2, LABEL@3... when the versions
+      agree. The label's first agent keeps the plain name.
+    A renamed entry keeps the label it was given as `given`."""
     if session is None:
         return entries
-    first = queries.first_agent_versions(session, game.info.id, game.info.version, [entry.label for entry in entries])
-    return [replace(entry, label=f"{entry.label}@{entry.version}") if first.get(entry.label, entry.version) != entry.version
-            else entry for entry in entries]  # fmt: skip
+    stored = queries.stored_agents(session, game.info.id, game.info.version)
+    identities = {label: stored_identity(registry, data) for label, data in stored.items()}
+    labels_of: dict[tuple[str, str, str], str] = {}
+    for label, identity in identities.items():
+        if identity is not None:
+            labels_of.setdefault(identity, label)
+    renamed = []
+    for entry in entries:
+        identity, label = entry.identity(), entry.label
+        if label not in stored:
+            label = labels_of.get(identity, label)
+        elif identities[label] != identity and (identities[label] is not None or stored[label].get("version") != entry.version):
+            label = labels_of.get(identity) or _fresh_label(entry, stored[label].get("version"), set(stored))
+        renamed.append(entry if label == entry.label else replace(entry, label=label, given=entry.label))
+    labels = [entry.label for entry in renamed]
+    clash = next((entry for entry in renamed if entry.given is not None and labels.count(entry.label) > 1), None)
+    if clash is not None:
+        raise ArenaError(f"agent '{clash.given}' has results of this game as '{clash.label}', which this tournament gives "
+                         f"another agent: give them other names")  # fmt: skip
+    return renamed
+
+
+def renamed_note(given: str, label: str) -> str:
+    """Why a tournament records the agent given as `given` under `label` (stored_labels)."""
+    if label.startswith(given + "@"):
+        return (f"'{given}' has results of another agent under that name for this game (another version or other "
+                f"parameters): this tournament records it as '{label}', so the two never mix")  # fmt: skip
+    return (f"'{given}' is the agent with results for this game as '{label}' (same type, version and parameters): "
+            f"this tournament records it under that name")  # fmt: skip
+
+
+def _fresh_label(entry: AgentEntry, stored_version: str | None, taken: set[str]) -> str:
+    """LABEL@VERSION when the stored agent of that label has another version, else LABEL@2, LABEL@3...: the first not taken."""
+    first = [f"{entry.label}@{entry.version}"] if stored_version != entry.version else []
+    candidates = itertools.chain(first, (f"{entry.label}@{n}" for n in itertools.count(2)))
+    return next(candidate for candidate in candidates if candidate not in taken)
 
 
 def prepare(registry: Registry, database: Database | None,
@@ -159,7 +197,7 @@ def prepare(registry: Registry, database: Database | None,
             agents_text = request.challenger + "," + request.agents
         elif request.challenger:
             raise ArenaError("--challenger is only for --format gauntlet")
-        entries = versioned(session, game, resolve_all(registry, agents_text, game, lookup))
+        entries = stored_labels(session, registry, game, resolve_all(registry, agents_text, game, lookup))
     players = game.num_players
     if request.format == "gauntlet":
         if players != 2:

@@ -111,15 +111,15 @@ def ladder_joins(session: Session, tournament_id: int) -> list[tuple[str, dict[s
     return [(label, json.loads(entry)) for label, entry in rows]
 
 
-def first_agent_versions(session: Session, game_id: str, game_version: str, labels: Iterable[str]) -> dict[str, str]:
-    """For each of `labels` that tournaments of this game (and game version) hold: its version in the first of them."""
-    wanted, first = set(labels), {}
+def stored_agents(session: Session, game_id: str, game_version: str) -> dict[str, dict[str, Any]]:
+    """Each agent label that tournaments of this game (and game version) hold, with its entry (AgentEntry.to_json) in
+    the first of them."""
+    first: dict[str, dict[str, Any]] = {}
     rows = session.execute(select(Tournament.settings).where(Tournament.game_id == game_id, Tournament.game_version == game_version)
                            .order_by(Tournament.id))  # fmt: skip
     for (settings,) in rows:
         for agent in json.loads(settings).get("agents", ()):
-            if agent["label"] in wanted and agent["label"] not in first:
-                first[agent["label"]] = agent.get("version", "")
+            first.setdefault(agent["label"], agent)
     return first
 
 

@@ -269,7 +269,7 @@ def test_a_retrained_network_never_mixes_with_the_old_one_in_leaderboards(arena_
     for _ in range(2):  # the second version twice: both tournaments count as one agent
         result = arena_cli("run-tournament", "--game", "connect_four", "--agents", "mine,random", "--rounds", "1", "--quiet")
     (label,), = arena_cli.rows("select distinct agent from match_seats where agent like 'mine@%'")
-    assert f"note: 'mine' has results of another version for this game: this tournament records it as '{label}'" in result.stderr
+    assert f"note: 'mine' has results of another agent under that name for this game (another version or other parameters): this tournament records it as '{label}'" in result.stderr
     version = label.split("@", 1)[1]
     assert version.startswith("1+") and version != arena_cli.rows("select distinct agent_version from match_seats where agent = 'mine'")[0][0]
     board = {row["agent"]: row["games"] for row in arena_cli.json("leaderboard", "--game", "connect_four")}

@@ -1,5 +1,6 @@
 """Tournaments through the real CLI on real SQLite files (the storage tests also on PostgreSQL)."""
 
+import json
 from collections import Counter
 
 import pytest
@@ -122,6 +123,30 @@ def test_leaderboard_across_tournaments_by_game(arena_cli):
     assert rows["random"]["games"] == 6 and rows["greedy"]["games"] == 3 and rows["center"]["games"] == 3
     assert arena_cli.json("leaderboard", "--game", "connect_four:rows=5") == []
 
+
+
+def test_one_agent_is_one_row_across_tournaments_and_one_row_one_agent(arena_db):
+    """An agent given under another label than its stored results takes theirs; a name registered again with other
+    parameters is another agent, recorded as NAME@2."""
+    arena_cli = arena_db
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "2", "--quiet")
+    arena_cli("agents", "register", "bob", "--type", "mcts", "--param", "simulations=5")
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "bob,random:seed=0", "--rounds", "2", "--quiet")
+    arena_cli("agents", "remove", "bob")
+    arena_cli("agents", "register", "bob", "--type", "mcts", "--param", "simulations=50")
+    again = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "bob,greedy", "--rounds", "2", "--quiet")
+    assert ("note: 'bob' has results of another agent under that name for this game (another version or other "
+            "parameters): this tournament records it as 'bob@2', so the two never mix") in again.stderr  # fmt: skip
+    inline = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "mcts:simulations=50,mcts:simulations=5",
+                       "--rounds", "2", "--quiet")  # fmt: skip
+    assert "note: 'mcts:simulations=5' is the agent with results for this game as 'bob'" in inline.stderr
+    board = {row["agent"]: row["games"] for row in arena_cli.json("leaderboard", "--game", "tic_tac_toe")}
+    assert board == {"random": 4, "greedy": 4, "bob": 4, "bob@2": 4}
+    renamed = [t["renamed"] for t in arena_cli.json("tournaments")]
+    assert renamed == [{}, {"random:seed=0": "random"}, {"bob": "bob@2"},
+                       {"mcts:simulations=50": "bob@2", "mcts:simulations=5": "bob"}]  # fmt: skip
+    params = arena_cli.rows("select distinct agent, agent_params from match_seats where agent like 'bob%' order by agent")
+    assert [(label, json.loads(p)["simulations"]) for label, p in params] == [("bob", "5"), ("bob@2", "50")]
 
 @pytest.mark.parametrize(
     "args, message",

@@ -42,7 +42,7 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
         resolved = resolve_all(registry, agent, game, tournaments.named_agents(session))
         if len(resolved) != 1:
             raise ArenaError(f"agent: give one agent, not {len(resolved)}")
-        entries = tournaments.versioned(session, game, resolved)
+        entries = tournaments.stored_labels(session, registry, game, resolved)
         entry = entries[0]
         tournaments.check_unattended(registry, entries)
         stored = settings["agents"] + [data for _, data in queries.ladder_joins(session, found.id)]
