@@ -46,3 +46,16 @@ def test_pages_show_the_clis_warnings_and_open_ended_intervals(server: Server) -
     text = server.client.get(f"/tournaments/{forfeits}").text
     assert "..&gt;" in text and "&lt;" in text and "the games set no upper (lower) limit" in text
     assert "distinct" not in server.client.get(f"/leaderboard?tournament={forfeits}").text
+
+
+def test_an_agent_given_under_another_label_takes_its_results_label(server: Server) -> None:
+    """Over HTTP as on the CLI (arena.tournament.stored_labels): `random:seed=0` after `random` is recorded as
+    `random`, and the answer and the tournament's page say so."""
+    server.submit(game="tic_tac_toe", agents=["random", "greedy"], rounds=1)
+    second = server.submit(game="tic_tac_toe", agents=["random:seed=0", "center"], rounds=1)
+    assert second["agents"] == ["random", "center"] and second["renamed"] == {"random:seed=0": "random"}
+    server.play()
+    page = server.client.get(f"/tournaments/{second['id']}").text
+    assert "recorded under the labels their results already have: random:seed=0 as random)" in page
+    board = {row["agent"]: row["games"] for row in server.get("/api/v1/leaderboard", game="tic_tac_toe")}
+    assert board == {"random": 2, "greedy": 1, "center": 1}
