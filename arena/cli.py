@@ -19,7 +19,16 @@ from arena.library import analysis, catalog
 from arena.library import ladders as ladders_library
 from arena.library import matches as matches_library
 from arena.library import tournaments as tournaments_library
-from arena.library.storage import HEAD_REVISION, Database, StorageError, database_status, open_database
+from arena.library.storage import (
+    HEAD_REVISION,
+    Database,
+    StorageError,
+    database_exists,
+    database_status,
+    display_url,
+    open_database,
+    resolve_url,
+)
 from arena.match import DEFAULT_MAX_TURNS
 from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, print_table
 from arena.params import parse_assignments
@@ -27,7 +36,6 @@ from arena.plugins import Registry, db_option, get_registry
 from arena.plugins import register_commands as add_plugin_commands
 from arena.sprt_run import DEFAULT_SPRT_ROUNDS, sprt_report, sprt_report_if_run, summary_lines
 from arena.stats import MATRIX_KINDS
-from db.session import database_exists, display_url, resolve_url
 
 
 class Context:
