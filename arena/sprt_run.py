@@ -211,8 +211,8 @@ def sprt_report_if_run(database: Database, key: str) -> dict[str, Any] | None:
 def summary_lines(report: Mapping[str, Any]) -> list[str]:
     """The end of an SPRT run, as printed."""
 
-    def elo(value: float | None) -> str:
-        return "n/a" if value is None else f"{value:+.1f}"
+    def elo(value: float | None, unbounded: str = "n/a") -> str:  # None: infinite (every game or pair won, or lost)
+        return unbounded if value is None else f"{value:+.1f}"
 
     unit = "pairs" if report["statistic"] == "pentanomial" else "games"
     stored = report.get("stored")
@@ -229,5 +229,6 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
         f"SPRT {report['test']} vs {report['base']} ({report['model']} Elo, elo0={report['elo0']:g}, elo1={report['elo1']:g}, "
         f"alpha={report['alpha']:g}, beta={report['beta']:g}; {report['statistic']} over {report[unit]} {unit}: {report['counts']})",
         f"LLR {report['llr']:.2f} (bounds {report['lower_bound']:.2f}, {report['upper_bound']:.2f}): {verdict}",
-        f"Elo difference {elo(report['elo'])} (95% {elo(report['elo_low'])} .. {elo(report['elo_high'])}), LOS {100 * report['los']:.1f}%",
+        f"Elo difference {elo(report['elo'])} (95% {elo(report['elo_low'], 'no lower limit')} .. "
+        f"{elo(report['elo_high'], 'no upper limit')}), LOS {100 * report['los']:.1f}%",
     ] + warning  # fmt: skip

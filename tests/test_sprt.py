@@ -189,6 +189,8 @@ def test_a_clearly_stronger_agent_is_accepted_and_play_stops_there(arena_cli):
     report = arena_cli.json("sprt", "strong")
     assert report["decision"] == "H1" and report["statistic"] == "trinomial" and report["elo_low"] > 100
     assert "H1 accepted" in result.stdout and report["games"] == len(arena_cli.json("matches", "--tournament", "strong")) < 150
+    # greedy won every game (seed 0): the interval has no upper end, and the summary says so
+    assert report["elo_high"] is None and f"(95% {report['elo_low']:+.1f} .. no upper limit)" in result.stdout
     again = arena_cli("run-tournament", "--resume", "strong")  # decided: nothing more to play
     assert "played 0 matches" in again.stderr
     # The same stored matches under other parameters: `arena sprt --sprt` recomputes the test.
