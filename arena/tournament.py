@@ -131,11 +131,11 @@ def stored_labels(session: Any, registry: Registry, game: Game, entries: list[Ag
         elif identities[label] != identity and (identities[label] is not None or stored[label].get("version") != entry.version):
             label = labels_of.get(identity) or _fresh_label(entry, stored[label].get("version"), set(stored))
         renamed.append(entry if label == entry.label else replace(entry, label=label, given=entry.label))
-    labels = [entry.label for entry in renamed]
-    clash = next((entry for entry in renamed if entry.given is not None and labels.count(entry.label) > 1), None)
-    if clash is not None:
-        raise ArenaError(f"agent '{clash.given}' has results of this game as '{clash.label}', which this tournament gives "
-                         f"another agent: give them other names")  # fmt: skip
+    for moved in (entry for entry in renamed if entry.given is not None):
+        other = next((entry for entry in renamed if entry is not moved and entry.label == moved.label), None)
+        if other is not None:
+            raise ArenaError(f"agents '{moved.given}' and '{other.given or other.label}' would both be recorded as "
+                             f"'{moved.label}' (stored results of this game decide the labels): give them other names")  # fmt: skip
     return renamed
 
 

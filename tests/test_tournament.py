@@ -147,6 +147,14 @@ def test_one_agent_is_one_row_across_tournaments_and_one_row_one_agent(arena_db)
                        {"mcts:simulations=50": "bob@2", "mcts:simulations=5": "bob"}]  # fmt: skip
     params = arena_cli.rows("select distinct agent, agent_params from match_seats where agent like 'bob%' order by agent")
     assert [(label, json.loads(p)["simulations"]) for label, p in params] == [("bob", "5"), ("bob@2", "50")]
+    arena_cli("agents", "remove", "bob")
+    arena_cli("agents", "register", "bob", "--type", "mcts", "--param", "simulations=70")
+    arena_cli("agents", "register", "bob@3", "--type", "random", "--param", "seed=7")  # the label the new bob would take
+    clash = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "bob,bob@3", ok=False)
+    assert clash.exit_code == 2 and clash.stderr.strip() == (
+        "Error: agents 'bob' and 'bob@3' would both be recorded as 'bob@3' (stored results of this game decide the "
+        "labels): give them other names")  # fmt: skip
+    assert len(arena_cli.json("tournaments")) == 4
 
 @pytest.mark.parametrize(
     "args, message",
