@@ -35,6 +35,10 @@ class GreedyAgent(arena.Agent):
     )
 
     @classmethod
+    def canonical_params(cls, game: arena.Game, params: dict[str, Any]) -> dict[str, Any]:
+        return {**params, "eval": params.get("eval") or _default_eval(game)}
+
+    @classmethod
     def check_game(cls, game: arena.Game, params: dict[str, Any]) -> None:
         names = game.evaluations()
         wanted = params.get("eval") or _default_eval(game)

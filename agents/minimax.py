@@ -113,6 +113,10 @@ class MinimaxAgent(arena.Agent):
             resolve_evaluation(cls.info.id, game, values["eval"], values["weights"] or None)
 
     @classmethod
+    def canonical_params(cls, game: arena.Game, params: dict[str, Any]) -> dict[str, Any]:
+        return {**params, "eval": params.get("eval") or "heuristic"}
+
+    @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:
         from agents.models.evaluator import model_fingerprint
 

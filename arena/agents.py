@@ -100,6 +100,7 @@ def build_entry(
             offered = ", ".join(game.info.seat_params) or "none"
             raise ArenaError(f"game '{game.info.id}' takes no seat parameter '{name}' (seat parameters: {offered})")
     params, seat_params = validated(agent_cls, type_id, raw)
+    params = agent_cls.canonical_params(game, params)
     if restricted_to is not None and restricted_to != game.info.id:
         raise ArenaError(f"agent '{label}' is registered for game '{restricted_to}', not '{game.info.id}'")
     entry = AgentEntry(label, type_id, dict(raw), agent_cls.info.version, restricted_to, checkpoint, params, seat_params)
@@ -197,12 +198,14 @@ def same_agent(registry: Registry, entry: AgentEntry, stored: Sequence[dict[str,
     return None
 
 
-def stored_identity(registry: Registry, data: dict[str, Any]) -> tuple[str, str, str] | None:
-    """AgentEntry.identity of an agent as a tournament stored it (AgentEntry.to_json; the version it played at), or
-    None when its type is gone or its parameters no longer validate."""
+def stored_identity(registry: Registry, data: dict[str, Any], game: Game) -> tuple[str, str, str] | None:
+    """AgentEntry.identity of an agent as a tournament of `game` stored it (AgentEntry.to_json; the version it played
+    at), or None when its type is gone or its parameters no longer validate."""
     raw = {**data["params"], **({"checkpoint": data["checkpoint"]} if data.get("checkpoint") else {})}
     try:
-        params, seat_params = validated(registry.agent_class(data["type"]), data["type"], raw)
+        agent_cls = registry.agent_class(data["type"])
+        params, seat_params = validated(agent_cls, data["type"], raw)
+        params = agent_cls.canonical_params(game, params)
     except ArenaError:
         return None
     return data["type"], str(data.get("version", "")), params_json(params, seat_params)

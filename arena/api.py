@@ -269,6 +269,12 @@ class Agent(ABC):
         """
 
     @classmethod
+    def canonical_params(cls, game: Game, params: dict[str, Any]) -> dict[str, Any]:
+        """`params` with the defaults that depend on `game` made explicit: agents whose canonical parameters agree
+        are one agent (greedy and greedy:eval=heuristic where the heuristic is the game's default)."""
+        return params
+
+    @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:
         """What decides this agent's play beyond its version and parameters (e.g. a checkpoint file's digest), or ""."""
         return ""

@@ -151,11 +151,12 @@ def _is_number(value: Any) -> bool:
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], fit: Sequence[FitStep] | None = None,
-                note: str | Sequence[str] | None = None) -> None:  # fmt: skip
+                note: str | Sequence[str | tuple[str, str]] | None = None) -> None:  # fmt: skip
     """A boxed table: numbers right-aligned, text left-aligned; fitted to the terminal (see the module docstring).
 
     `fit`: the steps to try, in order, when the table is wider than the terminal (default: shorten
-    text columns, then drop columns from the right). `note`: lines printed under the table.
+    text columns, then drop columns from the right). `note`: lines printed under the table; a (column, line)
+    pair is printed only when that column is shown.
     """
     width = terminal_width()
     cells = [[fmt(v) for v in row] for row in rows]
@@ -173,8 +174,12 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
     for line in split_title(title, width):
         console.print(line, markup=False, highlight=False, no_wrap=True, overflow="ellipsis")
     console.print(table)
-    notes = [note] if isinstance(note, str) else list(note or ())
     hidden = [columns[i] for i in range(len(columns)) if i not in kept]
+    notes = []
+    for item in [note] if isinstance(note, str) else note or ():
+        column, text = (None, item) if isinstance(item, str) else item
+        if column not in hidden:
+            notes.append(text)
     if hidden:
         notes.append(f"(left out to fit {width} columns: {', '.join(hidden)}; --json or --csv shows every column)")
     elif cut:

@@ -253,5 +253,5 @@ def summary(params: SprtParams, counts: Sequence[int], test: str, base: str, fin
 
 
 def _finite(value: float) -> float | None:
-    """None for an infinite Elo (B won, or lost, everything): JSON has no infinity."""
+    """None for an infinite end of the interval (B won, or lost, about everything): JSON has no infinity."""
     return value if math.isfinite(value) else None

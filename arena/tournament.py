@@ -118,7 +118,7 @@ def stored_labels(session: Any, registry: Registry, game: Game, entries: list[Ag
     if session is None:
         return entries
     stored = queries.stored_agents(session, game.info.id, game.info.version)
-    identities = {label: stored_identity(registry, data) for label, data in stored.items()}
+    identities = {label: stored_identity(registry, data, game) for label, data in stored.items()}
     labels_of: dict[tuple[str, str, str], str] = {}
     for label, identity in identities.items():
         if identity is not None:

@@ -18,7 +18,7 @@ import pytest
 ARENA = shutil.which("arena", path=str(Path(sys.executable).parent)) or "arena"
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 # The README's Onitama study agents: long labels, nine of them (tic-tac-toe's greedy variants keep it quick).
-AGENTS = "random,random:seed=1,greedy,greedy:seed=1,minimax:depth=1,minimax:depth=2,minimax:depth=1,seed=1,mcts:simulations=20,greedy:eval=heuristic"
+AGENTS = "random,random:seed=1,greedy,greedy:seed=1,minimax:depth=1,minimax:depth=2,minimax:depth=1,seed=1,mcts:simulations=20,minimax:depth=2,order=eval"
 
 pytestmark = pytest.mark.skipif(not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)),
                                 reason="needs Debian's chromium and chromedriver (make installs them as root)")  # fmt: skip

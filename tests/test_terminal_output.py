@@ -21,7 +21,7 @@ from tests._terminal import read_until_exit
 
 ARENA = shutil.which("arena", path=str(Path(sys.executable).parent)) or "arena"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")
-AGENTS = "random,random:seed=1,greedy,greedy:seed=1,minimax:depth=1,minimax:depth=2,minimax:depth=1,seed=1,mcts:simulations=20,greedy:eval=heuristic"
+AGENTS = "random,random:seed=1,greedy,greedy:seed=1,minimax:depth=1,minimax:depth=2,minimax:depth=1,seed=1,mcts:simulations=20,minimax:depth=2,order=eval"
 
 
 def in_terminal(args: list[str], columns: int, cwd: Path) -> str:
@@ -150,7 +150,7 @@ def test_tournaments_json_is_the_library_rows(study):
     rows = json.loads(piped(["tournaments", "--json"], study))
     assert rows == results.tournament_rows(open_database(str(study / "arena.db")))
     (row,) = rows
-    assert row["game_spec"] == "tic_tac_toe" and row["agents"][-1] == "greedy:eval=heuristic" and len(row["agents"]) == 9
+    assert row["game_spec"] == "tic_tac_toe" and row["agents"][-1] == "minimax:depth=2,order=eval" and len(row["agents"]) == 9
     assert row["done"] == row["matches"] == 36 and row["progress"] == 1.0 and row["status"] == "done"
     assert set(row) >= {"id", "name", "game", "game_version", "format", "rounds", "seed", "created_at", "finished_at"}
 
@@ -165,3 +165,16 @@ def test_fit_steps_in_order():
     assert kept == [0, 2] and table_width([30, cut.get(2, 40)]) <= 50  # the room the drop made is given back
     assert split_title("Leaderboard - tournament 12 'onitama-study' (onitama) - sorted by bt", 40) == [
         "Leaderboard", "tournament 12 'onitama-study' (onitama)", "sorted by bt"]  # fmt: skip
+
+
+def test_a_note_about_a_column_goes_with_the_column(monkeypatch, capsys):
+    """A (column, line) note is printed only while its column is shown (a BT 95% legend under a table without it)."""
+    from arena import output
+
+    notes = ["about the table", ("wide", "wide: about that column")]
+    rows = [["a", 1, "x" * 30]]
+    for width, shown in ((100, True), (30, False)):
+        monkeypatch.setattr(output, "terminal_width", lambda width=width: width)
+        output.print_table("t", ["name", "n", "wide"], rows, fit=[output.Drop("wide")], note=notes)
+        text = capsys.readouterr().out
+        assert "about the table" in text and ("wide: about that column" in text) == shown, text

@@ -156,6 +156,20 @@ def test_one_agent_is_one_row_across_tournaments_and_one_row_one_agent(arena_db)
         "labels): give them other names")  # fmt: skip
     assert len(arena_cli.json("tournaments")) == 4
 
+def test_a_default_that_depends_on_the_game_is_made_explicit_before_agents_are_compared(arena_db):
+    """greedy's eval defaults to the game's greedy evaluation where it has one, else its heuristic: greedy:eval=...
+    naming that default is greedy, across tournaments too; naming another evaluation is another agent."""
+    arena_cli = arena_db
+    arena_cli("run-tournament", "--game", "dots_and_boxes", "--agents", "greedy,random", "--rounds", "1", "--quiet")
+    same = arena_cli("run-tournament", "--game", "dots_and_boxes", "--agents", "greedy:eval=greedy,random", "--rounds", "1",
+                     "--quiet")  # fmt: skip
+    assert "note: 'greedy:eval=greedy' is the agent with results for this game as 'greedy'" in same.stderr
+    arena_cli("run-tournament", "--game", "dots_and_boxes", "--agents", "greedy:eval=heuristic,greedy", "--rounds", "1",
+              "--quiet")  # fmt: skip
+    board = {row["agent"]: row["games"] for row in arena_cli.json("leaderboard", "--game", "dots_and_boxes")}
+    assert board == {"greedy": 3, "random": 2, "greedy:eval=heuristic": 1}
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -167,6 +181,9 @@ def test_one_agent_is_one_row_across_tournaments_and_one_row_one_agent(arena_db)
         (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,random"], "listed twice"),
         (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy,random:seed=0"], "'random' and 'random:seed=0' are the same"),
         (["run-tournament", "--game", "tic_tac_toe", "--agents", "minimax:depth=3,minimax,random"], "are the same agent"),
+        (["run-tournament", "--game", "connect_four", "--agents", "greedy,greedy:eval=heuristic"], "are the same agent"),
+        (["run-tournament", "--game", "dots_and_boxes", "--agents", "greedy:eval=greedy,greedy"], "are the same agent"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "mcts:eval=heuristic,mcts"], "are the same agent"),
         (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "0"], "--rounds"),
         (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "x"], "not a valid integer"),
         (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--max-turns", "0"], "--max-turns"),
