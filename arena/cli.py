@@ -14,6 +14,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from arena import results, tournament, verify
 from arena.errors import ArenaError
 from arena.executors import EXECUTORS, make_executor, parse_workers
+from arena.isolation import MEMORY_LIMIT_RANGE
 from arena.leaderboard import SYSTEMS, distinct_warning
 from arena.library import analysis, catalog
 from arena.library import ladders as ladders_library
@@ -352,13 +353,18 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
     registry = ctx.registry()
     n_workers = parse_workers(workers)
     runner = make_executor(executor, n_workers, ray_address)
-    if memory_limit is not None and memory_limit < 50:
-        raise ArenaError(f"--memory-limit must be at least 50 (megabytes), got {memory_limit}")
+    if memory_limit is not None and not MEMORY_LIMIT_RANGE[0] <= memory_limit <= MEMORY_LIMIT_RANGE[1]:
+        low, high = MEMORY_LIMIT_RANGE
+        raise ArenaError(f"--memory-limit must be between {low} and {high:,} (megabytes), got {memory_limit}")
     if concurrent < 1:
         raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
     if resume is not None:
-        if game_spec or agents_text or queue:
-            raise ArenaError("--resume takes the tournament's own settings; do not give --game, --agents or --queue")
+        settings = {"--game": game_spec, "--agents": agents_text, "--rounds": rounds, "--name": name, "--challenger": challenger,
+                    "--budget": budget, "--players": players, "--openings": openings, "--sprt": sprt_text,
+                    "--queue": True if queue else None}  # fmt: skip
+        given = [option for option, value in settings.items() if value is not None]
+        if given:
+            raise ArenaError(f"--resume takes the tournament's own settings; do not give {', '.join(given)}")
         database = ctx.database(create=False)
         tournament_id = tournaments_library.one(database, resume)["id"]
     else:
@@ -433,8 +439,7 @@ def check_agent_command(ctx: Context, spec: str, game_spec: str, seeds: int, tim
     """Play an agent (a remote bot: http:url=...) through the conformance checks; exit 1 if any fails."""
     from arena.remote.check import check_agent_spec
 
-    if time_per_move <= 0 or network_allowance < 0:
-        raise ArenaError("--time-per-move must be positive and --network-allowance at least 0")
+    tournament.check_clock(time_per_move, network_allowance / 1000.0)
     report = check_agent_spec(ctx.registry(), ctx.database(create=False), spec, game_spec, seeds, time_per_move, network_allowance / 1000.0)
     if as_json:
         print_json(report)

@@ -1,5 +1,27 @@
 """The one exception type that means "the user asked for something that cannot be done"."""
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 class ArenaError(Exception):
-    """Bad input or an impossible request: the CLI prints it as one line and exits with code 2."""
+    """Bad input or an impossible request: the CLI prints it as one line and exits with code 2.
+
+    `field`: the input it is about, where the code that raised it knows (the server names it in its 4xx answer)."""
+
+    def __init__(self, message: str = "", field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@contextmanager
+def about(field: str) -> Iterator[None]:
+    """ArenaErrors raised inside, and not yet about a field, are about `field` (a request's `game`, `agents`...)."""
+    try:
+        yield
+    except ArenaError as exc:
+        if exc.field is None:
+            exc.field = field
+        raise

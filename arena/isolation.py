@@ -52,6 +52,10 @@ def forkserver(preload: Sequence[str] = ()) -> Any:
     return context
 
 
+#: --memory-limit's range in megabytes: below 50 Python itself does not start; above a terabyte it limits nothing.
+MEMORY_LIMIT_RANGE = (50, 1 << 20)
+
+
 def _limit_memory(megabytes: int | None) -> None:
     if megabytes is None:
         return
@@ -59,7 +63,7 @@ def _limit_memory(megabytes: int | None) -> None:
 
     limit = megabytes * 1024 * 1024
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
 
 
 def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory_limit: int | None) -> None:

@@ -28,6 +28,8 @@ from arena.errors import ArenaError
 MODELS = ("logistic", "normalized")
 #: A category never seen gets this count, so that the maximum-likelihood distributions stay defined (as Fishtest).
 REGULARIZE = 1e-3
+#: The smallest alpha or beta: a bound of about +-21 (tiny rates such as 1e-320 would make it infinite).
+MIN_ERROR_RATE = 1e-9
 #: Normalized Elo per unit of t-value (Fishtest's nelo_divided_by_nt).
 NELO_PER_T = 800.0 / math.log(10.0)
 H0, H1 = "H0", "H1"
@@ -96,8 +98,8 @@ def check(params: SprtParams) -> None:
     if not params.elo0 < params.elo1:
         raise ArenaError(f"--sprt needs elo0 < elo1, got {params.elo0:g} and {params.elo1:g}")
     for name, value in (("alpha", params.alpha), ("beta", params.beta)):
-        if not 0.0 < value < 0.5:
-            raise ArenaError(f"--sprt {name} must be between 0 and 0.5, got {value:g}")
+        if not MIN_ERROR_RATE <= value < 0.5:
+            raise ArenaError(f"--sprt {name} must be at least {MIN_ERROR_RATE:g} and below 0.5, got {value:g}")
 
 
 def logistic(elo: float) -> float:

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from arena.adaptive_run import adaptive_settings, extend
 from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game, stored_identity
 from arena.api import Agent, Game
-from arena.errors import ArenaError
+from arena.errors import ArenaError, about
 from arena.executors import Executor
 from arena.heap import frozen_heap
 from arena.interleave import batch_flags, play_interleaved
@@ -42,6 +42,8 @@ MAX_SCHEDULED = 10_000_000
 SEED_RANGE = (-(2**63), 2**63 - 1)
 #: Longest tournament name (the column's size, on every database).
 MAX_NAME = 200
+#: The longest turn limit (a match of a million actions is a runaway, not a game).
+MAX_TURNS = 1_000_000
 #: A day: a longer --time-per-move (or inf, nan) is a mistake, not a limit.
 MAX_TIME_PER_MOVE = 86_400.0
 #: Results are written at least this often ($ARENA_FLUSH_SECONDS overrides), and at most this many matches at a time.
@@ -80,19 +82,24 @@ def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
 
 def game_with_players(registry: Registry, spec_text: str, players: int | None) -> Game:
     """The game of `spec_text` for `players` seats (None: as the spec says); ArenaError if it cannot seat them."""
-    spec = parse_game_spec(spec_text)
-    game_cls = registry.game_class(spec.id)
+    with about("game"):
+        spec = parse_game_spec(spec_text)
+        game_cls = registry.game_class(spec.id)
     params = dict(spec.params)
     if players is not None:
         info = game_cls.info
         if not info.min_players <= players <= info.max_players:
             seats = f"{info.min_players}" if info.min_players == info.max_players else f"{info.min_players} to {info.max_players}"
-            raise ArenaError(f"game '{info.id}' is for {seats} players, not {players}")
+            raise ArenaError(f"game '{info.id}' is for {seats} players, not {players}", "players")
         if info.min_players != info.max_players:
-            if "players" in params and int(params["players"]) != players:
-                raise ArenaError("--players and the game's players parameter disagree")
+            if "players" in params:
+                with about("game"):
+                    given = game_cls(**params).num_players  # the game checks its own parameter first
+                if given != players:
+                    raise ArenaError("--players and the game's players parameter disagree", "players")
             params["players"] = str(players)
-    return game_cls(**params)
+    with about("game"):
+        return game_cls(**params)
 
 
 def named_agents(session: Any) -> Callable[[str], dict[str, Any] | None]:
@@ -155,18 +162,25 @@ def _fresh_label(entry: AgentEntry, stored_version: str | None, taken: set[str])
     return next(candidate for candidate in candidates if candidate not in taken)
 
 
+def check_clock(time_per_move: float | None, network_allowance: float) -> None:
+    """Refuse a think time (seconds) or network allowance (seconds) that is no limit: negative, nan, inf, over a day."""
+    if time_per_move is not None and not (0 < time_per_move <= MAX_TIME_PER_MOVE):
+        raise ArenaError(f"--time-per-move must be a number of seconds above 0 and at most {MAX_TIME_PER_MOVE:g}, "
+                         f"got {time_per_move:g}")  # fmt: skip
+    if not math.isfinite(network_allowance) or not 0 <= network_allowance <= MAX_TIME_PER_MOVE:
+        raise ArenaError(f"--network-allowance must be at least 0 (and finite), got {network_allowance * 1000:g}")
+
+
 def prepare(registry: Registry, database: Database | None,
             request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[Table], dict[str, Any]]:
     """Check everything and build the schedule (agent positions by seat, match by match); nothing is written."""
     if request.rounds < 1:
         raise ArenaError(f"--rounds must be at least 1, got {request.rounds}")
-    if request.max_turns < 1:
-        raise ArenaError(f"--max-turns must be at least 1, got {request.max_turns}")
-    if request.time_per_move is not None and not (0 < request.time_per_move <= MAX_TIME_PER_MOVE):
-        raise ArenaError(f"--time-per-move must be a number of seconds above 0 and at most {MAX_TIME_PER_MOVE:g}, "
-                         f"got {request.time_per_move:g}")  # fmt: skip
-    if not math.isfinite(request.network_allowance) or not 0 <= request.network_allowance <= MAX_TIME_PER_MOVE:
-        raise ArenaError(f"--network-allowance must be at least 0 (and finite), got {request.network_allowance * 1000:g}")
+    if not 1 <= request.max_turns <= MAX_TURNS:
+        raise ArenaError(f"--max-turns must be between 1 and {MAX_TURNS:,}, got {request.max_turns}")
+    if request.budget is not None and request.budget > MAX_SCHEDULED:
+        raise ArenaError(f"--budget must be at most {MAX_SCHEDULED:,} matches (a tournament's limit), got {request.budget}")
+    check_clock(request.time_per_move, request.network_allowance)
     if not SEED_RANGE[0] <= request.seed <= SEED_RANGE[1]:
         raise ArenaError(f"--seed must be between {SEED_RANGE[0]} and {SEED_RANGE[1]} (a 64-bit integer), got {request.seed}")
     if request.name is not None and not 0 < len(request.name.strip()) <= MAX_NAME:
@@ -183,21 +197,24 @@ def prepare(registry: Registry, database: Database | None,
                              f"{problem} (arena.testing.check_game says more)")  # fmt: skip
     with database.session() if database is not None else contextlib.nullcontext(None) as session:
         if session is not None and request.name is not None and queries.find_tournament(session, request.name) is not None:
-            raise ArenaError(f"a tournament named '{request.name}' exists already (use --resume to finish it)")
+            raise ArenaError(f"a tournament named '{request.name}' exists already (use --resume to finish it)", "name")
         if request.name is not None and request.name.isdecimal():
-            raise ArenaError("a tournament name cannot be a number (numbers are tournament ids)")
+            raise ArenaError("a tournament name cannot be a number (numbers are tournament ids)", "name")
         if request.name is not None and ("/" in request.name or request.name != request.name.strip()):
             raise ArenaError(f"--name: a tournament name has no '/' and no spaces at its ends (it is part of page addresses), "
-                             f"got {request.name!r}")  # fmt: skip
+                             f"got {request.name!r}", "name")  # fmt: skip
         lookup = named_agents(session)
         agents_text = request.agents
         if request.format == "gauntlet":
             if not request.challenger:
                 raise ArenaError("--format gauntlet needs --challenger AGENT")
+            with about("challenger"):
+                resolve_all(registry, request.challenger, game, lookup)  # for the error's field: the challenger alone
             agents_text = request.challenger + "," + request.agents
         elif request.challenger:
             raise ArenaError("--challenger is only for --format gauntlet")
-        entries = stored_labels(session, registry, game, resolve_all(registry, agents_text, game, lookup))
+        with about("agents"):
+            entries = stored_labels(session, registry, game, resolve_all(registry, agents_text, game, lookup))
     players = game.num_players
     if request.format == "gauntlet":
         if players != 2:
@@ -223,9 +240,10 @@ def prepare(registry: Registry, database: Database | None,
         "network_allowance": request.network_allowance,
     }
     if request.openings is not None:
-        openings = parse_openings(request.openings, game)
-        set_size = 2 if request.format == "gauntlet" else players
-        check_file_openings(game, openings, [derive_seed(request.seed, start) for start in range(0, len(tables), set_size)])
+        with about("openings"):
+            openings = parse_openings(request.openings, game)
+            set_size = 2 if request.format == "gauntlet" else players
+            check_file_openings(game, openings, [derive_seed(request.seed, start) for start in range(0, len(tables), set_size)])
         settings.update(openings=openings, set_size=set_size)
     if request.format in ("adaptive", "ladder"):
         settings["adaptive"] = adaptive_settings(request.budget, len(entries), players, settings.get("set_size", 1), request.format)

@@ -126,9 +126,9 @@ def database_exists(url: str | None = None) -> bool:
     """False only for a SQLite file that does not exist yet (a server database is assumed to exist)."""
     try:
         path = _sqlite_file(resolve_url(url))
-    except (ArgumentError, ValueError):
-        return True  # open_database reports the bad URL
-    return path is None or path.exists()
+        return path is None or path.exists()
+    except (ArgumentError, ValueError, OSError):
+        return True  # open_database reports the bad URL or path
 
 
 def open_database(url: str | None = None, migrate: bool = True, create: bool = True) -> Database:
@@ -142,10 +142,13 @@ def open_database(url: str | None = None, migrate: bool = True, create: bool = T
     is_sqlite = parsed.get_backend_name() == "sqlite"
     path = _sqlite_file(resolved)
     if path is not None:
-        parent = path.resolve().parent
+        try:
+            parent, exists = path.resolve().parent, path.exists()
+        except OSError as exc:  # a name too long for the file system, say
+            raise StorageError(f"cannot open database {shown}: {exc.strerror or exc}") from None
         if not parent.is_dir():
             raise StorageError(f"cannot open database {shown}: directory {parent} does not exist")
-        if not create and not path.exists():  # nothing stored there yet: read an empty database, create no file
+        if not create and not exists:  # nothing stored there yet: read an empty database, create no file
             return open_database("sqlite://", migrate)
     connect_args: dict[str, Any] = {"timeout": BUSY_TIMEOUT_MS / 1000} if is_sqlite else {"connect_timeout": CONNECT_TIMEOUT}
     try:

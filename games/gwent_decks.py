@@ -72,6 +72,10 @@ class EvolveConfig:
     db: str | None = None  # where an --agent given by name is registered (None: $ARENA_DB, else ./arena.db)
 
 
+#: The most games one evolution may play, as for one tournament (arena.tournament.MAX_SCHEDULED).
+MAX_GAMES = 10_000_000
+
+
 def check_config(config: EvolveConfig) -> None:
     """Refuse numbers the algorithm cannot run with, in one line each (ArenaError)."""
     if config.population < 2:
@@ -92,6 +96,11 @@ def check_config(config: EvolveConfig) -> None:
         raise arena.ArenaError(f"--sigma must be a positive number, got {config.sigma:g}")
     if config.benchmark < 0:
         raise arena.ArenaError(f"--benchmark must be 0 (none) or more decks, got {config.benchmark}")
+    per_generation = (config.population * (config.population - 1) // 2 + config.benchmark) * config.games
+    if per_generation * config.generations > MAX_GAMES:
+        raise arena.ArenaError(f"--population {config.population}, --games {config.games}, --benchmark {config.benchmark} and "
+                               f"--generations {config.generations} make {per_generation * config.generations:,} games, more "
+                               f"than the {MAX_GAMES:,} an evolution may play")  # fmt: skip
 
 
 # ---------------------------------------------------------------- decks

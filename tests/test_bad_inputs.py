@@ -56,10 +56,47 @@ GOOD = ["--game", "tic_tac_toe", "--agents", "random,greedy"]
     (["--name", ""], "--name must be"),
     (["--name", "   "], "--name must be"),
     (["--name", "x" * 201], "--name must be"),
+    (["--max-turns", "9223372036854775808"], "--max-turns must be between 1 and 1,000,000"),
+    (["--format", "adaptive", "--budget", "99999999999"], "--budget must be at most 10,000,000"),
+    (["--format", "ladder", "--budget", "99999999999"], "--budget must be at most 10,000,000"),
+    (["--memory-limit", "99999999999999999999"], "--memory-limit must be between 50 and"),
+    (["--sprt", "elo0=0,elo1=5,alpha=1e-320"], "alpha must be at least 1e-09"),
 ])  # fmt: skip
 def test_bad_tournament_options(arena_cli, args, fragment):
     _one_line_error(arena_cli("run-tournament", *GOOD, *args, ok=False), fragment)
     assert not arena_cli.db_path.exists()  # refused before the database file was made
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["check-agent", "random", "--game", "tic_tac_toe", "--time-per-move", "nan"], "--time-per-move"),
+    (["check-agent", "random", "--game", "tic_tac_toe", "--time-per-move", "inf"], "--time-per-move"),
+    (["check-agent", "random", "--game", "tic_tac_toe", "--network-allowance", "nan"], "--network-allowance"),
+    (["play", "--game", "tic_tac_toe", "--against", "random", "--max-turns", "99999999999999999999"], "--max-turns"),
+    (["evolve-decks", "--population", "99999999999999", "--survivors", "2", "--out", "log.jsonl"], "an evolution may play"),
+    (["--db", "x" * 300 + ".db", "leaderboard"], "File name too long"),
+    (["run-tournament", "--resume", "1", "--rounds", "5"], "do not give --rounds"),
+    (["run-tournament", "--game", "incan_gold:players=abc", "--agents", "random,greedy,random:seed=1", "--players", "3"],
+     "bad value 'abc' for parameter 'players'"),
+    (["run-tournament", "--game", "incan_gold:players=4", "--agents", "random,greedy,random:seed=1", "--players", "3"],
+     "--players and the game's players parameter disagree"),
+    (["--db", "x" * 300 + ".db", "run-tournament", *GOOD], "File name too long"),
+])  # fmt: skip
+def test_numbers_and_names_beyond_any_use_are_one_line(arena_cli, tmp_path, monkeypatch, args, fragment):
+    monkeypatch.chdir(tmp_path)
+    _one_line_error(arena_cli(*args, ok=False), fragment)
+    assert not (tmp_path / "log.jsonl").exists() and arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
+
+
+def test_logs_that_are_not_text_or_not_json_are_refused_in_one_line(arena_cli, tmp_path):
+    binary, garbage = tmp_path / "b.jsonl", tmp_path / "g.jsonl"
+    binary.write_bytes(b"\xff\xfe\n")
+    garbage.write_text("not json\n")
+    (tmp_path / "b.pt.metrics.jsonl").write_bytes(b"\xff\n")
+    _one_line_error(arena_cli("plot", "evolution", str(binary), "--out", str(tmp_path / "x.png"), ok=False), "not UTF-8 text")
+    _one_line_error(arena_cli("plot", "training", str(tmp_path / "b.pt"), "--out", str(tmp_path / "x.png"), ok=False),
+                    "not UTF-8 text")  # fmt: skip
+    _one_line_error(arena_cli("plot", "evolution", str(garbage), "--out", str(tmp_path / "x.png"), ok=False), "line 1 is not JSON")
+    assert not (tmp_path / "x.png").exists()
 
 
 def test_a_refused_tournament_on_an_existing_database_writes_nothing(arena_cli):

@@ -8,7 +8,7 @@ from typing import Any
 
 from arena import agents as agent_specs
 from arena.api import Game
-from arena.errors import ArenaError
+from arena.errors import ArenaError, about
 from arena.observations import observation_shape
 from arena.params import parse_game_spec, validate_params
 from arena.plugins import Registry
@@ -113,20 +113,22 @@ def register_agent(
     from arena import tournament
 
     if len(name) > 200:
-        raise ArenaError(f"an agent name is at most 200 characters, got {len(name)}")
+        raise ArenaError(f"an agent name is at most 200 characters, got {len(name)}", "name")
     if name.isdecimal():
-        raise ArenaError(f"bad agent name {name!r}: not digits alone (a number is read as a tournament or match id)")
+        raise ArenaError(f"bad agent name {name!r}: not digits alone (a number is read as a tournament or match id)", "name")
     if not name or any(ch in name for ch in ",:= /"):
-        raise ArenaError(f"bad agent name {name!r}: use letters, digits, '-', '_' or '.' (no ',', ':', '=' or spaces)")
+        raise ArenaError(f"bad agent name {name!r}: use letters, digits, '-', '_' or '.' (no ',', ':', '=' or spaces)", "name")
     if name in registry.agents:
-        raise ArenaError(f"'{name}' is an agent type; choose another name")
+        raise ArenaError(f"'{name}' is an agent type; choose another name", "name")
     raw = {str(k): str(v) for k, v in params.items()}
-    agent_cls = registry.agent_class(type_id)
+    with about("type"):
+        agent_cls = registry.agent_class(type_id)
     checkpoint = os.path.abspath(checkpoint) if checkpoint else None
     if checkpoint is not None and not os.path.isfile(checkpoint):
-        raise ArenaError(f"checkpoint file {checkpoint} does not exist")
+        raise ArenaError(f"checkpoint file {checkpoint} does not exist", "checkpoint")
     if game_spec is not None:
-        game_obj = tournament.make_game(registry, game_spec)
+        with about("game"):
+            game_obj = tournament.make_game(registry, game_spec)
         agent_specs.build_entry(registry, name, type_id, raw, game_obj, None, checkpoint)
         game_id: str | None = game_obj.info.id
     else:
@@ -138,7 +140,7 @@ def register_agent(
         game_id = None
     with database.session() as session, session.begin():
         if queries.get_named_agent(session, name) is not None:
-            raise ArenaError(f"an agent named '{name}' exists already (remove it first)")
+            raise ArenaError(f"an agent named '{name}' exists already (remove it first)", "name")
         queries.add_named_agent(session, name, type_id, raw, game_id, checkpoint)
     return named_agent(database, name)
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from arena import tournament
 from arena.agents import AgentEntry
-from arena.errors import ArenaError
+from arena.errors import ArenaError, about
 from arena.match import DEFAULT_MAX_TURNS
 from arena.params import breaks_spec, parse_specs
 from arena.plugins import Registry
@@ -28,9 +28,10 @@ def one_match(
     """A one-match tournament (status running, for the caller to play) with the agent `person` in `seat` and the
     agents of `against` in the others; returns its id. Without `people_against` (the server's play page, where
     nobody sits at the server's terminal) the others may not be people."""
-    opponents = [str(spec) for spec in parse_specs(against)]
+    with about("against"):
+        opponents = [str(spec) for spec in parse_specs(against)]
     if not opponents:
-        raise ArenaError("--against needs at least one agent")
+        raise ArenaError("--against needs at least one agent", "against")
     if not 0 <= seat <= len(opponents):
         raise ArenaError(f"--seat must be between 0 and {len(opponents)}, got {seat}")
     agents = opponents[:seat] + [person] + opponents[seat:]

@@ -115,10 +115,10 @@ class PullAgent(RemoteAgent):
     def check_game(cls, game: Game, params: dict[str, Any]) -> None:
         name = str(params.get("name", ""))
         if not name or any(ch.isspace() for ch in name):
-            raise ArenaError(f"agent 'pull' needs name=NAME, the name its bot connects as (got {name!r})")
+            raise ArenaError(f"agent '{cls.info.id}' needs name=NAME, the name it connects as (got {name!r})")
         if not os.environ.get(HUB_ENV):
-            raise ArenaError("agent 'pull' plays only in tournaments submitted to `arena serve`, where its bot connects "
-                             "(use http:url=... to call a bot that listens)")  # fmt: skip
+            raise ArenaError(f"agent '{cls.info.id}' plays only in tournaments submitted to `arena serve`, where its bot "
+                             "connects (use http:url=... to call a bot that listens)")  # fmt: skip
         super().check_game(game, params)
 
     def _call(self, op: str, message: dict[str, Any], deadline: float) -> tuple[dict[str, Any], float]:

@@ -46,6 +46,13 @@ def in_field_names(message: str) -> str:
     return re.sub(r"--([a-z][a-z-]*)", field, message)
 
 
+def naming(field: str | None, message: str) -> str:
+    """`message`, headed by `field` when it does not name the field itself (`agents: missing name before ':'...`)."""
+    if field is None or re.search(rf"\b{field.rstrip('s').replace('_', '[ _-]')}", message):
+        return message
+    return f"{field}: {message}"
+
+
 def is_page(request: Request) -> bool:
     """A request for a page (a person reads the answer), not for the JSON API."""
     return not request.url.path.startswith("/api/") and request.url.path != "/openapi.json"
@@ -71,8 +78,8 @@ def install(app: FastAPI) -> None:
         message = str(exc)
         status = arena_status(message)
         missing = re.match(r"no (\w+)", message)  # "no tournament with id or name 'x'" is about the tournament
-        field = missing.group(1) if missing and missing.group(1) in FIELDS else guess_field(message)
-        return error(request, status, in_field_names(message), field)
+        field = exc.field or (missing.group(1) if missing and missing.group(1) in FIELDS else guess_field(message))
+        return error(request, status, naming(field, in_field_names(message)), field)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:

@@ -74,14 +74,16 @@ def read_rows(path: Path, kinds: tuple[str, ...], what: str, row_name: str, hint
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise ArenaError(f"no {what} at {path} ({exc.strerror or exc}); {hint}") from None
-    rows = []
+    except UnicodeDecodeError:
+        raise ArenaError(f"{path}: not UTF-8 text, so no {what}") from None
+    rows: list[dict[str, Any]] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except ValueError:
-            if number == len(lines):  # a run killed while writing its last line
+            if number == len(lines) and rows:  # a run killed while writing its last line
                 break
             raise ArenaError(f"{path}: line {number} is not JSON") from None
         if not isinstance(row, dict) or row.get("kind") not in kinds:

@@ -128,6 +128,13 @@ BAD_BODIES = [
     ({"game": "connect_four", "agents": ["random", "greedy"], "openings": "random:²"}, 400, "openings"),
     ({"game": "connect_four", "agents": ["random", "greedy"], "openings": ["3", "9"]}, 400, "openings"),
     ({"game": "connect_four", "agents": ["random", "greedy"], "openings": []}, 422, "openings"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "max_turns": 10**7}, 422, "max_turns"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "time_per_move": 10**6}, 422, "time_per_move"),
+    # library messages that do not say which field: the field heads them
+    ({"game": "gwent_lite", "agents": ["random", "greedy:seat.deck=1+2"]}, 400, "agents"),
+    ({"game": "connect_four", "agents": ["random", ":::"]}, 400, "agents"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "format": "gauntlet", "challenger": "nope"}, 400, "challenger"),
+    ({"game": "incan_gold:players=99", "agents": ["random", "greedy"]}, 400, "game"),
 ]
 
 
@@ -199,6 +206,8 @@ def test_openings_over_http_are_given_not_read_from_a_file(server: Server, tmp_p
     ({"name": "m", "type": "minimax", "params": {"nosuch": 1}}, "params"),
     ({"name": "k", "type": "random", "checkpoint": "/nonexistent"}, "checkpoint"),
     ({"name": "k", "type": "random", "game": "chess"}, "game"),
+    ({"name": "m", "type": "minimax", "game": "gwent_lite"}, "type"),
+    ({"name": "l", "type": "linear", "params": {"weights": "/nonexistent/w.json"}, "game": "santorini"}, "params"),
 ])  # fmt: skip
 def test_named_agent_errors_name_the_body_field(server: Server, body: dict, field: str) -> None:
     response = server.client.post("/api/v1/agents", json=body, headers=server.auth)
@@ -208,6 +217,10 @@ def test_named_agent_errors_name_the_body_field(server: Server, body: dict, fiel
 
 def test_errors_name_the_field_also_for_unknown_things_and_bodies_that_are_not_json(played: Server) -> None:
     assert played.client.get("/api/v1/leaderboard?tournament=nope").json()["field"] == "tournament"
+    assert played.client.get("/api/v1/games/:::").json() == {"error": "game: missing name before ':' in ':::'", "field": "game"}
+    again = played.client.post("/api/v1/tournaments", json={"game": "tic_tac_toe", "agents": ["random", "greedy"], "name": "played"},
+                                headers=played.auth)  # fmt: skip
+    assert again.status_code == 400 and again.json()["field"] == "name", again.text
     response = played.client.post("/api/v1/tournaments", content=b"not json", headers={**played.auth, "content-type": "application/json"})
     assert response.status_code == 422 and response.json()["field"] == "body", response.text
 

@@ -11,7 +11,7 @@ from starlette.responses import Response
 from arena.errors import ArenaError
 from arena.library import catalog
 from arena.server.deps import DatabaseDep, RegistryDep, Writer
-from arena.server.errors import error, guess_field
+from arena.server.errors import error, guess_field, naming
 from arena.server.reply import reply
 
 router = APIRouter(prefix="/api/v1", tags=["agents"])
@@ -44,7 +44,10 @@ def body_field(message: str) -> str | None:
                            ("name", r"agent name|choose another name|exists already")):  # fmt: skip
         if re.search(pattern, message):
             return field
-    return guess_field(message)
+    guessed = guess_field(message)
+    if guessed in ("agents", "agent"):  # about the agent the body describes: its parameters, else its type
+        return "params" if re.search(r"weights|\beval\b|\bmodel\b", message) else "type"
+    return guessed
 
 
 @router.post("/agents", status_code=201, summary="Register a named agent (needs a token)")
@@ -55,7 +58,8 @@ def register_agent(body: AgentCreate, request: Request, registry: RegistryDep, d
         created = catalog.register_agent(registry, database, body.name, body.type, params, body.game, body.checkpoint)
     except ArenaError as exc:
         message = str(exc)
-        return error(request, 404 if message.startswith("no ") else 400, message, body_field(message))
+        field = exc.field or body_field(message)
+        return error(request, 404 if message.startswith("no ") else 400, naming(field, message), field)
     return reply(created, 201)
 
 

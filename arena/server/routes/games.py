@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from starlette.responses import Response
 
+from arena.errors import about
 from arena.library import catalog
 from arena.server.deps import RegistryDep
 from arena.server.reply import reply
@@ -19,7 +20,8 @@ def list_games(registry: RegistryDep) -> Response:
 
 @router.get("/games/{game}", summary="One game (a spec with parameters is fine: connect_four:rows=5)")
 def one_game(game: str, registry: RegistryDep) -> Response:
-    return reply(catalog.game(registry, game))
+    with about("game"):
+        return reply(catalog.game(registry, game))
 
 
 @router.get("/agent-types", summary="Agent types from the plugins, with their parameters")

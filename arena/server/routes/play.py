@@ -47,8 +47,11 @@ class Move(BaseModel):
     action: int = Field(ge=0, le=2**31, description="The action id, one of the pending move's legal ids.")
 
 
-def play_field(message: str) -> str | None:
-    """The form field a message is about (the play form's names: game, against, seat, action, name)."""
+def play_field(message: str, field: str | None = None) -> str | None:
+    """The form field a message is about (the play form's names: game, against, seat, action, name); `field`, the
+    ArenaError's own, where it has one."""
+    if field is not None:
+        return {"agents": "against", "players": "against"}.get(field, field)
     named = re.match(r"(action|name|game|against|seat|form_token): ", message)
     if named:
         return named.group(1)
@@ -68,7 +71,7 @@ def tables_of(request: Request) -> Tables:
 def refused(request: Request, exc: ArenaError) -> Response:
     message = str(exc)
     status = 409 if isinstance(exc, Busy) else 404 if message.startswith("no ") else 400
-    return error(request, status, message, play_field(message))
+    return error(request, status, message, play_field(message, exc.field))
 
 
 # ---- signing in and out ----
@@ -144,7 +147,7 @@ async def play_start(request: Request, game: Annotated[str, Form(max_length=500)
     except ArenaError as exc:
         message = str(exc)
         status = 409 if isinstance(exc, Busy) else 400
-        return await run_in_threadpool(_new_page, request, holder, status, form=form, error=message, field=play_field(message))
+        return await run_in_threadpool(_new_page, request, holder, status, form=form, error=message, field=play_field(message, exc.field))
     return RedirectResponse(f"/play/{table.id}", 303)
 
 

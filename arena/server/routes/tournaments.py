@@ -20,6 +20,7 @@ from arena.match import DEFAULT_MAX_TURNS
 from arena.server.deps import DatabaseDep, RegistryDep, SettingsDep, Writer
 from arena.server.errors import error
 from arena.server.reply import reply
+from arena.tournament import MAX_SCHEDULED, MAX_TIME_PER_MOVE, MAX_TURNS
 
 router = APIRouter(prefix="/api/v1", tags=["tournaments"])
 
@@ -36,13 +37,13 @@ class TournamentCreate(BaseModel):
         min_length=1, max_length=200, examples=[["random", "greedy", "minimax:depth=2"]])
     rounds: int = Field(default=1, ge=1, le=1_000_000)
     seed: int = Field(default=0, ge=-(2**63), le=2**63 - 1)
-    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=1_000_000)
-    time_per_move: float | None = Field(default=None, gt=0, le=3600)
+    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=MAX_TURNS)
+    time_per_move: float | None = Field(default=None, gt=0, le=MAX_TIME_PER_MOVE)
     name: str | None = Field(default=None, min_length=1, max_length=200)
     format: Literal["round-robin", "gauntlet", "adaptive", "ladder"] = "round-robin"
     challenger: str | None = Field(default=None, min_length=1, max_length=2000)
     players: int | None = Field(default=None, ge=1, le=64)
-    budget: int | None = Field(default=None, ge=1, le=10_000_000,
+    budget: int | None = Field(default=None, ge=1, le=MAX_SCHEDULED,
                                description="Matches in all: needed by format adaptive; a ladder without one plays until cancelled.")
     openings: str | list[Annotated[str, Field(max_length=10_000)]] | None = Field(
         default=None, min_length=1, max_length=100_000,
