@@ -72,7 +72,8 @@ def _common(command: Callable[..., Any]) -> Callable[..., Any]:
     """--db and --plugins-dir on every command, as well as on the group."""
 
     @click.option("--db", "db_url", metavar="URL", help="Database URL or SQLite file (default $ARENA_DB, else ./arena.db).")
-    @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
+    @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR",
+                  type=click.Path(exists=True, file_okay=False), help="Load loose-file plugins from DIR.")
     @click.pass_obj
     @functools.wraps(command)
     def wrapper(ctx: Context, db_url: str | None, plugins_dirs: tuple[str, ...], **kwargs: Any) -> Any:
@@ -139,7 +140,8 @@ class ArenaGroup(click.Group):
 
 @click.group(cls=ArenaGroup)
 @click.option("--db", "db_url", metavar="URL", help="Database URL or SQLite file (default $ARENA_DB, else ./arena.db).")
-@click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
+@click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR",
+              type=click.Path(exists=True, file_okay=False), help="Load loose-file plugins from DIR.")
 @click.version_option(package_name="arena")
 @click.pass_context
 def cli(ctx: click.Context, db_url: str | None, plugins_dirs: tuple[str, ...]) -> None:

@@ -48,7 +48,8 @@ def db_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--db and --plugins-dir, as on every arena command, for commands defined outside arena.cli."""
 
     @click.option("--db", "db_url", metavar="URL", help="Database URL or SQLite file (default $ARENA_DB, else ./arena.db).")
-    @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
+    @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR",
+                  type=click.Path(exists=True, file_okay=False), help="Load loose-file plugins from DIR.")
     @click.pass_obj
     @functools.wraps(command)
     def wrapper(ctx: _Context, db_url: str | None, plugins_dirs: tuple[str, ...], **kwargs: Any) -> Any:

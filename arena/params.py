@@ -273,6 +273,8 @@ def parse_assignments(items: Iterable[str]) -> dict[str, str]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise ArenaError(f"expected key=value, got {item!r}")
+        if key.strip() in result:
+            raise ArenaError(f"parameter '{key.strip()}' given twice")
         result[key.strip()] = value.strip()
     return result
 

@@ -75,6 +75,8 @@ def test_bad_tournament_options(arena_cli, args, fragment):
     (["evolve-decks", "--population", "99999999999999", "--survivors", "2", "--out", "log.jsonl"], "an evolution may play"),
     (["--db", "x" * 300 + ".db", "leaderboard"], "File name too long"),
     (["run-tournament", "--resume", "1", "--rounds", "5"], "do not give --rounds"),
+    (["agents", "register", "twice", "--type", "random", "--param", "seed=1", "--param", "seed=2"], "'seed' given twice"),
+    (["--plugins-dir", "nowhere", "games"], "Directory 'nowhere' does not exist"),
     (["run-tournament", "--game", "incan_gold:players=abc", "--agents", "random,greedy,random:seed=1", "--players", "3"],
      "bad value 'abc' for parameter 'players'"),
     (["run-tournament", "--game", "incan_gold:players=4", "--agents", "random,greedy,random:seed=1", "--players", "3"],
