@@ -200,9 +200,10 @@ def prepare(registry: Registry, database: Database | None,
             raise ArenaError(f"a tournament named '{request.name}' exists already (use --resume to finish it)", "name")
         if request.name is not None and request.name.isdecimal():
             raise ArenaError("a tournament name cannot be a number (numbers are tournament ids)", "name")
-        if request.name is not None and ("/" in request.name or request.name != request.name.strip()):
-            raise ArenaError(f"--name: a tournament name has no '/' and no spaces at its ends (it is part of page addresses), "
-                             f"got {request.name!r}", "name")  # fmt: skip
+        if request.name is not None and ("/" in request.name or request.name != request.name.strip()
+                                         or not request.name.isprintable()):
+            raise ArenaError(f"--name: a tournament name has no '/', no control characters and no spaces at its ends (it is part "
+                             f"of page addresses), got {request.name!r}", "name")  # fmt: skip
         lookup = named_agents(session)
         agents_text = request.agents
         if request.format == "gauntlet":

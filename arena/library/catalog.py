@@ -116,7 +116,7 @@ def register_agent(
         raise ArenaError(f"an agent name is at most 200 characters, got {len(name)}", "name")
     if name.isdecimal():
         raise ArenaError(f"bad agent name {name!r}: not digits alone (a number is read as a tournament or match id)", "name")
-    if not name or any(ch in name for ch in ",:= /"):
+    if not name or any(ch in name for ch in ",:= /") or not name.isprintable():
         raise ArenaError(f"bad agent name {name!r}: use letters, digits, '-', '_' or '.' (no ',', ':', '=' or spaces)", "name")
     if name in registry.agents:
         raise ArenaError(f"'{name}' is an agent type; choose another name", "name")

@@ -7,8 +7,9 @@ from typing import Any
 
 from arena import results
 from arena import tournament as tournaments
-from arena.errors import ArenaError
+from arena.errors import ArenaError, about
 from arena.match import DEFAULT_MAX_TURNS
+from arena.params import parse_specs
 from arena.plugins import Registry
 from db import queries, queue
 from db.session import Database
@@ -46,6 +47,11 @@ def submit(
     budget: int | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Validate a tournament exactly as `arena run-tournament` does and queue it for `arena serve`."""
+    if not isinstance(agents, str):
+        for item in agents:
+            with about("agents"):
+                if len(parse_specs(item)) != 1:
+                    raise ArenaError(f"one agent per item of the list, got {item!r}")
     text = agents if isinstance(agents, str) else ",".join(agents)
     if not text.strip():
         raise ArenaError("agents: give at least two agents")

@@ -129,6 +129,9 @@ BAD_BODIES = [
     ({"game": "connect_four", "agents": ["random", "greedy"], "openings": ["3", "9"]}, 400, "openings"),
     ({"game": "connect_four", "agents": ["random", "greedy"], "openings": []}, 422, "openings"),
     ({"game": "connect_four", "agents": ["random", "greedy"], "max_turns": 10**7}, 422, "max_turns"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "rounds": True}, 422, "rounds"),
+    ({"game": "connect_four", "agents": ["random,greedy"]}, 400, "agents"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "name": "a\u0000b"}, 400, "name"),
     ({"game": "connect_four", "agents": ["random", "greedy"], "time_per_move": 10**6}, 422, "time_per_move"),
     # library messages that do not say which field: the field heads them
     ({"game": "gwent_lite", "agents": ["random", "greedy:seat.deck=1+2"]}, 400, "agents"),
@@ -207,6 +210,7 @@ def test_openings_over_http_are_given_not_read_from_a_file(server: Server, tmp_p
     ({"name": "k", "type": "random", "checkpoint": "/nonexistent"}, "checkpoint"),
     ({"name": "k", "type": "random", "game": "chess"}, "game"),
     ({"name": "m", "type": "minimax", "game": "gwent_lite"}, "type"),
+    ({"name": "a\u0000b", "type": "random"}, "name"),
     ({"name": "l", "type": "linear", "params": {"weights": "/nonexistent/w.json"}, "game": "santorini"}, "params"),
 ])  # fmt: skip
 def test_named_agent_errors_name_the_body_field(server: Server, body: dict, field: str) -> None:

@@ -31,7 +31,7 @@ FINAL = ("done", "cancelled", "failed")
 class TournamentCreate(BaseModel):
     """The settings of `arena run-tournament`, checked by the same code."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # `rounds: true` is no number of rounds
     game: str = Field(min_length=1, max_length=500, examples=["connect_four"])
     agents: list[Annotated[str, Field(min_length=1, max_length=2000)]] = Field(
         min_length=1, max_length=200, examples=[["random", "greedy", "minimax:depth=2"]])
