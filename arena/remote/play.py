@@ -33,7 +33,7 @@ def one_match(
     if not opponents:
         raise ArenaError("--against needs at least one agent", "against")
     if not 0 <= seat <= len(opponents):
-        raise ArenaError(f"--seat must be between 0 and {len(opponents)}, got {seat}")
+        raise ArenaError(f"--seat must be between 0 and {len(opponents)}, got {seat}", "seat")
     agents = opponents[:seat] + [person] + opponents[seat:]
     request = tournament.TournamentRequest(
         game=game_spec, agents=",".join(agents), rounds=1, seed=secrets.randbelow(2**31) if seed is None else seed,

@@ -159,6 +159,9 @@ def test_bad_input_names_the_field(player: Player) -> None:
     assert client.get("/api/v1/tournaments").json() == []
     api = client.post("/api/v1/play", json={"game": "tic_tac_toe", "against": "nobody"}, headers={"X-Arena-Form": player.form})
     assert api.status_code == 400 and api.json()["field"] == "against"
+    for body, field in (({"against": ":::"}, "against"), ({"seat": 5}, "seat")):
+        api = client.post("/api/v1/play", json={"game": "tic_tac_toe", "against": "random", **body}, headers={"X-Arena-Form": player.form})
+        assert api.status_code == 400 and api.json()["field"] == field and "--" not in api.json()["error"], api.text
     assert client.post("/api/v1/play", json={"game": "tic_tac_toe"}, headers={"X-Arena-Form": player.form}).status_code == 422
     assert client.get("/api/v1/play/12345").status_code == 404
     assert client.get("/play/12345").status_code == 404

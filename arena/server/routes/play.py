@@ -68,8 +68,13 @@ def tables_of(request: Request) -> Tables:
     return tables
 
 
+def in_form_words(message: str) -> str:
+    """A library message in the play form's words: `--seat must be...` -> `seat must be...`."""
+    return re.sub(r"--(seat|against|game|name)\b", r"\1", message)
+
+
 def refused(request: Request, exc: ArenaError) -> Response:
-    message = str(exc)
+    message = in_form_words(str(exc))
     status = 409 if isinstance(exc, Busy) else 404 if message.startswith("no ") else 400
     return error(request, status, message, play_field(message, exc.field))
 
@@ -145,7 +150,7 @@ async def play_start(request: Request, game: Annotated[str, Form(max_length=500)
             raise ArenaError(f"seat: a seat number (0 moves first), got {seat!r}")
         table = await tables_of(request).open(holder.name, game.strip(), against.strip(), int(seat))
     except ArenaError as exc:
-        message = str(exc)
+        message = in_form_words(str(exc))
         status = 409 if isinstance(exc, Busy) else 400
         return await run_in_threadpool(_new_page, request, holder, status, form=form, error=message, field=play_field(message, exc.field))
     return RedirectResponse(f"/play/{table.id}", 303)
