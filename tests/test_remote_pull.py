@@ -324,3 +324,40 @@ def test_arena_connect_plays_santorini_and_a_hidden_information_game_and_is_sent
     if game == "santorini":
         wins = sum(s["outcome"] == "win" for m in matches for s in m["seats"] if s["agent"] == "pull:name=remote")
         assert wins >= 3  # minimax (one ply, climbing when it can) against random
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: the JavaScript example bot is not run")
+def test_the_node_example_bot_leaves_no_process_behind_when_killed() -> None:
+    """On Node 20 the bot runs again as its child (to get WebSocket); killing the bot by its pid ends that child too."""
+    bot = subprocess.Popen(["node", str(NODE_BOT), f"http://127.0.0.1:{free_port()}", "arena_no_server_here"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 5.0  # the child starts within a second; Node 22+ starts none
+        while not (children := _children(bot.pid)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        bot.kill()
+        bot.wait(DEADLINE)
+    if not children:  # Node 22+: WebSocket is built in, the bot is one process
+        return
+    deadline = time.monotonic() + 5.0
+    while (alive := [pid for pid in children if Path(f"/proc/{pid}").exists()]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    gone = not alive
+    if not gone:
+        for pid in children:  # end what this test started before failing
+            os.kill(pid, signal.SIGKILL)
+    assert gone, f"the bot's child processes {children} outlived it"

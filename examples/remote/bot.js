@@ -1,12 +1,18 @@
 // An Arena pull bot for Node.js, standard library only: `node bot.js URL TOKEN` (URL: http://HOST:PORT of `arena serve`).
 // It connects out over a WebSocket, says hello with its bot token, answers every `act` with a random legal move
 // (put your own choice in `choose`), and reconnects when the connection drops. Node 22+ has WebSocket built in;
-// Node 20 gets it with --experimental-websocket, which this script adds itself.
+// Node 20 gets it with --experimental-websocket, which this script adds itself: it runs again as its own child, which
+// ends when this process ends (killed, it could not pass a signal on while it waits).
 const { spawnSync } = require("node:child_process");
 
 if (typeof WebSocket === "undefined") {
-  const run = spawnSync(process.execPath, ["--experimental-websocket", ...process.argv.slice(1)], { stdio: "inherit" });
+  const env = { ...process.env, ARENA_BOT_PARENT: String(process.pid) };
+  const run = spawnSync(process.execPath, ["--experimental-websocket", ...process.argv.slice(1)], { stdio: "inherit", env });
   process.exit(run.status ?? 1);
+}
+if (process.env.ARENA_BOT_PARENT) {
+  const parent = process.env.ARENA_BOT_PARENT;
+  setInterval(() => process.ppid === Number(parent) || process.exit(0), 500).unref();
 }
 
 const [url, token] = process.argv.slice(2);
