@@ -154,9 +154,38 @@ def _die_with_parent() -> None:
         pass
 
 
+class StopFlag:
+    """The server's request to its queue workers to stop, shared without a lock: a worker killed at any moment cannot
+    leave it held. (A multiprocessing.Event has one: a worker killed while holding it, by a SIGTERM to the whole
+    process group as a service manager sends, left the server hung in set() for good.) Read by polling."""
+
+    def __init__(self, context: Any) -> None:
+        self.value = context.RawValue("b", 0)
+
+    def set(self) -> None:
+        self.value.value = 1
+
+    def is_set(self) -> bool:
+        return bool(self.value.value)
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to `seconds`, waking within 50 ms of a stop request; whether stop was asked."""
+        deadline = time.monotonic() + seconds
+        while not self.is_set() and (left := deadline - time.monotonic()) > 0:
+            time.sleep(min(0.05, left))
+        return self.is_set()
+
+
+def _left_to_the_server(signum: int, frame: Any) -> None:
+    """A queue worker's answer to SIGINT and SIGTERM: none; the server, signalled too, stops it between matches."""
+
+
 def _worker_main(url: str, settings: Settings, worker: str, stop: Any, parent: int) -> None:
     _die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when to stop (Ctrl-C reaches the whole group)
+    # The server decides when to stop: Ctrl-C, and a service manager's SIGTERM, reach the whole group. A handler that
+    # does nothing, not SIG_IGN: an ignored signal stays ignored in the processes this one starts (agents, Ray).
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _left_to_the_server)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     database = open_database(url)
     registry = get_registry(settings.plugins_dirs)
@@ -179,7 +208,7 @@ class QueueRunner:
     def __init__(self, url: str, settings: Settings) -> None:
         self.url, self.settings = url, settings
         self.context = multiprocessing.get_context("spawn")  # the web server runs threads: never fork it
-        self.stop = self.context.Event()
+        self.stop = StopFlag(self.context)
         self.processes: list[Any] = []
 
     def start(self, database: Database) -> None:

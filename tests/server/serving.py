@@ -36,7 +36,7 @@ def _limit_memory() -> None:
 class ServeProcess:
     """`arena serve` in a subprocess: started, waited for, killed only by its own pid."""
 
-    def __init__(self, db_path: Path, port: int, log: Path, *extra: str) -> None:
+    def __init__(self, db_path: Path, port: int, log: Path, *extra: str, session: bool = False) -> None:
         self.port, self.log = port, log
         self.url = f"http://127.0.0.1:{port}"
         env = {**os.environ, "ARENA_FLUSH_SECONDS": "0.2"}
@@ -45,6 +45,7 @@ class ServeProcess:
             [ARENA, "--db", f"sqlite:///{db_path}", "--plugins-dir", str(TEST_PLUGINS), "serve", "--port", str(port),
              "--lease", "3", *extra],
             stdout=log.open("ab"), stderr=subprocess.STDOUT, env=env, preexec_fn=_limit_memory,
+            start_new_session=session,  # its own process group, as a service manager starts it
         )  # fmt: skip
         self.ready_after = self._wait_ready()
 
@@ -72,8 +73,8 @@ class ServeProcess:
 def serve(tmp_path: Path) -> Iterator:
     started: list[ServeProcess] = []
 
-    def start(db_path: Path, port: int | None = None, *extra: str) -> ServeProcess:
-        server = ServeProcess(db_path, port or free_port(), tmp_path / "serve.log", *extra)
+    def start(db_path: Path, port: int | None = None, *extra: str, session: bool = False) -> ServeProcess:
+        server = ServeProcess(db_path, port or free_port(), tmp_path / "serve.log", *extra, session=session)
         started.append(server)
         return server
 

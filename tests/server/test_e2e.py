@@ -4,7 +4,9 @@ watch the events, read results equal to the CLI's, kill -9 and restart, two serv
 from __future__ import annotations
 
 import json
+import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -124,3 +126,22 @@ def test_sigterm_stops_cleanly_and_two_servers_share_one_queue(tmp_path: Path, s
     assert "Application shutdown complete" in first.log.read_text()
     after = Arena(db_path).json("tournaments")[-1]
     assert after["status"] == "running" and 0 < after["done"] < 400
+
+
+def test_sigterm_to_the_whole_process_group_stops_the_server(serve, tmp_path: Path) -> None:
+    """A service manager (systemd's default) sends SIGTERM to every process of the service at once: the queue workers
+    as well as the server. The server still stops cleanly and promptly, leaving nothing behind."""
+    server = serve(tmp_path / "arena.db", None, "--workers", "2", session=True)
+    workers = server.children()
+    assert len(workers) >= 2, workers
+    time.sleep(1.0)  # the workers are polling the queue
+    begun = time.monotonic()
+    os.killpg(server.process.pid, signal.SIGTERM)  # its own group: the server and what it started, nothing else
+    try:
+        code = server.process.wait(timeout=40)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.process.pid, signal.SIGKILL)
+        raise AssertionError(f"arena serve still running 40 s after SIGTERM to its group:\n{server.log.read_text()}") from None
+    assert code in (0, -signal.SIGTERM) and time.monotonic() - begun < 40
+    for worker in workers:
+        assert not worker.is_running() or worker.status() == "zombie", worker
