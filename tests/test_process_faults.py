@@ -82,26 +82,29 @@ def test_ctrl_c_with_isolated_agents_and_workers_says_one_line(tmp_path):
     assert stored > 0  # what was played is kept; --resume plays the rest
 
 
-@pytest.mark.parametrize("how", ["exit", "segfault"])
-def test_an_in_process_agent_that_kills_its_process_ends_the_run_in_one_line_and_resume_finishes(tmp_path, how):
+@pytest.mark.parametrize("how,workers", [("exit", "1"), ("segfault", "1"), ("exit", "2")])
+def test_an_in_process_agent_that_kills_its_process_loses_and_the_tournament_goes_on(tmp_path, how, workers):
+    """The agent ends its worker process: the run says so in one line and plays the rest with each agent in its own
+    process, where the agent loses every match it crashes; the results are those of an --isolate run."""
     from tests.conftest import TEST_PLUGINS
 
     db = tmp_path / "crash.db"
-    base = [ARENA, "--db", str(db), "--plugins-dir", str(TEST_PLUGINS), "run-tournament"]
+    base = [ARENA, "--db", str(db), "--plugins-dir", str(TEST_PLUGINS), "run-tournament", "--game", "tic_tac_toe",
+            "--agents", f"random,greedy,crasher:how={how}", "--rounds", "4", "--quiet"]  # fmt: skip
     env = dict(os.environ, ARENA_FLUSH_SECONDS="0")
-    args = ["--game", "tic_tac_toe", "--agents", f"random,greedy,crasher:how={how}", "--rounds", "4", "--name", "c", "--quiet"]
-    run = subprocess.run([*base, *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                         preexec_fn=limit_child)  # fmt: skip
-    assert run.returncode == 2, run.stderr
-    lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and "--isolate" in lines[0] and "--resume" in lines[0], run.stderr
-    resumed = subprocess.run([*base, "--resume", "c", "--isolate", "--quiet"], env=env, cwd=tmp_path, capture_output=True,
-                             text=True, timeout=300, preexec_fn=limit_child)  # fmt: skip
-    assert resumed.returncode == 0, resumed.stderr
+    runs = {}
+    for name, extra in (("c", ["--workers", workers]), ("isolated", ["--isolate"])):
+        runs[name] = subprocess.run([*base, "--name", name, *extra], env=env, cwd=tmp_path, capture_output=True, text=True,
+                                    timeout=300, preexec_fn=limit_child)  # fmt: skip
+        assert runs[name].returncode == 0, runs[name].stderr
+    notes = [line for line in runs["c"].stderr.splitlines() if "worker process died" in line]
+    assert len(notes) == 1 and "each agent in its own process" in notes[0], runs["c"].stderr
     with sqlite3.connect(db) as c:
-        assert c.execute("select count(*) from matches").fetchone() == (12,)
-        crashed = c.execute("select count(*) from matches where reason = 'agent_crashed'").fetchone()[0]
-    assert crashed == 8  # every match of the crasher: it loses them all, in its own process
+        played = {name: c.execute("select m.\"index\", m.reason, m.turns, m.moves from matches m join tournaments t "
+                                  "on t.id = m.tournament_id where t.name = ? order by m.\"index\"", (name,)).fetchall()
+                  for name in runs}  # fmt: skip
+    assert len(played["c"]) == 12 and sum(reason == "agent_crashed" for _, reason, _, _ in played["c"]) == 8
+    assert played["c"] == played["isolated"]
 
 
 def test_sys_exit_in_an_agent_is_its_fault_only(tmp_path):

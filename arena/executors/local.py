@@ -5,15 +5,16 @@ from __future__ import annotations
 import atexit
 import contextlib
 import gc
+import logging
 import multiprocessing
 import os
 import sys
 import threading
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import InvalidStateError, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from arena.plugins import Registry
     from arena.tournament import MatchTask, Player, Setup
     from db.queries import MatchOutcome
+
+log = logging.getLogger("arena")
 
 #: Libraries with native thread pools that a forked child may not be able to use.
 FORK_UNSAFE_MODULES = ("torch", "tensorflow", "jax")
@@ -92,7 +95,7 @@ class LocalPool:
 
     def results(self, setup: Setup, registry: Registry, tasks: Sequence[MatchTask]) -> Generator[MatchOutcome, None, None]:
         # Agents other than Arena's own play in a worker process even with one worker, unless isolated already:
-        # one that calls os._exit or segfaults then ends a worker (one line, --resume finishes), not the run.
+        # one that calls os._exit or segfaults then ends a worker, not the run, which plays the rest isolated.
         # (Only where a child process may be started: not in a daemonic process, as a server's tournament runner is.)
         # A person (arena play) reads this process's terminal: a match with one is played here, whoever the others are.
         own = setup.isolate or all(registry.is_builtin("agent", data["type"]) for data in setup.agents)
@@ -109,25 +112,33 @@ class LocalPool:
         method = start_method(setup.isolate)
         context = forkserver(registry.installed_modules()) if method == "forkserver" else multiprocessing.get_context(method)
         chunk = max(1, min(64, len(tasks) // (self.workers * 8)))
+        sent: set[int] = set()  # schedule indices of the matches the workers sent back
         with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_init_worker,
                                  initargs=(setup, os.getpid())) as pool:  # fmt: skip
             try:
                 if setup.concurrent > 1:  # each worker interleaves its chunk's matches
-                    for outcomes in pool.map(_play_chunk_in_worker, concurrent_chunks(tasks, self.workers, setup.concurrent)):
-                        yield from outcomes
+                    chunks = pool.map(_play_chunk_in_worker, concurrent_chunks(tasks, self.workers, setup.concurrent))
+                    outcomes: Iterator[MatchOutcome] = (outcome for chunk_outcomes in chunks for outcome in chunk_outcomes)
                 else:
-                    yield from pool.map(_play_in_worker, tasks, chunksize=chunk)
+                    outcomes = pool.map(_play_in_worker, tasks, chunksize=chunk)
+                for outcome in outcomes:
+                    sent.add(outcome.schedule_index)
+                    yield outcome
             except KeyboardInterrupt:
                 # Ctrl-C (workers ignore it: see arena.lifeline): end the workers now instead of waiting for their chunks.
                 _end_pool(pool)
                 raise
             except BrokenProcessPool:
-                raise ArenaError(
-                    "a worker process died while playing (an agent in it exited or crashed); the matches it had sent back "
-                    "are stored: --resume the tournament with --isolate (each agent in its own process) to play the rest"
-                ) from None
+                if setup.isolate:  # not an agent (each has its own process): the worker itself died
+                    raise ArenaError("a worker process died while playing; the matches it had sent back are stored: "
+                                     "--resume the tournament to play the rest") from None  # fmt: skip
             finally:  # stopped early (the caller closed us): drop the matches not started yet instead of playing them
                 pool.shutdown(wait=True, cancel_futures=True)
+        rest = [task for task in tasks if task.schedule_index not in sent]
+        if rest:  # a worker died under an agent (os._exit, a segfault): that agent now loses its matches, in its own process
+            log.warning("note: a worker process died while playing (an agent in it exited or crashed): the other %d matches "
+                        "are played with each agent in its own process (as with --isolate)", len(rest))  # fmt: skip
+            yield from self.results(replace(setup, isolate=True), registry, rest)
 
 
 def _end_pool(pool: ProcessPoolExecutor) -> None:
