@@ -31,7 +31,7 @@ from arena.library.storage import (
     resolve_url,
 )
 from arena.match import DEFAULT_MAX_TURNS
-from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, print_table
+from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, print_record_csv, print_table
 from arena.params import parse_assignments
 from arena.plugins import Registry, db_option, get_registry
 from arena.plugins import register_commands as add_plugin_commands
@@ -157,13 +157,16 @@ def cli(ctx: click.Context, db_url: str | None, plugins_dirs: tuple[str, ...]) -
 
 @cli.command("plugins")
 @_common
-@_output_options(csv=False)
-def plugins_command(ctx: Context, as_json: bool) -> None:
+@_output_options()
+def plugins_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
     """List loaded plugins: name, where from, version, hooks."""
     registry = ctx.registry()
     rows = [[p.name, p.source, p.version, ", ".join(p.hooks)] for p in registry.plugins]
     if as_json:
         print_json([{"name": r[0], "source": r[1], "version": r[2], "hooks": list(p.hooks)} for r, p in zip(rows, registry.plugins)])
+        return
+    if as_csv:
+        print_csv(["name", "source", "version", "hooks"], rows)
         return
     print_table("Plugins", ["name", "source", "version", "hooks"], rows)
     for error in registry.errors:
@@ -240,12 +243,15 @@ def agents_register(ctx: Context, name: str, type_id: str, params: tuple[str, ..
 @agents_group.command("show")
 @click.argument("name")
 @_common
-@_output_options(csv=False)
-def agents_show(ctx: Context, name: str, as_json: bool) -> None:
+@_output_options()
+def agents_show(ctx: Context, name: str, as_json: bool, as_csv: bool) -> None:
     """Show a named agent."""
     data = catalog.named_agent(ctx.database(create=False), name)
     if as_json:
         print_json(data)
+        return
+    if as_csv:
+        print_record_csv(data)
         return
     for key, value in data.items():
         click.echo(f"{key}: {value if value is not None else '-'}")
@@ -413,12 +419,15 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
 @click.option("--sprt", "sprt_text", default=None, metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]",
               help="Test parameters (default: the tournament's own); B is the second agent.")
 @_common
-@_output_options(csv=False)
-def sprt_command(ctx: Context, tournament_key: str, sprt_text: str | None, as_json: bool) -> None:
+@_output_options()
+def sprt_command(ctx: Context, tournament_key: str, sprt_text: str | None, as_json: bool, as_csv: bool) -> None:
     """The SPRT of a tournament recomputed from its stored matches: LLR, decision, Elo difference, LOS."""
     report = sprt_report(ctx.database(create=False), tournament_key, sprt_text)
     if as_json:
         print_json(report)
+        return
+    if as_csv:
+        print_record_csv(report)
         return
     for line in summary_lines(report):
         click.echo(line)
@@ -695,14 +704,17 @@ def matrix_command(ctx: Context, kind: str, tournament_key: str | None, game_spe
 @cli.command("stats")
 @_selection_options
 @_common
-@_output_options(csv=False)
-def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool) -> None:
+@_output_options()
+def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | None, as_json: bool, as_csv: bool) -> None:
     """Match length, end reasons, legal moves per turn and think time."""
     database = ctx.database(create=False)
     selection = analysis.select(database, ctx.registry(), tournament_key, game_spec, with_legal_counts=True)
     data = analysis.stats_of(database, selection)
     if as_json:
         print_json(data)
+        return
+    if as_csv:  # several tables in one: long form, one figure per line
+        print_csv(["table", "subject", "statistic", "value"], _stats_rows(data))
         return
     columns = ["", "count", "mean", "median", "p90", "max"]
     rows = [["all matches"] + [data["match_length"][k] for k in columns[1:]]]
@@ -719,6 +731,22 @@ def stats_command(ctx: Context, tournament_key: str | None, game_spec: str | Non
     warning = distinct_warning(data["distinct_games"])
     if warning:
         click.echo(warning, err=True)
+
+
+def _stats_rows(data: dict[str, Any]) -> list[list[Any]]:
+    """`arena stats --json` as (table, subject, statistic, value) rows."""
+    rows: list[list[Any]] = []
+    lengths = [("all matches", data["match_length"]), *data["per_pair"].items(),
+               *((f"reason: {reason}", d) for reason, d in data["per_reason"].items())]  # fmt: skip
+    if data["rounds"]["count"]:
+        lengths.append(("rounds per match", data["rounds"]))
+    for subject, figures in lengths:
+        rows += [["match_length", subject, key, value] for key, value in figures.items()]
+    rows += [["legal_moves_per_turn", "all turns", key, value] for key, value in data["legal_moves_per_turn"].items()]
+    rows += [["think_time_per_move", agent, "seconds", value] for agent, value in data["think_time_per_move"].items()]
+    for group in data["distinct_games"]:
+        rows += [["distinct_games", group["pair"], key, group[key]] for key in ("matches", "distinct", "repeated")]
+    return rows
 
 
 @cli.command("matches")
@@ -748,16 +776,21 @@ def matches_command(ctx: Context, tournament_key: str | None, game_spec: str | N
 @click.argument("match_id", type=int)
 @click.option("--boards/--no-boards", default=True, help="Show the board after every move.")
 @_common
-@_output_options(csv=False)
-def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool) -> None:
+@_output_options()
+def replay_command(ctx: Context, match_id: int, boards: bool, as_json: bool, as_csv: bool) -> None:
     """Show a stored match move by move."""
     loaded = matches_library.load_replay(ctx.database(create=False), ctx.registry(), match_id)
     data = loaded.to_json()
+    seats = data["seats"]
+    names = {s["seat"]: s["agent"] for s in seats}
     if as_json:
         print_json(data)
         return
-    seats = data["seats"]
-    names = {s["seat"]: s["agent"] for s in seats}
+    if as_csv:  # one move per line; the opening's plies are nobody's (agent empty)
+        print_csv(["turn", "seat", "agent", "action", "text", "opening"],
+                  [[m["turn"], m["seat"], None if m["opening"] else names.get(m["seat"]), m["action"], m["text"], m["opening"]]
+                   for m in data["moves"]])  # fmt: skip
+        return
     click.echo(f"match {match_id}: {data['game']} seed {data['seed']}")
     click.echo("  " + "  ".join(f"seat {s['seat']}: {s['agent']} ({s['outcome']})" for s in seats))
     reason, detail = data["reason"], data["detail"]

@@ -13,7 +13,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,6 +191,11 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
 
 def print_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, default=str))
+
+
+def print_record_csv(record: Mapping[str, Any]) -> None:
+    """One record (a named agent, an SPRT summary) as a header and one row; lists and mappings in a cell as JSON."""
+    print_csv(list(record), [[json.dumps(v) if isinstance(v, (list, dict)) else v for v in record.values()]])
 
 
 def print_csv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
