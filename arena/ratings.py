@@ -316,14 +316,11 @@ def _fit_bt(n: int, first: np.ndarray, second: np.ndarray, score: np.ndarray, co
 _PROFILE_DROP = 0.5 * NormalDist().inv_cdf(0.975) ** 2
 
 
-def bradley_terry(records: Iterable[MatchRecord], bootstrap: int = 100, seed: int = 0) -> dict[str, BTRating]:
-    """Bradley-Terry ratings on the Elo scale with 95% intervals; independent of match order.
-
-    Ties count as half a win for each side; a match of more than two players counts as its pairwise
-    results. See bradley_terry_counts for the intervals; `bootstrap` and `seed` are kept for callers
-    of the former bootstrap intervals (0 still means "no intervals").
-    """
-    return bradley_terry_counts(pair_results(records), intervals=bootstrap > 0)
+def bradley_terry(records: Iterable[MatchRecord], intervals: bool = True) -> dict[str, BTRating]:
+    """Bradley-Terry ratings on the Elo scale with 95% intervals (profile likelihood: see bradley_terry_counts);
+    independent of match order. Ties count as half a win for each side; a match of more than two players counts as
+    its pairwise results."""
+    return bradley_terry_counts(pair_results(records), intervals=intervals)
 
 
 def bradley_terry_counts(results: PairResults, intervals: bool = True) -> dict[str, BTRating]:

@@ -1,4 +1,4 @@
-"""Ratings at size: Elo, TrueSkill and Bradley-Terry (100 bootstrap rounds) over a million stored matches,
+"""Ratings at size: Elo, TrueSkill and Bradley-Terry (profile-likelihood intervals) over a million stored matches,
 and the leaderboard query on that database: cold (nothing stored), uncached (the stored standings
 current, the leaderboard's cache entry dropped), just after a new batch of matches landed (what a live
 server sees after every stored batch), and cached.
