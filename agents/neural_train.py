@@ -364,7 +364,7 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
                      cell=train_nets.recurrent_cell(config.net, config.cell), hidden=config.widths)  # fmt: skip
     game = make_game(registry, config.game)
     shape = observation_shape(game)
-    if config.net != "mlp":
+    if config.net not in train_nets.FLAT:
         train_nets.board_shape(game, shape, config.net)
     if config.shaping is not None:
         offered = game.reward_shapings()
@@ -1235,8 +1235,9 @@ def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: s
                    "learner itself, its default). Default: random.")
 @click.option("--episodes", type=int, default=2000, show_default=True)
 @click.option("--net", type=click.Choice(train_nets.NETS), default="mlp", show_default=True,
-              help="mlp (.npz), conv over the board planes, fcn: fully convolutional, any board size, or mdrnn: the Dots and Boxes "
-                   "report's 2D recurrent network, any board size (.pt TorchScript).")
+              help="mlp (.npz), resmlp: residual units (the Reversi report's), conv over the board planes, fcn: fully "
+                   "convolutional, any board size, or mdrnn: the Dots and Boxes report's 2D recurrent network, any board size "
+                   "(.pt TorchScript).")
 @click.option("--representation", type=click.Choice(train_nets.REPRESENTATIONS), default=None,
               help="--net mdrnn: the lines as (n+1)x(m+1)x2 (naive, the default), per box nxmx4 (box), or turned 45 degrees "
                    "into an (n+m)x(n+m) grid (edge).")
@@ -1244,7 +1245,8 @@ def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: s
               help="--net mdrnn: its 2D recurrent cell, the report's simple tanh cell (the default) or a GRU whose previous state "
                    "is the mean of the cell's two predecessors.")
 @click.option("--hidden", default=None,
-              help="Hidden layer widths (mlp; mdrnn's per-cell head; conv uses the first). Default: 64,64, for mdrnn 64.")
+              help="Hidden layer widths (mlp; resmlp: one width, a residual unit per width after the first; mdrnn's per-cell "
+                   "head; conv uses the first). Default: 64,64, for mdrnn 64.")
 @click.option("--channels", default="32,32", show_default=True, help="Convolution widths (conv, fcn); mdrnn's cell width is the first.")
 @click.option("--dueling", is_flag=True, help="Dueling Q head: Q = V + A - mean(A) (dqn).")
 @click.option("--double/--no-double", default=True, show_default=True, help="Double-DQN targets, or plain DQN's (dqn).")

@@ -53,6 +53,30 @@ class MLP(nn.Module):
         return self.head(self.body(x.flatten(1)))
 
 
+class ResidualUnit(nn.Module):
+    """relu(x + W2 relu(W1 x)): two fully connected layers of x's width and an identity shortcut (He et al.)."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.inner = nn.Sequential(Dense(width, width), nn.ReLU(), Dense(width, width))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x + self.inner(x))
+
+
+class ResidualMLP(nn.Module):
+    """The Reversi report's fully connected network with residual units: one layer to the first width, then a residual
+    unit per further width (all one width: the shortcut adds x as it is)."""
+
+    def __init__(self, inputs: int, hidden: Sequence[int], outputs: int, dueling: bool) -> None:
+        super().__init__()
+        self.body = nn.Sequential(Dense(inputs, hidden[0]), nn.ReLU(), *(ResidualUnit(width) for width in hidden[1:]))
+        self.head = Head(hidden[0], outputs, dueling)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x.flatten(1)))
+
+
 class Critic(nn.Module):
     """DDPG's Q(s, a): an MLP over the flattened observation and an action vector (one entry per action id), one output."""
 

@@ -2,6 +2,8 @@
 
 - `mlp`: fully connected ReLU layers over the flattened observation (`--hidden`); saved as Arena's
   `.npz` checkpoint (numpy inference) unless it has a dueling head.
+- `resmlp` (the Reversi report's residual network): one fully connected layer to the first `--hidden`
+  width, then a residual unit per further width, relu(x + W2 relu(W1 x)), all of one width.
 - `conv`: 3x3 convolutions (`--channels`, same padding) over the observation's planes
   ([C, H, W]), then one fully connected layer (the first `--hidden` width) and the output layer.
 - `fcn`: fully convolutional and so independent of the board size: 3x3 convolutions over the
@@ -29,7 +31,9 @@ from typing import Any
 
 import arena
 
-NETS = ("mlp", "conv", "fcn", "mdrnn")
+NETS = ("mlp", "resmlp", "conv", "fcn", "mdrnn")
+#: Networks over the flattened observation, whatever its shape (the others read board planes).
+FLAT = ("mlp", "resmlp")
 #: Networks that play every board size of their game (the metadata's `size_independent`).
 SIZE_INDEPENDENT = ("fcn", "mdrnn")
 #: `--net mdrnn`'s board representations (agents/train_mdrnn.py); the first is the default.
@@ -91,6 +95,11 @@ def build(net: str, game: arena.Game, shape: Sequence[int], hidden: Sequence[int
     actions = game.num_distinct_actions
     if net == "mlp":
         return m.MLP(math.prod(shape), hidden, actions, dueling)
+    if net == "resmlp":
+        if len(set(hidden)) > 1:
+            raise arena.ArenaError(f"--net resmlp: a residual unit keeps its width, so --hidden takes one width, got "
+                                   f"{','.join(str(w) for w in hidden)}")  # fmt: skip
+        return m.ResidualMLP(math.prod(shape), hidden, actions, dueling)
     if net == "conv":
         c, h, w = board_shape(game, shape, "conv")
         return m.Conv(c, h, w, channels, hidden[0] if hidden else 64, actions, dueling)

@@ -96,7 +96,8 @@ def network_shape(algorithm: str, net: str, hidden: Sequence[int], channels: Seq
     tanh, still fit a run that asks for tanh)."""
     if algorithm == "qlearning":
         return {"algorithm": algorithm}
-    shapes: dict[str, dict[str, Any]] = {"mlp": {"hidden": list(hidden)}, "conv": {"hidden": list(hidden[:1]), "channels": list(channels)},
+    shapes: dict[str, dict[str, Any]] = {"mlp": {"hidden": list(hidden)}, "resmlp": {"hidden": list(hidden)},
+                                         "conv": {"hidden": list(hidden[:1]), "channels": list(channels)},
                                          "fcn": {"channels": list(channels)},
                                          "mdrnn": {"hidden": list(hidden), "channels": list(channels[:1]),
                                                    "representation": representation}}  # fmt: skip
@@ -128,7 +129,7 @@ def describe(shape: Mapping[str, Any]) -> str:
     dueling = "dueling " if shape["dueling"] else ""
     channels = "-".join(str(w) for w in shape.get("channels", []))
     hidden = "-".join(str(w) for w in shape.get("hidden", []))
-    widths = {"mlp": hidden, "conv": f"{channels} + dense {hidden}", "fcn": channels,
+    widths = {"mlp": hidden, "resmlp": hidden, "conv": f"{channels} + dense {hidden}", "fcn": channels,
               "mdrnn": f"{channels} + dense {hidden}, {shape.get('representation')} representation, {shape.get('cell', 'tanh')} cell"
               }[shape["net"]]  # fmt: skip
     critic = f" with critic {'-'.join(str(w) for w in shape['critic'])}" if "critic" in shape else ""

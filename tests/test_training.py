@@ -335,7 +335,7 @@ def test_torchscript_files_are_the_same_bytes_in_every_process(tmp_path):
         "import sys\n"
         "from agents.neural_train import TrainConfig, train\n"
         "folder = sys.argv[1]\n"
-        "for net in ('conv', 'fcn', 'mdrnn'):\n"
+        "for net in ('resmlp', 'conv', 'fcn', 'mdrnn'):\n"
         "    train(TrainConfig(game='dots_and_boxes:rows=2,cols=2', out=f'{folder}/{net}.pt', algorithm='dqn', net=net,\n"
         "                      episodes=4, hidden=(8,), channels=(4, 4), eval_games=0))\n"
     )  # fmt: skip
@@ -344,5 +344,28 @@ def test_torchscript_files_are_the_same_bytes_in_every_process(tmp_path):
         (tmp_path / hash_seed).mkdir()
         env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root)}
         subprocess.run([sys.executable, "-c", script, str(tmp_path / hash_seed)], env=env, check=True, timeout=120, cwd=tmp_path)
-    for net in ("conv", "fcn", "mdrnn"):
+    for net in ("resmlp", "conv", "fcn", "mdrnn"):
         assert (tmp_path / "1" / f"{net}.pt").read_bytes() == (tmp_path / "2" / f"{net}.pt").read_bytes(), net
+
+
+def test_the_residual_network_adds_its_input_and_plays_from_its_file(tmp_path, arena_cli):
+    """--net resmlp (the Reversi report's): a residual unit is relu(x + F(x)), so with F's weights at zero it passes
+    x on; a short run writes a TorchScript file that plays, and the figure names the network."""
+    from agents.train_modules import ResidualUnit
+
+    unit = ResidualUnit(4)
+    with torch.no_grad():
+        for layer in unit.inner:
+            if hasattr(layer, "weight"):
+                layer.weight.zero_()
+                layer.bias.zero_()
+    x = torch.tensor([[1.0, -2.0, 3.0, 0.5]])
+    assert torch.equal(unit(x), torch.relu(x))
+    config = short(tmp_path, "res.pt", algorithm="dqn", net="resmlp", dueling=True, hidden=(16, 16, 16), episodes=40, eval_games=0)
+    train(config, REGISTRY)
+    module, metadata = load_torchscript(torch, config.out)
+    assert metadata["net"] == "resmlp" and sum(name.endswith("inner.0.weight") for name, _ in module.named_parameters()) == 2
+    assert training_figure(read_metrics(config.out)).get_suptitle().startswith("Training double DQN, dueling residual MLP 16-16-16")
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"neural:checkpoint={config.out},random", "--rounds", "2", "--quiet")
+    with pytest.raises(arena.ArenaError, match="one width"):
+        train(short(tmp_path, "bad.pt", algorithm="dqn", net="resmlp", hidden=(16, 8)), REGISTRY)

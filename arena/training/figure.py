@@ -68,7 +68,8 @@ ALGORITHM_NAMES = {"reinforce": "REINFORCE", "dqn": "DQN", "qlearning": "tabular
                    "treestrap": "TreeStrap(minimax)", "rootstrap": "RootStrap(alpha-beta)"}  # fmt: skip
 #: Algorithms that learn the weights of a linear evaluation from search values (agents/train_bootstrap.py).
 SEARCH_BOOTSTRAP = ("treestrap", "rootstrap")
-NET_NAMES = {"mlp": "MLP", "conv": "convolutional network", "fcn": "fully convolutional network", "mdrnn": "MDRNN"}
+NET_NAMES = {"mlp": "MLP", "resmlp": "residual MLP", "conv": "convolutional network", "fcn": "fully convolutional network",
+             "mdrnn": "MDRNN"}
 
 
 def _widths(values: Any) -> str:
@@ -87,7 +88,7 @@ def describe_learner(settings: dict[str, Any]) -> str:
         name = ("double " if settings.get("double", True) else "plain ") + name
         name += " with prioritized replay" if settings.get("prioritized") else ""
     net = settings.get("net", "mlp")
-    widths = _widths(settings.get("hidden") if net == "mlp" else settings.get("channels"))
+    widths = _widths(settings.get("hidden") if net in ("mlp", "resmlp") else settings.get("channels"))
     if net == "conv" and settings.get("hidden"):  # then one dense layer of the first hidden width
         widths += f" + dense {settings['hidden'][0]}"
     if net == "mdrnn":  # its cell's width (the first channel width), a per-cell dense layer per hidden width, the board representation
