@@ -109,6 +109,8 @@ class TournamentSettings:
         if self.format == "gauntlet" and self.challenger:
             args += ["--format", "gauntlet", "--challenger", self.challenger]
             labels = [label for label in labels if label != self.challenger]
+        elif self.format == "tables":
+            args += ["--format", "tables"]
         args += ["--agents", ",".join(labels), "--rounds", str(self.rounds), "--seed", str(self.seed), "--max-turns", str(self.max_turns)]
         if self.time_per_move:
             args += ["--time-per-move", f"{self.time_per_move:g}"]

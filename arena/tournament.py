@@ -28,14 +28,14 @@ from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResul
 from arena.openings import check_file_openings, opening_for, parse_openings
 from arena.params import canonical, parse_game_spec
 from arena.plugins import Registry
-from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, round_robin, round_robin_sets
+from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, random_tables, round_robin, round_robin_sets
 from arena.seeding import derive_seed, game_seed
 from arena.sprt_run import SprtMonitor, sprt_settings
 from db import queries
 from db.models import Tournament
 from db.session import Database
 
-FORMATS = ("round-robin", "gauntlet", "adaptive", "ladder")
+FORMATS = ("round-robin", "gauntlet", "tables", "adaptive", "ladder")
 #: The most matches one tournament may schedule (the schedule is written whole before play starts).
 MAX_SCHEDULED = 10_000_000
 #: Seeds are stored as 64-bit integers.
@@ -221,6 +221,10 @@ def prepare(registry: Registry, database: Database | None,
         if players != 2:
             raise ArenaError("the gauntlet format is for two-player games")
         schedule: Callable[[int], list[Table]] = lambda rounds: gauntlet(len(entries), rounds)  # noqa: E731
+    elif request.format == "tables":
+        if request.openings is not None:
+            raise ArenaError("--openings plays each group as a set in every seating: give it with round-robin, not --format tables")
+        schedule = lambda rounds: random_tables(len(entries), rounds, players, request.seed)  # noqa: E731
     elif request.format in ("adaptive", "ladder"):  # a first round; the rest is chosen as results come (arena.adaptive_run)
         first = round_robin_sets(len(entries), 1, players) if request.openings is not None else round_robin(len(entries), 1, players)
         schedule = lambda rounds: first  # noqa: E731

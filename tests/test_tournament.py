@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
-from arena.schedule import gauntlet, round_robin
+from arena.schedule import gauntlet, random_tables, round_robin
 
 
 def test_round_robin_alternates_seats():
@@ -17,6 +17,33 @@ def test_round_robin_alternates_seats():
     seats = Counter((agent, seat) for table in many for seat, agent in enumerate(table))
     assert len(many) == 12 and set(seats.values()) == {3}
     assert gauntlet(3, 1) == [(0, 1), (1, 0), (0, 2), (2, 0)]
+
+
+@pytest.mark.parametrize("agents, players", [(8, 4), (12, 4), (5, 3), (4, 4), (6, 2)])
+def test_random_tables_are_balanced_and_a_function_of_the_seed(agents, players):
+    """Every agent plays `players` matches a round, once in each seat, at tables of distinct agents drawn anew."""
+    tables = random_tables(agents, 3, players, seed=11)
+    assert len(tables) == 3 * agents and all(len(set(table)) == players for table in tables)
+    for r in range(3):
+        this_round = tables[r * agents:(r + 1) * agents]
+        seats = Counter((agent, seat) for table in this_round for seat, agent in enumerate(table))
+        assert set(seats) == {(a, s) for a in range(agents) for s in range(players)} and set(seats.values()) == {1}
+    assert tables == random_tables(agents, 3, players, seed=11)
+    if agents > players + 1:  # more than one circle of neighbours: the rounds differ, and so do the seeds
+        assert tables[:agents] != tables[agents:2 * agents] and tables != random_tables(agents, 3, players, seed=12)
+
+
+def test_tables_format_plays_balanced_random_tables_and_refuses_openings(arena_cli):
+    agents = ",".join(["random"] + [f"random:seed={k}" for k in range(1, 8)])
+    arena_cli("run-tournament", "--game", "incan_gold", "--players", "4", "--agents", agents, "--format", "tables",
+              "--rounds", "2", "--seed", "3", "--name", "tables", "--quiet")  # fmt: skip
+    matches = arena_cli.json("matches", "--tournament", "tables")
+    assert len(matches) == 16  # 8 a round, where round-robin would play C(8, 4) = 70
+    played = Counter(seat["agent"] for m in matches for seat in m["seats"])
+    assert set(played.values()) == {8}
+    refused = arena_cli("run-tournament", "--game", "incan_gold", "--players", "4", "--agents", agents, "--format", "tables",
+                        "--openings", "random:2", ok=False)  # fmt: skip
+    assert refused.exit_code == 2 and "--format tables" in refused.stderr
 
 
 def test_tournament_stores_every_match(arena_db):

@@ -40,7 +40,7 @@ class TournamentCreate(BaseModel):
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=MAX_TURNS)
     time_per_move: float | None = Field(default=None, gt=0, le=MAX_TIME_PER_MOVE)
     name: str | None = Field(default=None, min_length=1, max_length=200)
-    format: Literal["round-robin", "gauntlet", "adaptive", "ladder"] = "round-robin"
+    format: Literal["round-robin", "gauntlet", "tables", "adaptive", "ladder"] = "round-robin"
     challenger: str | None = Field(default=None, min_length=1, max_length=2000)
     players: int | None = Field(default=None, ge=1, le=64)
     budget: int | None = Field(default=None, ge=1, le=MAX_SCHEDULED,
