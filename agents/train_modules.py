@@ -98,15 +98,26 @@ def trunk(inputs: int, channels: Sequence[int]) -> nn.Sequential:
 
 
 class Conv(nn.Module):
+    """Convolutions over [C, H, W] planes; with `extra` > 0 the input is flat, C*H*W plane values then `extra` more
+    (Onitama's cards), which pass through a ReLU layer of their own and join the convolved planes."""
+
     def __init__(self, planes: int, height: int, width: int, channels: Sequence[int], hidden: int, outputs: int,
-                 dueling: bool) -> None:  # fmt: skip
+                 dueling: bool, extra: int = 0) -> None:  # fmt: skip
         super().__init__()
+        self.shape = [planes, height, width]
+        self.cells = planes * height * width
+        self.extra = extra
         self.trunk = trunk(planes, channels)
-        self.dense = nn.Sequential(Dense(channels[-1] * height * width, hidden), nn.ReLU())
+        self.side = nn.Sequential(Dense(extra, extra), nn.ReLU()) if extra else nn.Identity()
+        self.dense = nn.Sequential(Dense(channels[-1] * height * width + extra, hidden), nn.ReLU())
         self.head = Head(hidden, outputs, dueling)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.dense(self.trunk(x).flatten(1)))
+        if self.extra == 0:
+            return self.head(self.dense(self.trunk(x).flatten(1)))
+        planes = x[:, : self.cells].reshape([x.shape[0], self.shape[0], self.shape[1], self.shape[2]])
+        joined = torch.cat([self.trunk(planes).flatten(1), self.side(x[:, self.cells :])], dim=1)
+        return self.head(self.dense(joined))
 
 
 class FCN(nn.Module):

@@ -5,7 +5,10 @@
 - `resmlp` (the Reversi report's residual network): one fully connected layer to the first `--hidden`
   width, then a residual unit per further width, relu(x + W2 relu(W1 x)), all of one width.
 - `conv`: 3x3 convolutions (`--channels`, same padding) over the observation's planes
-  ([C, H, W]), then one fully connected layer (the first `--hidden` width) and the output layer.
+  ([C, H, W]), then one fully connected layer (the first `--hidden` width) and the output layer. A flat
+  observation that starts with board planes (Game.observation_planes: Onitama's 10x5x5, then its cards)
+  has its planes convolved and the rest through a ReLU layer of its own size, joined before the dense layer
+  (the Onitama report's actor preprocess, without its pooling and batch norm).
 - `fcn`: fully convolutional and so independent of the board size: 3x3 convolutions over the
   planes plus a constant plane (so the network sees the board's edges), then a 1x1 convolution to
   one output plane per entry of the game's `action_planes()`, read off as action ids. A network
@@ -50,7 +53,11 @@ METADATA_FILE = "arena.json"
 
 
 def board_shape(game: arena.Game, shape: Sequence[int], net: str) -> tuple[int, int, int]:
-    """[C, H, W] of the observation, or ArenaError when `net` cannot read this game's observation."""
+    """[C, H, W] of the observation (for `conv`, also of the planes a flat observation starts with:
+    Game.observation_planes), or ArenaError when `net` cannot read this game's observation."""
+    head = game.observation_planes() if len(shape) == 1 and net == "conv" else None
+    if head is not None and math.prod(head) <= shape[0]:
+        return int(head[0]), int(head[1]), int(head[2])
     if len(shape) != 3:
         raise arena.ArenaError(f"--net {net} needs board planes [channels, rows, cols]; "
                                f"{game.label()} observes a tensor of shape {tuple(shape)}")
@@ -102,7 +109,7 @@ def build(net: str, game: arena.Game, shape: Sequence[int], hidden: Sequence[int
         return m.ResidualMLP(math.prod(shape), hidden, actions, dueling)
     if net == "conv":
         c, h, w = board_shape(game, shape, "conv")
-        return m.Conv(c, h, w, channels, hidden[0] if hidden else 64, actions, dueling)
+        return m.Conv(c, h, w, channels, hidden[0] if hidden else 64, actions, dueling, math.prod(shape) - c * h * w)
     if net == "fcn":
         c, _, _ = board_shape(game, shape, "fcn")
         return m.FCN(c, channels, game.action_planes() or (), dueling)

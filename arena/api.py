@@ -186,6 +186,11 @@ class Game(ABC):
         reward at every move by `arena train --shaping NAME` and the `arena.envs` environments. None by default."""
         return {}
 
+    def observation_planes(self) -> tuple[int, int, int] | None:
+        """[C, H, W] of the board planes a flat observation starts with (the rest a vector: Onitama's cards), so that
+        a convolutional network reads them as planes. None (the default): no such head."""
+        return None
+
     def action_planes(self) -> tuple[tuple[int, int], ...] | None:
         """How action ids lie on the observation's board, for size-independent (fully convolutional) networks.
 

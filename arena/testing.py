@@ -161,6 +161,10 @@ def check_observation(game: Game, seed: int) -> None:
         return
     rng = random.Random(seed)
     shape = getattr(first, "shape", None)
+    planes = game.observation_planes()
+    if planes is not None:  # board planes at the head of a flat observation
+        assert shape is not None and len(shape) == 1 and len(planes) == 3 and math.prod(planes) <= shape[0], (
+            f"game '{game.info.id}': observation_planes {planes} is not the head of its flat observation of shape {shape}")
     steps = 0
     seen: list[tuple[State, int]] = []
     while not state.is_terminal() and steps < 300:

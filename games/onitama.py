@@ -663,6 +663,10 @@ class Onitama(arena.Game):
     def max_game_length(self) -> int | None:
         return None  # no draw rule: the arena's turn limit ends long matches
 
+    def observation_planes(self) -> tuple[int, int, int]:
+        """The observation's head: 10 board planes of 5x5 (then the card vector)."""
+        return (10, 5, 5)
+
     def features(self, state: arena.State, player: int) -> list[float]:
         """material (pawns, mine - theirs), master threats (0/1), Chebyshev distance of each master to the enemy temple."""
         assert isinstance(state, OnitamaState)

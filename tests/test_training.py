@@ -229,7 +229,7 @@ def test_torchscript_files_from_training_play_in_tournaments(tmp_path, arena_cli
 @pytest.mark.parametrize(
     "settings, message",
     [
-        ({"net": "conv", "game": "onitama"}, "needs board planes"),
+        ({"net": "conv", "game": "gwent_lite"}, "needs board planes"),
         ({"net": "fcn", "game": "connect_four"}, "actions that are board cells"),
         ({"net": "conv", "out": "ttt.npz"}, "name it *.pt"),
         ({"dueling": True, "algorithm": "reinforce"}, "--dueling is a Q-value head"),
@@ -369,3 +369,24 @@ def test_the_residual_network_adds_its_input_and_plays_from_its_file(tmp_path, a
     arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"neural:checkpoint={config.out},random", "--rounds", "2", "--quiet")
     with pytest.raises(arena.ArenaError, match="one width"):
         train(short(tmp_path, "bad.pt", algorithm="dqn", net="resmlp", hidden=(16, 8)), REGISTRY)
+
+
+@pytest.mark.parametrize("algorithm", ["dqn", "ddpg"])
+def test_conv_reads_the_board_planes_at_the_head_of_onitamas_flat_observation(tmp_path, algorithm):
+    """Onitama observes 10x5x5 board planes then its cards, flat: --net conv convolves the planes and passes the cards
+    through a layer of their own (the Onitama report's actor preprocess), and the file plays."""
+    game = REGISTRY.games["onitama"](cards="study5")
+    assert game.observation_planes() == (10, 5, 5)
+    config = short(tmp_path, "oni.pt", game="onitama:cards=study5", algorithm=algorithm, net="conv", episodes=6, eval_games=0,
+                   log_every=2)  # fmt: skip
+    train(config, REGISTRY)
+    module, metadata = load_torchscript(torch, config.out)
+    assert metadata["net"] == "conv"
+    observation = torch.from_numpy(np.asarray(game.new_initial_state(0).observation(0), dtype=np.float32))[None]
+    assert observation.shape == (1, 260)
+    values = module(observation)
+    assert tuple(values.shape) == (1, game.num_distinct_actions)
+    for part in (slice(0, 250), slice(250, 260)):  # the planes and the cards both reach the output
+        changed = observation.clone()
+        changed[0, part] = 1.0 - changed[0, part]
+        assert not torch.equal(module(changed), values), part
