@@ -219,6 +219,12 @@ def test_named_agent_errors_name_the_body_field(server: Server, body: dict, fiel
     assert server.get("/api/v1/agents")["named"] == []
 
 
+def test_a_time_per_move_that_is_no_number_says_so(server: Server) -> None:
+    body = b'{"game": "tic_tac_toe", "agents": ["random", "greedy"], "time_per_move": NaN}'
+    response = server.client.post("/api/v1/tournaments", content=body, headers={**server.auth, "content-type": "application/json"})
+    assert response.status_code == 422 and response.json()["field"] == "time_per_move" and "finite" in response.json()["error"]
+
+
 def test_errors_name_the_field_also_for_unknown_things_and_bodies_that_are_not_json(played: Server) -> None:
     assert played.client.get("/api/v1/leaderboard?tournament=nope").json()["field"] == "tournament"
     assert played.client.get("/api/v1/games/:::").json() == {"error": "game: missing name before ':' in ':::'", "field": "game"}

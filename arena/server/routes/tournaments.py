@@ -38,7 +38,7 @@ class TournamentCreate(BaseModel):
     rounds: int = Field(default=1, ge=1, le=1_000_000)
     seed: int = Field(default=0, ge=-(2**63), le=2**63 - 1)
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=MAX_TURNS)
-    time_per_move: float | None = Field(default=None, gt=0, le=MAX_TIME_PER_MOVE)
+    time_per_move: float | None = Field(default=None, gt=0, le=MAX_TIME_PER_MOVE, allow_inf_nan=False)
     name: str | None = Field(default=None, min_length=1, max_length=200)
     format: Literal["round-robin", "gauntlet", "tables", "adaptive", "ladder"] = "round-robin"
     challenger: str | None = Field(default=None, min_length=1, max_length=2000)
