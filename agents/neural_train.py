@@ -85,7 +85,7 @@ from arena.agents import AgentEntry, one_agent, resolve, seated_game
 from arena.library.catalog import stored_agent_lookup
 from arena.match import DEFAULT_MAX_TURNS, DRAW, LOSS, WIN, outcomes_from_returns
 from arena.params import Spec
-from arena.plugins import CommandContext, Registry, command_db, command_registry, get_registry
+from arena.plugins import CommandContext, Registry, command_db, command_registry, get_registry, plugins_dir_option
 from arena.seeding import derive_seed
 from arena.tournament import make_game
 from arena.training.metrics import MetricsWriter, metrics_path, read_metrics
@@ -1292,7 +1292,7 @@ def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: s
                    "(an opponent with a depth, e.g. minimax:depth=1); the window starts again.")
 @click.option("--db", "db_url", metavar="URL",
               help="Where --opponent and --eval-opponent given by name are registered (default $ARENA_DB, else ./arena.db).")
-@click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", help="Load loose-file plugins from DIR.")
+@plugins_dir_option
 @click.option("--quiet", is_flag=True, help="No progress bar or lines.")
 @click.pass_obj
 def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, opponent: str | None, episodes: int, net: str,

@@ -33,7 +33,7 @@ from arena.library.storage import (
 from arena.match import DEFAULT_MAX_TURNS
 from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, print_record_csv, print_table
 from arena.params import parse_assignments
-from arena.plugins import Registry, db_option, get_registry
+from arena.plugins import Registry, db_option, get_registry, plugins_dir_option
 from arena.plugins import register_commands as add_plugin_commands
 from arena.sprt_run import DEFAULT_SPRT_ROUNDS, sprt_report, sprt_report_if_run, summary_lines
 from arena.stats import MATRIX_KINDS
@@ -72,8 +72,7 @@ def _common(command: Callable[..., Any]) -> Callable[..., Any]:
     """--db and --plugins-dir on every command, as well as on the group."""
 
     @click.option("--db", "db_url", metavar="URL", help="Database URL or SQLite file (default $ARENA_DB, else ./arena.db).")
-    @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR",
-                  type=click.Path(exists=True, file_okay=False), help="Load loose-file plugins from DIR.")
+    @plugins_dir_option
     @click.pass_obj
     @functools.wraps(command)
     def wrapper(ctx: Context, db_url: str | None, plugins_dirs: tuple[str, ...], **kwargs: Any) -> Any:
@@ -140,8 +139,7 @@ class ArenaGroup(click.Group):
 
 @click.group(cls=ArenaGroup)
 @click.option("--db", "db_url", metavar="URL", help="Database URL or SQLite file (default $ARENA_DB, else ./arena.db).")
-@click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR",
-              type=click.Path(exists=True, file_okay=False), help="Load loose-file plugins from DIR.")
+@plugins_dir_option
 @click.version_option(package_name="arena")
 @click.pass_context
 def cli(ctx: click.Context, db_url: str | None, plugins_dirs: tuple[str, ...]) -> None:

@@ -18,6 +18,7 @@ import click
 
 from arena.errors import ArenaError
 from arena.library import figures
+from arena.plugins import plugins_dir_option
 from arena.report import PLOT_KINDS, Aggregates
 
 if TYPE_CHECKING:
@@ -48,8 +49,7 @@ def db_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--db and --plugins-dir, as on every arena command, for commands defined outside arena.cli."""
 
     @click.option("--db", "db_url", metavar="URL", help="Database URL or SQLite file (default $ARENA_DB, else ./arena.db).")
-    @click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR",
-                  type=click.Path(exists=True, file_okay=False), help="Load loose-file plugins from DIR.")
+    @plugins_dir_option
     @click.pass_obj
     @functools.wraps(command)
     def wrapper(ctx: _Context, db_url: str | None, plugins_dirs: tuple[str, ...], **kwargs: Any) -> Any:

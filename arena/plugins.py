@@ -257,6 +257,14 @@ def command_registry(ctx: CommandContext | None, plugins_dirs: Iterable[str]) ->
     return ctx.registry(), tuple(ctx.plugins_dirs)
 
 
+def plugins_dir_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The --plugins-dir option of every command (the group's, arena.cli's, plugins'): repeatable, an existing directory."""
+    import click  # here: worker processes import this module and never need click
+
+    return click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", type=click.Path(exists=True, file_okay=False),
+                        help="Load loose-file plugins from DIR.")(command)  # fmt: skip
+
+
 def db_option(db_url: str) -> str:
     """A --db value as given, refused in one line when empty (every command's --db, the group's and plugins')."""
     if not db_url.strip():

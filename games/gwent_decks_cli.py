@@ -9,7 +9,7 @@ import click
 from arena.executors import parse_workers
 from arena.executors.local import LocalPool
 from arena.output import print_table
-from arena.plugins import CommandContext, command_db, command_registry
+from arena.plugins import CommandContext, command_db, command_registry, plugins_dir_option
 from games.gwent_decks import EvolveConfig, evolve
 
 DEFAULTS = EvolveConfig()
@@ -42,8 +42,7 @@ def _line(row: dict[str, Any], seconds: float, generations: int) -> str:
 @click.option("--workers", default="1", show_default=True, help="Processes that play the games (a number or 'auto').")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The log: JSON Lines, one line per generation.")
 @click.option("--db", "db_url", metavar="URL", help="Where an --agent given by name is registered (default $ARENA_DB, else ./arena.db).")
-@click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR",
-              type=click.Path(exists=True, file_okay=False), help="Load loose-file plugins from DIR.")
+@plugins_dir_option
 @click.pass_obj
 def evolve_decks_command(ctx: CommandContext | None, game_spec: str, agent: str, population: int, generations: int, games: int,
                          survivors: int, offspring: int, mutation: float, sigma: float, benchmark: int, seed: int, workers: str,

@@ -77,6 +77,7 @@ def test_bad_tournament_options(arena_cli, args, fragment):
     (["run-tournament", "--resume", "1", "--rounds", "5"], "do not give --rounds"),
     (["agents", "register", "twice", "--type", "random", "--param", "seed=1", "--param", "seed=2"], "'seed' given twice"),
     (["--plugins-dir", "nowhere", "games"], "Directory 'nowhere' does not exist"),
+    (["train", "--game", "tic_tac_toe", "--plugins-dir", "nowhere", "--out", "x.npz"], "Directory 'nowhere' does not exist"),
     (["run-tournament", "--game", "incan_gold:players=abc", "--agents", "random,greedy,random:seed=1", "--players", "3"],
      "bad value 'abc' for parameter 'players'"),
     (["run-tournament", "--game", "incan_gold:players=4", "--agents", "random,greedy,random:seed=1", "--players", "3"],
