@@ -31,11 +31,12 @@ def params_json(params: dict[str, Any], seat_params: dict[str, str]) -> str:
     return json.dumps(dict(sorted(values.items())))
 
 
-def validated(agent_cls: type[Agent], type_id: str, raw: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
-    """An agent's raw parameters validated against its type (defaults filled in), and its seat parameters apart."""
+def validated(agent_cls: type[Agent], type_id: str, raw: dict[str, str], game: Game) -> tuple[dict[str, Any], dict[str, str]]:
+    """An agent's raw parameters validated against its type, with every default filled in (those that depend on the
+    game too: Agent.canonical_params), and its seat parameters apart."""
     seat_params = {k[len(SEAT_PREFIX):]: v for k, v in raw.items() if k.startswith(SEAT_PREFIX)}
     own = {k: v for k, v in raw.items() if not k.startswith(SEAT_PREFIX)}
-    return validate_params(declared_params(agent_cls), own, f"agent '{type_id}'"), seat_params
+    return agent_cls.canonical_params(game, validate_params(declared_params(agent_cls), own, f"agent '{type_id}'")), seat_params
 
 
 @dataclass(frozen=True)
@@ -99,8 +100,7 @@ def build_entry(
         if name not in game.info.seat_params:
             offered = ", ".join(game.info.seat_params) or "none"
             raise ArenaError(f"game '{game.info.id}' takes no seat parameter '{name}' (seat parameters: {offered})")
-    params, seat_params = validated(agent_cls, type_id, raw)
-    params = agent_cls.canonical_params(game, params)
+    params, seat_params = validated(agent_cls, type_id, raw, game)
     if restricted_to is not None and restricted_to != game.info.id:
         raise ArenaError(f"agent '{label}' is registered for game '{restricted_to}', not '{game.info.id}'")
     entry = AgentEntry(label, type_id, dict(raw), agent_cls.info.version, restricted_to, checkpoint, params, seat_params)
@@ -163,9 +163,16 @@ def stored_spec(named: dict[str, Any]) -> Spec:
 
 def resolve_all(registry: Registry, text: str, game: Game, lookup: Lookup) -> list[AgentEntry]:
     """Entries for a comma-separated agent list; `lookup(name)` returns a stored named agent or None."""
-    entries = []
-    for spec in parse_specs(text):
-        entries.append(resolve(registry, spec, game, lookup(spec.id) if not spec.params else None))
+    return distinct(resolve_each(registry, text, game, lookup))
+
+
+def resolve_each(registry: Registry, text: str, game: Game, lookup: Lookup) -> list[AgentEntry]:
+    """resolve_all without its check that the entries are distinct (a caller joining two lists checks them together)."""
+    return [resolve(registry, spec, game, lookup(spec.id) if not spec.params else None) for spec in parse_specs(text)]
+
+
+def distinct(entries: list[AgentEntry]) -> list[AgentEntry]:
+    """`entries`, refused when one label is listed twice or two labels are one agent."""
     labels = [e.label for e in entries]
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:
@@ -203,9 +210,7 @@ def stored_identity(registry: Registry, data: dict[str, Any], game: Game) -> tup
     at), or None when its type is gone or its parameters no longer validate."""
     raw = {**data["params"], **({"checkpoint": data["checkpoint"]} if data.get("checkpoint") else {})}
     try:
-        agent_cls = registry.agent_class(data["type"])
-        params, seat_params = validated(agent_cls, data["type"], raw)
-        params = agent_cls.canonical_params(game, params)
+        params, seat_params = validated(registry.agent_class(data["type"]), data["type"], raw, game)
     except ArenaError:
         return None
     return data["type"], str(data.get("version", "")), params_json(params, seat_params)

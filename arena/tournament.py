@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from arena.adaptive_run import adaptive_settings, extend
-from arena.agents import AgentEntry, entry_from_json, resolve_all, seated_game, stored_identity
+from arena.agents import AgentEntry, distinct, entry_from_json, resolve_all, resolve_each, seated_game, stored_identity
 from arena.api import Agent, Game
 from arena.errors import ArenaError, about
 from arena.executors import Executor
@@ -205,17 +205,17 @@ def prepare(registry: Registry, database: Database | None,
             raise ArenaError(f"--name: a tournament name has no '/', no control characters and no spaces at its ends (it is part "
                              f"of page addresses), got {request.name!r}", "name")  # fmt: skip
         lookup = named_agents(session)
-        agents_text = request.agents
+        challenger: list[AgentEntry] = []  # resolved apart, so that its errors are about the challenger
         if request.format == "gauntlet":
             if not request.challenger:
                 raise ArenaError("--format gauntlet needs --challenger AGENT")
             with about("challenger"):
-                resolve_all(registry, request.challenger, game, lookup)  # for the error's field: the challenger alone
-            agents_text = request.challenger + "," + request.agents
+                challenger = resolve_all(registry, request.challenger, game, lookup)
         elif request.challenger:
             raise ArenaError("--challenger is only for --format gauntlet")
         with about("agents"):
-            entries = stored_labels(session, registry, game, resolve_all(registry, agents_text, game, lookup))
+            listed = distinct(challenger + resolve_each(registry, request.agents, game, lookup))
+            entries = stored_labels(session, registry, game, listed)
     players = game.num_players
     if request.format == "gauntlet":
         if players != 2:
