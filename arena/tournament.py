@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, get_args
 
 from arena.adaptive_run import adaptive_settings, extend
 from arena.agents import AgentEntry, distinct, entry_from_json, resolve_all, resolve_each, seated_game, stored_identity
@@ -35,7 +35,8 @@ from db import queries
 from db.models import Tournament
 from db.session import Database
 
-FORMATS = ("round-robin", "gauntlet", "tables", "adaptive", "ladder")
+Format = Literal["round-robin", "gauntlet", "tables", "adaptive", "ladder"]
+FORMATS: tuple[str, ...] = get_args(Format)
 #: The most matches one tournament may schedule (the schedule is written whole before play starts).
 MAX_SCHEDULED = 10_000_000
 #: Seeds are stored as 64-bit integers.

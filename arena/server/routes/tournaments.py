@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Path, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
@@ -20,7 +20,7 @@ from arena.match import DEFAULT_MAX_TURNS
 from arena.server.deps import DatabaseDep, RegistryDep, SettingsDep, Writer
 from arena.server.errors import error
 from arena.server.reply import reply
-from arena.tournament import MAX_SCHEDULED, MAX_TIME_PER_MOVE, MAX_TURNS
+from arena.tournament import MAX_SCHEDULED, MAX_TIME_PER_MOVE, MAX_TURNS, Format
 
 router = APIRouter(prefix="/api/v1", tags=["tournaments"])
 
@@ -40,7 +40,7 @@ class TournamentCreate(BaseModel):
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=MAX_TURNS)
     time_per_move: float | None = Field(default=None, gt=0, le=MAX_TIME_PER_MOVE, allow_inf_nan=False)
     name: str | None = Field(default=None, min_length=1, max_length=200)
-    format: Literal["round-robin", "gauntlet", "tables", "adaptive", "ladder"] = "round-robin"
+    format: Format = "round-robin"
     challenger: str | None = Field(default=None, min_length=1, max_length=2000)
     players: int | None = Field(default=None, ge=1, le=64)
     budget: int | None = Field(default=None, ge=1, le=MAX_SCHEDULED,
