@@ -149,6 +149,11 @@ def linear_evaluation(game: arena.Game, weights: Sequence[float]) -> Evaluation:
     return evaluate
 
 
+def explicit_eval(params: dict[str, Any], default: str = "heuristic") -> dict[str, Any]:
+    """`params` with `eval` given (Agent.canonical_params of the agents that take one): "" means `default`."""
+    return {**params, "eval": params.get("eval") or default}
+
+
 def resolve_evaluation(
     agent_id: str, game: arena.Game, name: str, weights: str | Sequence[float] | None, default: str = "heuristic"
 ) -> Evaluation:

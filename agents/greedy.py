@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import arena
+from agents._search import explicit_eval
 from arena.api import Evaluation
 
 
@@ -36,7 +37,7 @@ class GreedyAgent(arena.Agent):
 
     @classmethod
     def canonical_params(cls, game: arena.Game, params: dict[str, Any]) -> dict[str, Any]:
-        return {**params, "eval": params.get("eval") or _default_eval(game)}
+        return explicit_eval(params, _default_eval(game))
 
     @classmethod
     def check_game(cls, game: arena.Game, params: dict[str, Any]) -> None:

@@ -41,7 +41,7 @@ import math
 from typing import Any
 
 import arena
-from agents._search import agent_params, clock, deadline_from, resolve_evaluation, terminal_value, time_budget
+from agents._search import agent_params, clock, deadline_from, explicit_eval, resolve_evaluation, terminal_value, time_budget
 from arena.api import Evaluation
 from arena.heap import collector_paused
 
@@ -91,7 +91,7 @@ class MCTSAgent(arena.Agent):
 
     @classmethod
     def canonical_params(cls, game: arena.Game, params: dict[str, Any]) -> dict[str, Any]:
-        return {**params, "eval": params.get("eval") or "heuristic"}
+        return explicit_eval(params)
 
     @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:

@@ -44,6 +44,7 @@ from agents._search import (
     agent_params,
     clock,
     deadline_from,
+    explicit_eval,
     make_state_key,
     render_key,
     require_perfect_information,
@@ -114,7 +115,7 @@ class MinimaxAgent(arena.Agent):
 
     @classmethod
     def canonical_params(cls, game: arena.Game, params: dict[str, Any]) -> dict[str, Any]:
-        return {**params, "eval": params.get("eval") or "heuristic"}
+        return explicit_eval(params)
 
     @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:

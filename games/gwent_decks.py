@@ -42,7 +42,7 @@ from arena.match import DEFAULT_MAX_TURNS, DRAW, LOSS, NORMAL, WIN
 from arena.params import Spec, parse_game_spec
 from arena.plugins import Registry
 from arena.seeding import derive_seed
-from arena.tournament import MatchTask, Setup, make_game
+from arena.tournament import MAX_SCHEDULED, MatchTask, Setup, make_game
 from arena.training.metrics import MetricsWriter
 from games.gwent_lite import MAX_CARD, MAX_DECK_SUM, random_deck
 
@@ -72,10 +72,6 @@ class EvolveConfig:
     db: str | None = None  # where an --agent given by name is registered (None: $ARENA_DB, else ./arena.db)
 
 
-#: The most games one evolution may play, as for one tournament (arena.tournament.MAX_SCHEDULED).
-MAX_GAMES = 10_000_000
-
-
 def check_config(config: EvolveConfig) -> None:
     """Refuse numbers the algorithm cannot run with, in one line each (ArenaError)."""
     if config.population < 2:
@@ -97,10 +93,10 @@ def check_config(config: EvolveConfig) -> None:
     if config.benchmark < 0:
         raise arena.ArenaError(f"--benchmark must be 0 (none) or more decks, got {config.benchmark}")
     per_generation = (config.population * (config.population - 1) // 2 + config.benchmark) * config.games
-    if per_generation * config.generations > MAX_GAMES:
+    if per_generation * config.generations > MAX_SCHEDULED:  # one evolution plays at most what one tournament may
         raise arena.ArenaError(f"--population {config.population}, --games {config.games}, --benchmark {config.benchmark} and "
                                f"--generations {config.generations} make {per_generation * config.generations:,} games, more "
-                               f"than the {MAX_GAMES:,} an evolution may play")  # fmt: skip
+                               f"than the {MAX_SCHEDULED:,} an evolution may play")  # fmt: skip
 
 
 # ---------------------------------------------------------------- decks
