@@ -54,6 +54,8 @@ FORMAT_NAME = "arena-mlp"
 FORMAT_VERSION = 1
 METADATA_KEY = "metadata"
 OUTPUT_KINDS = ("logits", "q_values")
+#: The `output` a trained state-value network's metadata declares (agents/train_value.py): searched with, not played.
+VALUE_OUTPUT = "value"
 
 _ZIP_MAGIC = b"PK\x03\x04"  # how every .npz (a zip archive) starts
 
@@ -402,7 +404,11 @@ class NeuralAgent(arena.Agent):
     def check_game(cls, game: arena.Game, params: dict[str, Any]) -> None:
         own = {k: v for k, v in params.items() if k != "seed"}
         values = validate_params(cls.info.params, own, f"agent '{cls.info.id}'")
-        model_for(_required_key(values["checkpoint"]), game, values["device"], with_params=True)
+        model = model_for(_required_key(values["checkpoint"]), game, values["device"], with_params=True)
+        if (model.metadata or {}).get("output") == VALUE_OUTPUT:
+            path = values["checkpoint"]
+            raise arena.ArenaError(f"network {path} is a state-value network, with no move of its own to play: "
+                                   f"search with it, e.g. minimax:depth=1,eval=model,model={path}")  # fmt: skip
 
     @classmethod
     def check_params(cls, params: dict[str, Any]) -> None:

@@ -23,6 +23,8 @@ seat's view, as in `arena.match`. Its reward is +1 for a win, 0 for a draw (or t
   small games (the Dots and Boxes report's 2x2 player).
 - `ddpg`: an actor network and an MLP critic Q(s, a) over an action vector, with target networks
   and exploration noise on the actor's output (agents/train_ddpg.py, the Onitama report's agent).
+- `value`: a state-value network over afterstates, epsilon-greedy, moved towards each game's final
+  result (agents/train_value.py, the Santorini report's ANN and CNN); `minimax:eval=model` plays it.
 
 Networks (`--net mlp|conv|fcn|mdrnn`, `--dueling`: agents/train_nets.py; `--representation` and `--cell` of the
 Dots and Boxes report's MDRNN: agents/train_mdrnn.py): the plain MLP is saved as the numpy `.npz`
@@ -95,15 +97,17 @@ if TYPE_CHECKING:
 
 #: Linear evaluation weights learned from search values (agents/train_bootstrap.py): no network, no torch.
 BOOTSTRAP = ("treestrap", "rootstrap")
-ALGORITHMS = ("reinforce", "dqn", "qlearning", "ddpg", *BOOTSTRAP)
+#: A state-value network learned from final results over afterstates (agents/train_value.py).
+VALUE = "value"
+ALGORITHMS = ("reinforce", "dqn", "qlearning", "ddpg", VALUE, *BOOTSTRAP)
 SELF = "self"
 TORCH_REQUIREMENT = "torch==2.13.0"
 
 #: Defaults that differ by algorithm: learning rate, and `batch` (episodes per update for
 #: reinforce, transitions per minibatch for dqn and ddpg). Tabular Q-learning's step size is its lr;
 #: ddpg's is the critic's (the actor's a tenth); RootStrap's and TreeStrap's are the Santorini report's (Veness et al.'s).
-DEFAULT_LR = {"reinforce": 0.003, "dqn": 0.001, "qlearning": 0.1, "ddpg": 0.001, "rootstrap": 1e-5, "treestrap": 1e-6}
-DEFAULT_BATCH = {"reinforce": 16, "dqn": 64, "qlearning": 1, "ddpg": 64}
+DEFAULT_LR = {"reinforce": 0.003, "dqn": 0.001, "qlearning": 0.1, "ddpg": 0.001, VALUE: 0.001, "rootstrap": 1e-5, "treestrap": 1e-6}
+DEFAULT_BATCH = {"reinforce": 16, "dqn": 64, "qlearning": 1, "ddpg": 64, VALUE: 1}
 
 ENTROPY_BONUS = 0.01
 BASELINE_MOMENTUM = 0.05  # the running-mean baseline moves this far towards each batch's mean return
@@ -179,7 +183,7 @@ class TrainSummary:
     seconds: float
     out: str
     plan: Plan | None = field(default=None, repr=False, compare=False)
-    policy: Values | None = field(default=None, repr=False, compare=False)  # the trained learner's values, for evaluation
+    policy: Chooser | None = field(default=None, repr=False, compare=False)  # the trained learner's best move, for evaluation
 
 
 @dataclass
@@ -205,7 +209,21 @@ class Player(Protocol):
     def act(self, state: arena.State) -> int: ...
 
 
-Chooser = Callable[[np.ndarray, list[int]], int]
+#: A learner's move: from its observation, the legal actions and the position itself (which an afterstate learner,
+#: agents/train_value.py, looks one move ahead from; the others decide from the observation alone).
+Chooser = Callable[[np.ndarray, list[int], arena.State], int]
+
+
+def greedy_policy(values: Values) -> Chooser:
+    """The best legal action by a network's (or table's) per-action values."""
+    return lambda observation, legal, state: choose_action(values(observation), legal, None)
+
+
+def epsilon_at(episode: int, episodes: int) -> float:
+    """Epsilon-greedy exploration after `episode` of `episodes`: from EPSILON_START down to EPSILON_END over the first
+    EPSILON_DECAY_SHARE of training, linearly, then flat."""
+    share = min(1.0, episode / max(1.0, EPSILON_DECAY_SHARE * episodes))
+    return EPSILON_START + share * (EPSILON_END - EPSILON_START)
 
 
 # ---------------------------------------------------------------- checking the request (no torch needed)
@@ -303,6 +321,10 @@ def check_numbers(config: TrainConfig) -> None:
         check_options(config)
     elif config.depth is not None:
         raise arena.ArenaError(f"--depth is the search depth of --algorithm {' and '.join(BOOTSTRAP)}")
+    if config.algorithm == VALUE:
+        from agents.train_value import check_options as check_value_options
+
+        check_value_options(config)
     if config.algorithm == "qlearning" and (config.net != "mlp" or config.dueling):
         raise arena.ArenaError("--algorithm qlearning is tabular: it takes no --net or --dueling")
     if config.dueling and config.algorithm != "dqn":
@@ -337,7 +359,8 @@ def check_priorities(config: TrainConfig) -> None:
 
 def check_suffix(config: TrainConfig) -> None:
     """`.npz` for the plain MLP and the Q-table, `.pt` (TorchScript) for every other network."""
-    wanted = ".npz" if config.algorithm == "qlearning" or train_nets.saves_npz(config.net, config.dueling) else ".pt"
+    npz = config.algorithm == "qlearning" or (config.algorithm != VALUE and train_nets.saves_npz(config.net, config.dueling))
+    wanted = ".npz" if npz else ".pt"
     if Path(config.out).suffix.lower() != wanted:
         what = "TorchScript" if wanted == ".pt" else "the .npz checkpoint"
         raise arena.ArenaError(f"--out: this network is saved as {what}, so name it *{wanted}, not '{Path(config.out).name}'")
@@ -372,6 +395,10 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
             offered_text = ", ".join(sorted(offered)) or "none"
             raise arena.ArenaError(f"game '{game.info.id}' offers no reward shaping '{config.shaping}' (offered: {offered_text})")
     opponent = make_opponent_entry(registry, config.opponent, game, db=config.db)
+    if config.algorithm == VALUE:
+        from agents.train_value import check_game
+
+        check_game(game, opponent)
     if config.promote_at is not None and (opponent is None or "depth" not in opponent.params):
         raise arena.ArenaError(f"--promote-at raises the opponent's depth: give an opponent with a depth parameter "
                                f"(e.g. minimax:depth=1), not '{config.opponent}'")  # fmt: skip
@@ -541,7 +568,7 @@ class Episodes:
         observation = np.asarray(state.observation(seat), dtype=np.float32).reshape(-1)
         mask = np.zeros(self.game.num_distinct_actions, dtype=bool)
         mask[legal] = True
-        action = choose(observation, legal)
+        action = choose(observation, legal, state)
         trajectory.observations.append(observation)
         trajectory.masks.append(mask)
         trajectory.actions.append(action)
@@ -608,14 +635,18 @@ class Net:
         if self.npz:
             save_checkpoint(path, game, self.layers, output, algorithm, training)
             return
-        config = training
-        metadata = {"format": "arena-torchscript", "version": 1, **game_description(game), "net": config["net"],
-                    "dueling": config["dueling"], "size_independent": config["net"] in train_nets.SIZE_INDEPENDENT, "output": output,
-                    "algorithm": algorithm, "training": training}  # fmt: skip
-        for key in ("representation", "cell"):  # mdrnn's
-            if config.get(key):
-                metadata[key] = config[key]
-        train_nets.save_torchscript(self.torch, self.module, path, metadata)
+        train_nets.save_torchscript(self.torch, self.module, path, torchscript_metadata(game, output, algorithm, training))
+
+
+def torchscript_metadata(game: arena.Game, output: str, algorithm: str, training: dict[str, Any]) -> dict[str, Any]:
+    """The `arena.json` of a trained TorchScript file: the game, the network's shape and output kind, the training."""
+    metadata = {"format": "arena-torchscript", "version": 1, **game_description(game), "net": training["net"],
+                "dueling": training["dueling"], "size_independent": training["net"] in train_nets.SIZE_INDEPENDENT,
+                "output": output, "algorithm": algorithm, "training": training}  # fmt: skip
+    for key in ("representation", "cell"):  # mdrnn's
+        if training.get(key):
+            metadata[key] = training[key]
+    return metadata
 
 
 def masked_outputs(network: Any, observations: Any, masks: Any) -> Any:
@@ -649,7 +680,7 @@ class Reinforce:
         self.pending: list[Trajectory] = []
         self.losses: list[float] = []
 
-    def choose(self, observation: np.ndarray, legal: list[int]) -> int:
+    def choose(self, observation: np.ndarray, legal: list[int], state: arena.State) -> int:
         return choose_action(self.network.values(observation), legal, self.rng)
 
     def epsilon(self) -> float | None:
@@ -806,11 +837,9 @@ class DQN:
         self.losses: list[float] = []
 
     def epsilon(self) -> float:
-        decay_episodes = max(1.0, EPSILON_DECAY_SHARE * self.plan.config.episodes)
-        share = min(1.0, self.episode / decay_episodes)
-        return EPSILON_START + share * (EPSILON_END - EPSILON_START)
+        return epsilon_at(self.episode, self.plan.config.episodes)
 
-    def choose(self, observation: np.ndarray, legal: list[int]) -> int:
+    def choose(self, observation: np.ndarray, legal: list[int], state: arena.State) -> int:
         if self.rng.random() < self.epsilon():
             return self.rng.choice(legal)
         return choose_action(self.network.values(observation), legal, None)
@@ -926,13 +955,13 @@ class Learner(Protocol):
     output: str
     losses: list[float]
 
-    def choose(self, observation: np.ndarray, legal: list[int]) -> int: ...
+    def choose(self, observation: np.ndarray, legal: list[int], state: arena.State) -> int: ...
 
     def learn(self, trajectory: Trajectory, episode: int) -> None: ...
 
     def epsilon(self) -> float | None: ...
 
-    def greedy(self) -> Values: ...
+    def greedy(self) -> Chooser: ...
 
     def snapshot(self) -> Values: ...
 
@@ -957,8 +986,8 @@ class NetworkLearner:
         self.choose, self.learn, self.epsilon, self.settings = core.choose, core.learn, core.epsilon, core.settings
         self.finish, self.state, self.restore = core.finish, core.state, core.restore
 
-    def greedy(self) -> Values:
-        return self.core.network.values
+    def greedy(self) -> Chooser:
+        return greedy_policy(self.core.network.values)
 
     def snapshot(self) -> Values:
         return self.core.network.frozen()
@@ -977,6 +1006,10 @@ def make_learner(torch: Any, plan: Plan) -> Learner:
         from agents.train_ddpg import DDPG
 
         return NetworkLearner(DDPG(torch, plan), plan)
+    if algorithm == VALUE:
+        from agents.train_value import AfterstateValue
+
+        return AfterstateValue(torch, plan)
     return NetworkLearner(Reinforce(torch, plan) if algorithm == "reinforce" else DQN(torch, plan), plan)
 
 
@@ -1012,22 +1045,22 @@ def train(config: TrainConfig, registry: Registry | None = None, report: Callabl
         return _train(torch, checked, registry, report or (lambda line: None), progress, stop or (lambda: False))
 
 
-def untrained(config: TrainConfig, registry: Registry | None = None) -> tuple[Plan, Values]:
+def untrained(config: TrainConfig, registry: Registry | None = None) -> tuple[Plan, Chooser]:
     """The learner as `train` starts it with this config (same initial weights; an empty Q-table), not trained:
     the baseline a training run is measured against. Writes nothing."""
     registry = registry if registry is not None else get_registry()
     checked = plan(config, registry)
     with seeded_torch(config) as torch:
-        return checked, make_learner(torch, checked).snapshot()
+        return checked, make_learner(torch, checked).greedy()
 
 
-def evaluate(plan: Plan, registry: Registry, values: Values) -> tuple[float, float, float]:
+def evaluate(plan: Plan, registry: Registry, policy: Chooser) -> tuple[float, float, float]:
     """The learner's best action against the fixed evaluation opponent on the same seeds every time: win, draw, loss rates."""
     assert plan.evaluator is not None
     episodes = Episodes(plan, registry, plan.evaluator, label="evaluation")
     tally = Tally(plan.config.eval_games)
     for number in range(plan.config.eval_games):
-        tally.add(episodes.play(number, lambda observation, legal: choose_action(values(observation), legal, None)).outcome)
+        tally.add(episodes.play(number, policy).outcome)
     return tally.rates()
 
 
@@ -1213,15 +1246,15 @@ def save_snapshot(plan: Plan, learner: Learner, episodes: int, settings: dict[st
     return path, file_values(path, plan.game)
 
 
-def evaluate_against(plan: Plan, registry: Registry, values: Values, opponent: str, games: int,
+def evaluate_against(plan: Plan, registry: Registry, policy: Chooser, opponent: str, games: int,
                      game: arena.Game | None = None) -> tuple[float, float, float]:  # fmt: skip
-    """`values`' best action against `opponent` in `games` games (seats alternating, seeds from the plan's seed):
+    """`policy` against `opponent` in `games` games (seats alternating, seeds from the plan's seed):
     win, draw, loss rates; on `game` instead of the trained game when given (a size-independent network)."""
     if game is not None:
         shape = observation_shape(game)
         plan = replace(plan, game=game, shape=shape, inputs=math.prod(shape))
     entry = make_opponent_entry(registry, opponent, plan.game, "--eval-opponent", plan.config.db)
-    return evaluate(replace(plan, evaluator=entry, config=replace(plan.config, eval_games=games)), registry, values)
+    return evaluate(replace(plan, evaluator=entry, config=replace(plan.config, eval_games=games)), registry, policy)
 
 
 # ---------------------------------------------------------------- `arena train`

@@ -26,7 +26,8 @@ from agents.train_state import random_state, set_random_state
 from arena.seeding import derive_seed
 
 if TYPE_CHECKING:
-    from agents.neural_train import Plan, Trajectory, Values
+    import arena
+    from agents.neural_train import Chooser, Plan, Trajectory, Values
 
 
 
@@ -45,12 +46,11 @@ class TabularQ:
         self._zeros = np.zeros(self.actions, dtype=np.float32)
 
     def epsilon(self) -> float:
-        from agents.neural_train import EPSILON_DECAY_SHARE, EPSILON_END, EPSILON_START
+        from agents.neural_train import epsilon_at
 
-        share = min(1.0, self.episode / max(1.0, EPSILON_DECAY_SHARE * self.plan.config.episodes))
-        return EPSILON_START + share * (EPSILON_END - EPSILON_START)
+        return epsilon_at(self.episode, self.plan.config.episodes)
 
-    def choose(self, observation: np.ndarray, legal: list[int]) -> int:
+    def choose(self, observation: np.ndarray, legal: list[int], state: arena.State) -> int:
         values = self.table.get(observation.tobytes())
         if values is None or self.rng.random() < self.epsilon():
             return self.rng.choice(legal)
@@ -81,8 +81,10 @@ class TabularQ:
     def values(self, observation: np.ndarray) -> np.ndarray:
         return self.table.get(observation.tobytes(), self._zeros)
 
-    def greedy(self) -> Values:
-        return self.values
+    def greedy(self) -> Chooser:
+        from agents.neural_train import greedy_policy
+
+        return greedy_policy(self.values)
 
     def snapshot(self) -> Values:
         table = {key: values.copy() for key, values in self.table.items()}

@@ -35,6 +35,7 @@ from agents.neural_train import MASKED, REPLAY_CAPACITY, Net, ReplayBuffer, Traj
 from arena.seeding import derive_seed
 
 if TYPE_CHECKING:
+    import arena
     from agents.neural_train import Plan
 
 TAU, NOISE = 0.005, 0.1  # the defaults: soft update share; the exploration noise's standard deviation
@@ -99,7 +100,7 @@ class DDPG:
     def epsilon(self) -> float | None:
         return None
 
-    def choose(self, observation: np.ndarray, legal: list[int]) -> int:
+    def choose(self, observation: np.ndarray, legal: list[int], state: arena.State) -> int:
         vector = action_vector(self.network.values(observation), legal)
         noisy = vector + self.noise_rng.normal(0.0, self.noise, len(vector)).astype(np.float32)
         stored = np.zeros_like(noisy)

@@ -53,6 +53,21 @@ class MLP(nn.Module):
         return self.head(self.body(x.flatten(1)))
 
 
+class StateValue(nn.Module):
+    """A state-value network: the body's single output through tanh, in [-1, 1], for the seat to move. It answers as a
+    policy-value network does, (per-action values, state value), with per-action values of zero: it has no policy, and
+    its file says so (metadata `output`: `value`), so that the `neural` agent refuses it and search reads the value."""
+
+    def __init__(self, body: nn.Module, actions: int) -> None:
+        super().__init__()
+        self.body = body
+        self.actions = actions
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        value = torch.tanh(self.body(x)).view(-1)
+        return torch.zeros([x.shape[0], self.actions], dtype=x.dtype), value
+
+
 class ResidualUnit(nn.Module):
     """relu(x + W2 relu(W1 x)): two fully connected layers of x's width and an identity shortcut (He et al.)."""
 

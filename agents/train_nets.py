@@ -94,12 +94,13 @@ def hidden_widths(net: str, given: tuple[int, ...] | None) -> tuple[int, ...]:
 
 
 def build(net: str, game: arena.Game, shape: Sequence[int], hidden: Sequence[int], channels: Sequence[int],
-          dueling: bool, board: str | None = None, cell: str | None = None) -> Any:  # fmt: skip
+          dueling: bool, board: str | None = None, cell: str | None = None, outputs: int | None = None) -> Any:  # fmt: skip
     """The module for `net` (one of NETS); its forward takes [batch, *shape] float32. `board` and `cell`: mdrnn's
-    representation (default naive) and recurrent cell (default tanh). Imports torch."""
+    representation (default naive) and recurrent cell (default tanh); `outputs`: the width of a flat network's output
+    layer (default one per action id). Imports torch."""
     from agents import train_modules as m
 
-    actions = game.num_distinct_actions
+    actions = outputs or game.num_distinct_actions
     if net == "mlp":
         return m.MLP(math.prod(shape), hidden, actions, dueling)
     if net == "resmlp":

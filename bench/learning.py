@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.neural_train import TrainConfig, evaluate_against, train, untrained
+from agents.neural_train import TrainConfig, evaluate_against, greedy_policy, train, untrained
 from agents.train_pool import file_values
 from arena.plugins import get_registry
 
@@ -131,9 +131,9 @@ def run(setup: Setup, seeds: int, scale: float, games: int, folder: Path, baseli
         seconds.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)  # this process's CPU time: what the machine's load does not stretch
         if baseline:  # the same network (or an empty table) before training, against each opponent
-            plan, values = untrained(config, registry)
+            plan, before = untrained(config, registry)
             for opponent in setup.opponents:
-                rates = evaluate_against(plan, registry, values, opponent, games)
+                rates = evaluate_against(plan, registry, before, opponent, games)
                 pooled.setdefault(f"untrained vs {opponent}", Pooled()).add(rates, games)
         assert summary.plan is not None and summary.policy is not None
         for opponent in setup.opponents:
@@ -143,7 +143,7 @@ def run(setup: Setup, seeds: int, scale: float, games: int, folder: Path, baseli
             from arena.tournament import make_game
 
             other = make_game(registry, spec)
-            values = file_values(out, other)
+            values = greedy_policy(file_values(out, other))
             for opponent in setup.opponents:
                 rates = evaluate_against(summary.plan, registry, values, opponent, games, game=other)
                 pooled.setdefault(f"{other.label()} vs {opponent}", Pooled()).add(rates, games)

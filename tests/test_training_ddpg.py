@@ -118,7 +118,7 @@ def test_the_actor_step_raises_q_on_a_fixed_batch_and_targets_move_by_tau(tmp_pa
         state = checked.game.new_initial_state(0)
         state.apply(4)
         legal = state.legal_actions()
-        action = ddpg.choose(np.asarray(state.observation(1), dtype=np.float32).reshape(-1), legal)
+        action = ddpg.choose(np.asarray(state.observation(1), dtype=np.float32).reshape(-1), legal, state)
         assert action in legal and ddpg.vectors[-1][4] == 0
 
 

@@ -65,7 +65,7 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
 
 
 ALGORITHM_NAMES = {"reinforce": "REINFORCE", "dqn": "DQN", "qlearning": "tabular Q-learning", "ddpg": "DDPG",
-                   "treestrap": "TreeStrap(minimax)", "rootstrap": "RootStrap(alpha-beta)"}  # fmt: skip
+                   "value": "afterstate values", "treestrap": "TreeStrap(minimax)", "rootstrap": "RootStrap(alpha-beta)"}  # fmt: skip
 #: Algorithms that learn the weights of a linear evaluation from search values (agents/train_bootstrap.py).
 SEARCH_BOOTSTRAP = ("treestrap", "rootstrap")
 NET_NAMES = {"mlp": "MLP", "resmlp": "residual MLP", "conv": "convolutional network", "fcn": "fully convolutional network",
