@@ -119,6 +119,7 @@ class MCTSAgent(arena.Agent):
         self.rollout_limit = ROLLOUT_LIMIT if bound is None else min(bound, ROLLOUT_LIMIT)
         #: Statistics of the last `act`, for benchmarks: simulations run and seconds.
         self.stats: dict[str, float] = {}
+        self.last_root: list[Any] = []  # the last perfect-information search's root node
 
     def act(self, state: arena.State) -> int:
         with collector_paused():  # a full collection mid-search could overrun time_per_move
@@ -142,6 +143,14 @@ class MCTSAgent(arena.Agent):
         best = [a for a in actions if visits.get(a, 0) == most]
         self.stats = {"simulations": done, "seconds": clock() - start}
         return best[0] if len(best) == 1 else self.rng.choice(best)
+
+    def root_value(self, state: arena.State) -> float:
+        """The mean return, for the player to move in `state`, of `simulations` UCB1 simulations from it (perfect
+        information, play-outs): the value the Santorini report's search trees gave their nodes, which `arena train
+        --algorithm value --targets mcts:...` learns. `state` is not finished."""
+        self._search(state, self.simulations, math.inf)
+        root = self.last_root
+        return float(sum(root[_CW])) / root[_N] if root[_N] else 0.0
 
     # --- play-outs --------------------------------------------------------------------------
 
@@ -202,7 +211,7 @@ class MCTSAgent(arena.Agent):
         c2 = self.c * self.c
         rollout = self._rollout
         new_node = self._new_node
-        root = new_node(root_state)
+        root = self.last_root = new_node(root_state)
         bound = 1.0  # the largest absolute return seen: UCB1 divides means by it
         done = 0
         timed = deadline != math.inf

@@ -157,6 +157,7 @@ class TrainConfig:
     save_every: int | None = None  # episodes between writes of the checkpoint and its state during the run
     promote_at: float | None = None  # curriculum: the opponent's depth + 1 when the window's win rate reaches this
     depth: int | None = None  # treestrap/rootstrap: plies searched at every move (None: train_bootstrap.DEFAULT_DEPTH)
+    targets: str = "result"  # value: what chosen positions move towards, the final result or an mcts spec's search value
     db: str | None = None  # where opponents given by name are registered (None: $ARENA_DB, else ./arena.db)
 
     @property
@@ -171,6 +172,8 @@ NOT_SETTINGS = ("out", "resume", "save_every", "db")
 #: Settings of one network only, left out of the others' files (so that those are byte for byte what they were before
 #: the option was offered): mdrnn's recurrent cell.
 NET_SETTINGS = {"cell": "mdrnn"}
+#: Likewise, settings of one algorithm only: what --algorithm value learns from.
+ALGORITHM_SETTINGS = {"targets": VALUE}
 
 
 @dataclass(frozen=True)
@@ -246,6 +249,7 @@ class Plan:
     pool: Pool | None = None  # self-play: where snapshots go, and the given past checkpoints
     pool_opponents: tuple[Values, ...] = ()  # the given past checkpoints, loaded and checked against the game
     resumed: Resumed | None = None  # --resume: the stored state to go on from
+    targets: AgentEntry | None = None  # --algorithm value --targets SPEC: the search that values its positions
 
 
 @dataclass(frozen=True)
@@ -325,6 +329,8 @@ def check_numbers(config: TrainConfig) -> None:
         from agents.train_value import check_options as check_value_options
 
         check_value_options(config)
+    elif config.targets != "result":
+        raise arena.ArenaError(f"--targets is what --algorithm value learns from, not --algorithm {config.algorithm}")
     if config.algorithm == "qlearning" and (config.net != "mlp" or config.dueling):
         raise arena.ArenaError("--algorithm qlearning is tabular: it takes no --net or --dueling")
     if config.dueling and config.algorithm != "dqn":
@@ -395,10 +401,12 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
             offered_text = ", ".join(sorted(offered)) or "none"
             raise arena.ArenaError(f"game '{game.info.id}' offers no reward shaping '{config.shaping}' (offered: {offered_text})")
     opponent = make_opponent_entry(registry, config.opponent, game, db=config.db)
+    targets = None
     if config.algorithm == VALUE:
-        from agents.train_value import check_game
+        from agents.train_value import check_game, target_search
 
         check_game(game, opponent)
+        targets = target_search(registry, config.targets, game)
     if config.promote_at is not None and (opponent is None or "depth" not in opponent.params):
         raise arena.ArenaError(f"--promote-at raises the opponent's depth: give an opponent with a depth parameter "
                                f"(e.g. minimax:depth=1), not '{config.opponent}'")  # fmt: skip
@@ -423,7 +431,7 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
     log_every = config.log_every or max(1, config.episodes // 200)
     eval_every = config.eval_every or max(1, config.episodes // 10)
     return Plan(config, game, opponent, evaluator, shape, math.prod(shape), lr, batch, log_every, eval_every, pool, pool_opponents,
-                resumed)  # fmt: skip
+                resumed, targets)  # fmt: skip
 
 
 def network_shape(config: TrainConfig) -> dict[str, Any]:
@@ -1114,6 +1122,9 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
     for key, net in NET_SETTINGS.items():
         if config.net != net:
             del settings[key]
+    for key, algorithm in ALGORITHM_SETTINGS.items():
+        if config.algorithm != algorithm:
+            del settings[key]
     resumed = plan.resumed
     first, earlier_seconds, previous_rows = 0, 0.0, []
     own: list[tuple[Path, Values]] = []  # this run's snapshots, read back from the pool's files
@@ -1290,6 +1301,9 @@ def evaluate_against(plan: Plan, registry: Registry, policy: Chooser, opponent: 
               help=f"With --prioritized: the importance-sampling exponent at the start, annealed to 1 (default {train_priority.BETA}).")
 @click.option("--tau", type=float, default=None, help="Target networks' soft-update share per gradient step (ddpg, 0.005).")
 @click.option("--noise", type=float, default=None, help="Standard deviation of the noise on the actor's output when acting (ddpg, 0.1).")
+@click.option("--targets", default="result", show_default=True, metavar="result|SPEC",
+              help="value: what each chosen position moves towards: the game's result, or the value of an mcts search from it "
+                   "(e.g. mcts:simulations=30; rollout=heuristic plays out by the game's heuristic).")
 @click.option("--shaping", default=None, metavar="NAME", help="Add the game's shaped reward NAME at every move (e.g. reversi: positional).")
 @click.option("--lr", type=float, default=None,
               help="Learning rate (default: reinforce 0.003, dqn 0.001, qlearning 0.1, ddpg 0.001 for the critic, a tenth for the "
@@ -1331,7 +1345,7 @@ def evaluate_against(plan: Plan, registry: Registry, policy: Chooser, opponent: 
 def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, opponent: str | None, episodes: int, net: str,
                   representation: str | None, cell: str | None, hidden: str | None, channels: str, dueling: bool, double: bool,
                   prioritized: bool, priority_alpha: float | None, priority_beta: float | None, tau: float | None, noise: float | None,
-                  shaping: str | None, lr: float | None,
+                  targets: str, shaping: str | None, lr: float | None,
                   depth: int | None, batch: int | None, gamma: float, seed: int, max_turns: int, window: int, self_pool: int,
                   snapshot_every: int, opponent_pool: str | None, log_every: int | None, eval_every: int | None, eval_games: int,
                   eval_opponent: str, out: str, resume: str | None, save_every: int | None, promote_at: float | None,
@@ -1348,7 +1362,7 @@ def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, op
                          hidden=widths, lr=lr, batch=batch, gamma=gamma, seed=seed, max_turns=max_turns,
                          window=window, net=net, channels=parse_widths(channels, "--channels"), representation=representation,
                          cell=cell, dueling=dueling, double=double, prioritized=prioritized, priority_alpha=priority_alpha,
-                         priority_beta=priority_beta, tau=tau, noise=noise, shaping=shaping, self_pool=self_pool,
+                         priority_beta=priority_beta, tau=tau, noise=noise, targets=targets, shaping=shaping, self_pool=self_pool,
                          snapshot_every=snapshot_every, opponent_pool=opponent_pool, log_every=log_every, eval_every=eval_every,
                          eval_games=eval_games, eval_opponent=eval_opponent, resume=resume, save_every=save_every,
                          promote_at=promote_at, db=command_db(ctx, db_url))  # fmt: skip

@@ -8,6 +8,13 @@ loss), discounted by `--gamma` for each later move of the learner (1: the report
 Adam (`--lr`) on the squared error per episode. The metrics' `loss` is each episode's summed squared error, what the
 report's figures 5 and 6 plot.
 
+`--targets SPEC` (an `mcts` spec of simulations and play-outs, e.g. `mcts:simulations=30`) moves each chosen
+afterstate instead towards the value that search finds from it for the seat to move there (the mean return of its
+simulations, agents/mcts.MCTSAgent.root_value; its RNG seeded by the episode and the position): the report's MCTS_ANN
+and MCTS_CNN, whose training positions were valued by MCTS trees of about 30 random play-outs a node, and with
+`rollout=heuristic` (play-outs by the game's evaluation, Santorini's the report's manual linear weights) its
+"Combined". The report walked its trees by UCB1; here the positions are those the learner chooses in its games.
+
 Values are for the seat to move, as `minimax:eval=model` and `mcts:model=FILE` read a network's value: the network
 sees an afterstate's observation for the seat to move there, and its target is R when that is the learner's seat and
 -R when it is the opponent's (two players, zero-sum). A finished afterstate is valued by its result, not by the
@@ -40,18 +47,24 @@ from agents.neural_train import (
     epsilon_at,
     torchscript_metadata,
 )
+from arena.agents import AgentEntry, one_agent, resolve
 from arena.match import LOSS, WIN, outcomes_from_returns
 from arena.seeding import derive_seed
 
 if TYPE_CHECKING:
+    from agents.mcts import MCTSAgent
     from agents.neural_train import Plan, Values
+    from arena.plugins import Registry
 
 ALGORITHM = "value"
+RESULT = "result"  # --targets: the game's final result
 OUTPUT = VALUE_OUTPUT
 #: The networks that end in a single output (the others read their outputs off the board, one per action).
 NETS = ("mlp", "resmlp", "conv")
 
-Afterstate = tuple[np.ndarray, float]  # its observation for the seat to move there; +1 if that is the learner, else -1
+#: An afterstate: its observation for the seat to move there; +1 if that is the learner, else -1; the position itself
+#: when a search values it (--targets SPEC), else None.
+Afterstate = tuple[np.ndarray, float, arena.State | None]
 
 
 def check_options(config: TrainConfig) -> None:
@@ -72,6 +85,20 @@ def check_game(game: arena.Game, opponent: object | None) -> None:
     if opponent is None:
         raise arena.ArenaError("--algorithm value trains against a fixed opponent (the Santorini report's: random), "
                                "not --opponent self")  # fmt: skip
+
+
+def target_search(registry: Registry, text: str, game: arena.Game) -> AgentEntry | None:
+    """`--targets`: None for `result`, else the mcts agent (UCB1 and play-outs, a number of simulations) whose search
+    from each chosen position gives that position's target: the Santorini report's MCTS_ANN and MCTS_CNN, and with
+    rollout=heuristic its Combined."""
+    if text == RESULT:
+        return None
+    spec, named = one_agent(registry, text, "--targets", "target search")
+    entry = resolve(registry, spec, game, named)
+    if entry.type_id != "mcts" or entry.params.get("model") or entry.params.get("time"):
+        raise arena.ArenaError(f"--targets takes '{RESULT}' or an mcts spec of simulations and play-outs (e.g. "
+                               f"mcts:simulations=30), not {text!r}")  # fmt: skip
+    return entry
 
 
 def result_for(state: arena.State, player: int) -> float:
@@ -103,6 +130,11 @@ class AfterstateValue:
         self.episode = 0
         self.losses: list[float] = []
         self.chosen: list[Afterstate] = []  # this episode's afterstates, in order
+        self.search: MCTSAgent | None = None
+        if plan.targets is not None:
+            from agents.mcts import MCTSAgent
+
+            self.search = MCTSAgent(plan.game, 0, 0, **{k: v for k, v in plan.targets.params.items() if k != "seed"})
 
     def epsilon(self) -> float:
         return epsilon_at(self.episode, self.plan.config.episodes)
@@ -115,7 +147,7 @@ class AfterstateValue:
         if child.is_terminal():
             return result_for(child, mover), None
         observation = np.asarray(child.observation(child.current_player), dtype=np.float32)
-        return None, (observation, 1.0 if child.current_player == mover else -1.0)
+        return None, (observation, 1.0 if child.current_player == mover else -1.0, child if self.search is not None else None)
 
     def best(self, state: arena.State, legal: list[int]) -> tuple[int, Afterstate | None]:
         """The legal action whose afterstate the network values most for the mover (the first of equals)."""
@@ -151,13 +183,26 @@ class AfterstateValue:
         if not chosen:
             return
         torch = self.torch
-        targets = final_targets([sign for _, sign in chosen], trajectory.reward, self.plan.config.gamma)
-        predicted = self.module(torch.from_numpy(np.stack([observation for observation, _ in chosen])))[1]
+        if self.search is None:
+            targets = final_targets([sign for _, sign, _ in chosen], trajectory.reward, self.plan.config.gamma)
+        else:
+            targets = self.search_values([state for _, _, state in chosen if state is not None], episode)
+        predicted = self.module(torch.from_numpy(np.stack([observation for observation, _, _ in chosen])))[1]
         squared = (predicted - torch.tensor(targets, dtype=torch.float32)).pow(2)
         self.optimizer.zero_grad()
         squared.mean().backward()
         self.optimizer.step()
         self.losses.append(float(squared.sum().detach()))
+
+    def search_values(self, states: list[arena.State], episode: int) -> list[float]:
+        """The --targets search's value of each position for its seat to move, its RNG seeded by episode and position
+        (so that a resumed run searches as an uninterrupted one)."""
+        assert self.search is not None
+        values = []
+        for number, state in enumerate(states):
+            self.search.rng.seed(derive_seed(self.plan.config.seed, "targets", episode, number))
+            values.append(self.search.root_value(state))
+        return values
 
     def greedy(self) -> Chooser:
         return lambda observation, legal, state: self.best(state, legal)[0]
@@ -171,7 +216,7 @@ class AfterstateValue:
         self.module.train()
 
     def settings(self) -> dict[str, Any]:
-        return {"targets": "final result", "epsilon": [EPSILON_START, EPSILON_END, EPSILON_DECAY_SHARE]}
+        return {"epsilon": [EPSILON_START, EPSILON_END, EPSILON_DECAY_SHARE]}
 
     def finish(self) -> None:
         pass

@@ -94,15 +94,17 @@ def test_the_learner_takes_a_win_in_one_whatever_its_network_says():
     assert checked > 30
 
 
-def test_same_seed_same_bytes_and_a_stopped_run_resumed_ends_as_an_uninterrupted_one(tmp_path):
+@pytest.mark.parametrize("targets", ["result", "mcts:simulations=5"])
+def test_same_seed_same_bytes_and_a_stopped_run_resumed_ends_as_an_uninterrupted_one(tmp_path, targets):
     (tmp_path / "whole").mkdir()
     (tmp_path / "again").mkdir()
     (tmp_path / "cut").mkdir()
-    whole = short(tmp_path / "whole", episodes=120)
+    whole = short(tmp_path / "whole", episodes=120, targets=targets)
     train(whole, REGISTRY)
-    train(short(tmp_path / "again", episodes=120), REGISTRY)
+    train(short(tmp_path / "again", episodes=120, targets=targets), REGISTRY)
     assert Path(whole.out).read_bytes() == (tmp_path / "again" / "v.pt").read_bytes()
-    cut = short(tmp_path / "cut", episodes=120)
+    assert load_torchscript(torch, whole.out)[1]["training"]["targets"] == targets
+    cut = short(tmp_path / "cut", episodes=120, targets=targets)
     with pytest.raises(TrainingInterrupted, match="stopped after 45 of 120 episodes"):
         asked = [0]
 
@@ -126,6 +128,10 @@ BAD = [  # arguments after `arena train --algorithm value`, and what the one lin
     (["--game", "incan_gold", "--out", "x.pt"], "two-player games of perfect information"),
     (["--game", "gwent_lite", "--out", "x.pt"], "two-player games of perfect information"),
     (["--game", "tic_tac_toe", "--out", "x.npz"], "name it *.pt"),
+    (["--game", "tic_tac_toe", "--targets", "random", "--out", "x.pt"], "--targets takes 'result' or an mcts spec"),
+    (["--game", "tic_tac_toe", "--targets", "mcts:time=1", "--out", "x.pt"], "--targets takes 'result' or an mcts spec"),
+    (["--game", "tic_tac_toe", "--targets", "mcts:simulations=0", "--out", "x.pt"], "simulations"),
+    (["--game", "tic_tac_toe", "--targets", "nosuch", "--out", "x.pt"], "--targets: unknown target search 'nosuch'"),
 ]
 
 
@@ -136,6 +142,31 @@ def test_what_it_cannot_use_is_refused_in_one_line_before_anything_is_written(tm
     refused = arena_cli("train", "--algorithm", "value", *arguments, ok=False)
     assert refused.exit_code == 2 and message in refused.stderr, refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1 and list(tmp_path.glob("x.*")) == []
+
+
+def test_targets_are_for_the_value_learner_only(tmp_path, arena_cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    refused = arena_cli("train", "--game", "tic_tac_toe", "--algorithm", "dqn", "--targets", "mcts", "--out", "x.npz", ok=False)
+    assert refused.exit_code == 2 and "--targets is what --algorithm value learns from, not --algorithm dqn" in refused.stderr
+    refused = arena_cli("train", "--game", "santorini", "--algorithm", "treestrap", "--targets", "mcts", "--out", "x.json", ok=False)
+    assert refused.exit_code == 2 and "it takes no --targets" in refused.stderr
+
+
+def test_a_search_value_is_for_the_seat_to_move():
+    """MCTSAgent.root_value, the --targets value: positive where the seat to move wins in one, negative where it
+    cannot stop the other's two threats (tic-tac-toe, 300 simulations of random play-outs)."""
+    from agents.mcts import MCTSAgent
+
+    game = REGISTRY.games["tic_tac_toe"]()
+    search = MCTSAgent(game, 0, 1, simulations=300)
+    winning = game.new_initial_state(0)
+    for action in (0, 3, 1, 4):  # X: 0, 1; O: 3, 4; X to move wins at 2
+        winning.apply(action)
+    assert search.root_value(winning) > 0.5
+    lost = game.new_initial_state(0)
+    for action in (0, 1, 4, 8, 6):  # X: 0, 4, 6 threatens 2 and 3; O (1, 8) has no win in one and cannot block both
+        lost.apply(action)
+    assert lost.current_player == 1 and search.root_value(lost) < -0.3
 
 
 def test_the_neural_agent_refuses_a_value_network_and_says_how_to_play_it(tmp_path, arena_cli):
