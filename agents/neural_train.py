@@ -18,7 +18,10 @@ seat's view, as in `arena.match`. Its reward is +1 for a win, 0 for a draw (or t
   steps), double-DQN targets (`--no-double`: plain DQN targets, the Dots and Boxes report's
   comparison), epsilon-greedy exploration decaying linearly over the first half of training, and
   masked maxima over the next position's legal actions; `--prioritized`: prioritized experience
-  replay (agents/train_priority.py, the Dots and Boxes report's other comparison).
+  replay (agents/train_priority.py, the Dots and Boxes report's other comparison); `--returns`:
+  chiamp's variant (report 003), Q regressed by squared error toward each move's discounted return
+  to the end of the episode instead of a bootstrapped target, with no target network (the replay
+  buffer stays).
 - `qlearning`: tabular Q-learning over the observation tensor's bytes (agents/tabular_q.py), for
   small games (the Dots and Boxes report's 2x2 player).
 - `ddpg`: an actor network and an MLP critic Q(s, a) over an action vector, with target networks
@@ -141,6 +144,7 @@ class TrainConfig:
     dueling: bool = False
     double: bool = True
     prioritized: bool = False  # dqn: prioritized experience replay (agents/train_priority.py)
+    returns: bool = False  # dqn: Monte-Carlo targets, each move's discounted return (chiamp's DQN), no target network
     priority_alpha: float | None = None  # None: train_priority.ALPHA
     priority_beta: float | None = None  # None: train_priority.BETA, the start of its annealing to 1
     tau: float | None = None  # ddpg: the target networks' soft-update share (None: train_ddpg.TAU)
@@ -172,8 +176,8 @@ NOT_SETTINGS = ("out", "resume", "save_every", "db")
 #: Settings of one network only, left out of the others' files (so that those are byte for byte what they were before
 #: the option was offered): mdrnn's recurrent cell.
 NET_SETTINGS = {"cell": "mdrnn"}
-#: Likewise, settings of one algorithm only: what --algorithm value learns from.
-ALGORITHM_SETTINGS = {"targets": VALUE}
+#: Likewise, settings of one algorithm only: what --algorithm value learns from, and DQN's --returns.
+ALGORITHM_SETTINGS = {"targets": VALUE, "returns": "dqn"}
 
 
 @dataclass(frozen=True)
@@ -336,6 +340,7 @@ def check_numbers(config: TrainConfig) -> None:
     if config.dueling and config.algorithm != "dqn":
         raise arena.ArenaError("--dueling is a Q-value head: use it with --algorithm dqn")
     check_priorities(config)
+    check_returns(config)
     check_ddpg(config)
 
 
@@ -349,6 +354,17 @@ def check_ddpg(config: TrainConfig) -> None:
         if not math.isfinite(value) or value < 0 or (name == "tau" and not 0 < value <= 1):
             wanted = "in (0, 1]" if name == "tau" else "0 or more"
             raise arena.ArenaError(f"--{name} must be {wanted}, got {value}")
+
+
+def check_returns(config: TrainConfig) -> None:
+    """--returns replaces DQN's bootstrapped targets (dqn only); with no target network, --no-double means nothing."""
+    if not config.returns:
+        return
+    if config.algorithm != "dqn":
+        raise arena.ArenaError(f"--returns is DQN's Monte-Carlo targets: use it with --algorithm dqn, not {config.algorithm}")
+    if not config.double:
+        raise arena.ArenaError("--no-double chooses how the target network values the next position, and --returns uses no "
+                               "target network: give one or the other")  # fmt: skip
 
 
 def check_priorities(config: TrainConfig) -> None:
@@ -436,7 +452,7 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
 
 def network_shape(config: TrainConfig) -> dict[str, Any]:
     return train_state.network_shape(config.algorithm, config.net, config.widths, config.channels, config.dueling, config.representation,
-                                     config.cell)  # fmt: skip
+                                     config.cell, config.returns)  # fmt: skip
 
 
 def deeper(registry: Registry, entry: AgentEntry, game: arena.Game) -> AgentEntry | None:
@@ -772,29 +788,31 @@ def pending_trajectories(ends: list[list[Any]], arrays: train_state.Arrays) -> l
 
 
 class ReplayBuffer:
-    """A ring of transitions (observation, mask of the next legal actions, action, reward, next observation, done)."""
+    """A ring of transitions (observation, mask of the next legal actions, action, reward, next observation, done, and
+    the discounted return from the move to the end of its episode, `discounted_returns` with `gamma`)."""
 
-    FIELDS: tuple[str, ...] = ("observations", "next_observations", "next_masks", "actions", "rewards", "done")
+    FIELDS: tuple[str, ...] = ("observations", "next_observations", "next_masks", "actions", "rewards", "done", "returns")
 
-    def __init__(self, capacity: int, inputs: int, actions: int) -> None:
+    def __init__(self, capacity: int, inputs: int, actions: int, gamma: float) -> None:
         self.observations = np.zeros((capacity, inputs), dtype=np.float32)
         self.next_observations = np.zeros((capacity, inputs), dtype=np.float32)
         self.next_masks = np.zeros((capacity, actions), dtype=bool)
         self.actions = np.zeros(capacity, dtype=np.int64)
         self.rewards = np.zeros(capacity, dtype=np.float32)
         self.done = np.zeros(capacity, dtype=np.float32)
-        self.capacity, self.size, self.cursor = capacity, 0, 0
+        self.returns = np.zeros(capacity, dtype=np.float32)
+        self.capacity, self.size, self.cursor, self.gamma = capacity, 0, 0, gamma
 
     def add_episode(self, trajectory: Trajectory) -> int:
         """Store the episode's transitions: from each learner move to its next move, the last to the end."""
         steps = len(trajectory.actions)
-        rewards = trajectory.step_rewards()
+        rewards, returns = trajectory.step_rewards(), discounted_returns(trajectory, self.gamma)
         for t in range(steps):
             i = self.cursor
             self.observations[i] = trajectory.observations[t]
             self.actions[i] = trajectory.actions[t]
             final = t == steps - 1
-            self.rewards[i] = rewards[t]
+            self.rewards[i], self.returns[i] = rewards[t], returns[t]
             self.done[i] = 1.0 if final else 0.0
             if final:
                 self.next_observations[i] = 0.0
@@ -817,22 +835,25 @@ class ReplayBuffer:
             raise arena.ArenaError(f"--resume: the replay buffer holds {meta['capacity']} transitions, this version {self.capacity}")
         self.size, self.cursor = int(meta["size"]), int(meta["cursor"])
         for name in self.FIELDS:
+            if name == "returns" and "replay.returns" not in arrays:
+                continue  # a state written before returns were stored: a TD run's (network_shape), which never reads them
             getattr(self, name)[: self.size] = arrays[f"replay.{name}"]
 
 
 class DQN:
-    """DQN over masked Q-values, with double-DQN targets unless `double` is off; the outputs are Q-values."""
+    """DQN over masked Q-values, with double-DQN targets unless `double` is off, or with `returns` each move's discounted
+    return as its target (mean squared error, no target network; else the Huber loss); the outputs are Q-values."""
 
     output = "q_values"
 
     def __init__(self, torch: Any, plan: Plan) -> None:
+        config = plan.config
         self.torch = torch
         self.plan = plan
         self.network = Net(torch, plan)
-        self.target = copy.deepcopy(self.network.module)
+        self.target = None if config.returns else copy.deepcopy(self.network.module)
         self.optimizer = torch.optim.Adam(self.network.module.parameters(), lr=plan.lr)
-        self.buffer = ReplayBuffer(REPLAY_CAPACITY, plan.inputs, plan.game.num_distinct_actions)
-        config = plan.config
+        self.buffer = ReplayBuffer(REPLAY_CAPACITY, plan.inputs, plan.game.num_distinct_actions, config.gamma)
         self.priorities = None
         if config.prioritized:
             alpha = config.priority_alpha if config.priority_alpha is not None else train_priority.ALPHA
@@ -866,33 +887,22 @@ class DQN:
 
     def gradient_step(self) -> None:
         torch, buffer = self.torch, self.buffer
-        shape = self.plan.shape
         if self.priorities is None:
             index, weights = self.sampler.integers(0, buffer.size, self.plan.batch), None
         else:
             progress = self.episode / self.plan.config.episodes
             index, weights = self.priorities.sample(self.sampler, buffer.size, self.plan.batch, progress)
         observations = torch.from_numpy(buffer.observations[index])
-        next_observations = torch.from_numpy(buffer.next_observations[index])
-        next_masks = torch.from_numpy(buffer.next_masks[index])
         actions = torch.from_numpy(buffer.actions[index])
-        rewards = torch.from_numpy(buffer.rewards[index])
-        done = torch.from_numpy(buffer.done[index])
-        with torch.no_grad():
-            next_target = self.target(next_observations.view(-1, *shape)).masked_fill(~next_masks, MASKED)
-            if self.plan.config.double:
-                # Double DQN: the online network picks the next action, the target network values it.
-                best_next = masked_outputs(self.network, next_observations, next_masks).argmax(dim=1, keepdim=True)
-                next_values = next_target.gather(1, best_next).squeeze(1)
-            else:  # plain DQN: the target network both picks and values it
-                next_values = next_target.max(dim=1).values
-            targets = rewards + self.plan.config.gamma * (1.0 - done) * next_values
+        targets = self.td_targets(index) if self.target is not None else torch.from_numpy(buffer.returns[index])
         values = self.network(observations).gather(1, actions.unsqueeze(1)).squeeze(1)
+        # Huber towards bootstrapped targets; chiamp's squared error towards returns.
+        error = torch.nn.functional.smooth_l1_loss if self.target is not None else torch.nn.functional.mse_loss
         if weights is None:
-            loss = torch.nn.functional.smooth_l1_loss(values, targets)
-        else:  # each draw's loss weighted by its importance-sampling weight; its TD error is its new priority
+            loss = error(values, targets)
+        else:  # each draw's loss weighted by its importance-sampling weight; its TD error (or return - Q) is its new priority
             assert self.priorities is not None
-            losses = torch.nn.functional.smooth_l1_loss(values, targets, reduction="none")
+            losses = error(values, targets, reduction="none")
             loss = (torch.from_numpy(weights) * losses).mean()
             self.priorities.update(index, (targets - values).detach().numpy())
         self.optimizer.zero_grad()
@@ -900,16 +910,35 @@ class DQN:
         self.optimizer.step()
         self.losses.append(float(loss.detach()))
         self.steps += 1
-        if self.steps % TARGET_SYNC == 0:
+        if self.target is not None and self.steps % TARGET_SYNC == 0:
             self.target.load_state_dict(self.network.module.state_dict())
+
+    def td_targets(self, index: np.ndarray) -> Any:
+        """r + gamma * (1 - done) * the next position's value, the next action picked as double or plain DQN picks it."""
+        torch, buffer, target = self.torch, self.buffer, self.target
+        assert target is not None
+        next_observations = torch.from_numpy(buffer.next_observations[index])
+        next_masks = torch.from_numpy(buffer.next_masks[index])
+        rewards = torch.from_numpy(buffer.rewards[index])
+        done = torch.from_numpy(buffer.done[index])
+        with torch.no_grad():
+            next_target = target(next_observations.view(-1, *self.plan.shape)).masked_fill(~next_masks, MASKED)
+            if self.plan.config.double:
+                # Double DQN: the online network picks the next action, the target network values it.
+                best_next = masked_outputs(self.network, next_observations, next_masks).argmax(dim=1, keepdim=True)
+                next_values = next_target.gather(1, best_next).squeeze(1)
+            else:  # plain DQN: the target network both picks and values it
+                next_values = next_target.max(dim=1).values
+            return rewards + self.plan.config.gamma * (1.0 - done) * next_values
 
     def finish(self) -> None:
         pass
 
     def state(self) -> tuple[dict[str, Any], train_state.Arrays]:
         replay, replay_arrays = self.buffer.state()
-        arrays = {**train_state.module_arrays("net", self.network.module), **train_state.module_arrays("target", self.target),
-                  **train_state.optimizer_arrays(self.optimizer), **replay_arrays}  # fmt: skip
+        target = train_state.module_arrays("target", self.target) if self.target is not None else {}
+        arrays = {**train_state.module_arrays("net", self.network.module), **target, **train_state.optimizer_arrays(self.optimizer),
+                  **replay_arrays}  # fmt: skip
         meta = {"rng": train_state.random_state(self.rng), "sampler": self.sampler.bit_generator.state, "steps": self.steps,
                 "episode": self.episode, "replay": replay}  # fmt: skip
         if self.priorities is not None:
@@ -919,7 +948,8 @@ class DQN:
 
     def restore(self, meta: dict[str, Any], arrays: train_state.Arrays) -> None:
         train_state.load_module(self.torch, "net", self.network.module, arrays)
-        train_state.load_module(self.torch, "target", self.target, arrays)
+        if self.target is not None:
+            train_state.load_module(self.torch, "target", self.target, arrays)
         train_state.load_optimizer(self.torch, self.optimizer, arrays)
         train_state.set_random_state(self.rng, meta["rng"])
         self.sampler.bit_generator.state = meta["sampler"]
@@ -934,8 +964,10 @@ class DQN:
         if self.priorities is not None:  # the values used, defaults included; beta is annealed from it to 1
             prioritized = {"priority_alpha": self.priorities.alpha, "priority_beta": self.priorities.beta,
                            "priority_epsilon": train_priority.EPSILON}  # fmt: skip
-        return {"replay_capacity": REPLAY_CAPACITY, "target_sync": TARGET_SYNC, "double": self.plan.config.double,
-                "epsilon": [EPSILON_START, EPSILON_END, EPSILON_DECAY_SHARE], **prioritized}  # fmt: skip
+        # With --returns (the `returns` setting), no target network to sync and no next action to pick.
+        bootstrapped = {"target_sync": TARGET_SYNC, "double": self.plan.config.double} if self.target is not None else {}
+        return {"replay_capacity": REPLAY_CAPACITY, **bootstrapped, "epsilon": [EPSILON_START, EPSILON_END, EPSILON_DECAY_SHARE],
+                **prioritized}  # fmt: skip
 
 
 # ---------------------------------------------------------------- the loop
@@ -1299,6 +1331,9 @@ def evaluate_against(plan: Plan, registry: Registry, policy: Chooser, opponent: 
               help=f"With --prioritized: sampling probability ~ priority^A (default {train_priority.ALPHA}; 0 is uniform).")
 @click.option("--priority-beta", type=float, default=None, metavar="B",
               help=f"With --prioritized: the importance-sampling exponent at the start, annealed to 1 (default {train_priority.BETA}).")
+@click.option("--returns", is_flag=True,
+              help="Regress Q toward each move's discounted return to the end of the episode (chiamp's DQN) instead of "
+                   "bootstrapped TD targets, by squared error; no target network is used (dqn).")
 @click.option("--tau", type=float, default=None, help="Target networks' soft-update share per gradient step (ddpg, 0.005).")
 @click.option("--noise", type=float, default=None, help="Standard deviation of the noise on the actor's output when acting (ddpg, 0.1).")
 @click.option("--targets", default="result", show_default=True, metavar="result|SPEC",
@@ -1344,8 +1379,8 @@ def evaluate_against(plan: Plan, registry: Registry, policy: Chooser, opponent: 
 @click.pass_obj
 def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, opponent: str | None, episodes: int, net: str,
                   representation: str | None, cell: str | None, hidden: str | None, channels: str, dueling: bool, double: bool,
-                  prioritized: bool, priority_alpha: float | None, priority_beta: float | None, tau: float | None, noise: float | None,
-                  targets: str, shaping: str | None, lr: float | None,
+                  prioritized: bool, priority_alpha: float | None, priority_beta: float | None, returns: bool, tau: float | None,
+                  noise: float | None, targets: str, shaping: str | None, lr: float | None,
                   depth: int | None, batch: int | None, gamma: float, seed: int, max_turns: int, window: int, self_pool: int,
                   snapshot_every: int, opponent_pool: str | None, log_every: int | None, eval_every: int | None, eval_games: int,
                   eval_opponent: str, out: str, resume: str | None, save_every: int | None, promote_at: float | None,
@@ -1362,7 +1397,8 @@ def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, op
                          hidden=widths, lr=lr, batch=batch, gamma=gamma, seed=seed, max_turns=max_turns,
                          window=window, net=net, channels=parse_widths(channels, "--channels"), representation=representation,
                          cell=cell, dueling=dueling, double=double, prioritized=prioritized, priority_alpha=priority_alpha,
-                         priority_beta=priority_beta, tau=tau, noise=noise, targets=targets, shaping=shaping, self_pool=self_pool,
+                         priority_beta=priority_beta, returns=returns, tau=tau, noise=noise, targets=targets, shaping=shaping,
+                         self_pool=self_pool,
                          snapshot_every=snapshot_every, opponent_pool=opponent_pool, log_every=log_every, eval_every=eval_every,
                          eval_games=eval_games, eval_opponent=eval_opponent, resume=resume, save_every=save_every,
                          promote_at=promote_at, db=command_db(ctx, db_url))  # fmt: skip

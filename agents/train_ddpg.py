@@ -47,8 +47,8 @@ class ActionReplay(ReplayBuffer):
 
     FIELDS = (*ReplayBuffer.FIELDS, "masks", "vectors")
 
-    def __init__(self, capacity: int, inputs: int, actions: int) -> None:
-        super().__init__(capacity, inputs, actions)
+    def __init__(self, capacity: int, inputs: int, actions: int, gamma: float) -> None:
+        super().__init__(capacity, inputs, actions, gamma)
         self.masks = np.zeros((capacity, actions), dtype=bool)
         self.vectors = np.zeros((capacity, actions), dtype=np.float32)
 
@@ -87,7 +87,7 @@ class DDPG:
         self.target_actor, self.target_critic = copy.deepcopy(self.network.module), copy.deepcopy(self.critic)
         self.actor_optimizer = torch.optim.Adam(self.network.module.parameters(), lr=plan.lr * ACTOR_LR_SHARE)
         self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=plan.lr)
-        self.buffer = ActionReplay(REPLAY_CAPACITY, plan.inputs, actions)
+        self.buffer = ActionReplay(REPLAY_CAPACITY, plan.inputs, actions, plan.config.gamma)
         self.tau = config.tau if config.tau is not None else TAU
         self.noise = config.noise if config.noise is not None else NOISE
         self.noise_rng = np.random.default_rng(derive_seed(config.seed, "noise"))

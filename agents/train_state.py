@@ -3,14 +3,16 @@
 `OUT.resume` (e.g. `ttt.npz.resume`) is an uncompressed zip of `.npy` arrays read without pickle, like
 the `.npz` checkpoints, holding what the checkpoint alone does not:
 - `meta`: a JSON string: format `arena-train-state` version 1, the episodes trained, the game
-  (id, version, parameters), the network's shape (algorithm, net, hidden, channels, dueling), the
-  SHA-256 of the checkpoint written with it, the learner's counters and random generators' states
-  (Python's `random` state as a list, numpy's bit generator state as a dict), the REINFORCE
-  baseline, the outcomes of the last `window` episodes and the losses since the last metrics line,
-  and, for self-play, the snapshot files this run wrote;
-- `net.*`, `target.*` (DQN's target network), `adam.*` (the optimiser's moments and step count),
-  the DQN replay buffer (`replay.*`, its filled part), REINFORCE's episodes not yet used in an
-  update (`pending.*`), or the Q-table (`q.keys`, `q.values`): float32 arrays stored bit for bit.
+  (id, version, parameters), the network's shape (algorithm, net, hidden, channels, dueling, and
+  DQN's `targets` when they are Monte-Carlo returns), the SHA-256 of the checkpoint written with
+  it, the learner's counters and random generators' states (Python's `random` state as a list,
+  numpy's bit generator state as a dict), the REINFORCE baseline, the outcomes of the last
+  `window` episodes and the losses since the last metrics line, and, for self-play, the snapshot
+  files this run wrote;
+- `net.*`, `target.*` (DQN's target network, none with `--returns`), `adam.*` (the optimiser's
+  moments and step count), the DQN replay buffer (`replay.*`, its filled part, each move's
+  discounted return included), REINFORCE's episodes not yet used in an update (`pending.*`), or
+  the Q-table (`q.keys`, `q.values`): float32 arrays stored bit for bit.
 
 The weights are stored here too, so the state of a REINFORCE run taken before its final partial batch
 was applied (the checkpoint holds the network after it) continues exactly as a longer run would.
@@ -89,11 +91,12 @@ def read_state(checkpoint: str | os.PathLike[str]) -> tuple[dict[str, Any], Arra
 
 
 def network_shape(algorithm: str, net: str, hidden: Sequence[int], channels: Sequence[int], dueling: bool,
-                  representation: str | None = None, cell: str | None = None) -> dict[str, Any]:  # fmt: skip
+                  representation: str | None = None, cell: str | None = None, returns: bool = False) -> dict[str, Any]:  # fmt: skip
     """What decides whether stored weights fit a run: the algorithm (logits or Q-values, which optimiser parts),
     the network and, of the widths, only those the network uses (and mdrnn's board representation and recurrent
     cell: the cell only when it is not the tanh one, so that the states written before `--cell` was offered, all
-    tanh, still fit a run that asks for tanh)."""
+    tanh, still fit a run that asks for tanh); and DQN's Monte-Carlo targets (`--returns`: no target network, the
+    buffer's returns read), likewise only when asked for."""
     if algorithm == "qlearning":
         return {"algorithm": algorithm}
     shapes: dict[str, dict[str, Any]] = {"mlp": {"hidden": list(hidden)}, "resmlp": {"hidden": list(hidden)},
@@ -106,7 +109,8 @@ def network_shape(algorithm: str, net: str, hidden: Sequence[int], channels: Seq
     widths = shapes[net]
     if algorithm == "ddpg":  # its critic is an MLP of every hidden width, whatever the actor's network
         widths["critic"] = list(hidden)
-    return {"algorithm": algorithm, "net": net, "dueling": dueling, **widths}
+    targets = {"targets": "returns"} if returns else {}
+    return {"algorithm": algorithm, "net": net, "dueling": dueling, **widths, **targets}
 
 
 def check_fits(meta: Mapping[str, Any], game: Mapping[str, Any], shape: Mapping[str, Any], source: str) -> None:
@@ -121,7 +125,8 @@ def check_fits(meta: Mapping[str, Any], game: Mapping[str, Any], shape: Mapping[
 
 
 def describe(shape: Mapping[str, Any]) -> str:
-    """`dqn dueling conv 8-8 + dense 32`, `reinforce mlp 64-64`, `qlearning table`, `treestrap linear weights`."""
+    """`dqn dueling conv 8-8 + dense 32`, `dqn (--returns) mlp 64-64`, `reinforce mlp 64-64`, `qlearning table`,
+    `treestrap linear weights`."""
     if shape["algorithm"] == "qlearning":
         return "qlearning table"
     if "net" not in shape:
@@ -133,7 +138,8 @@ def describe(shape: Mapping[str, Any]) -> str:
               "mdrnn": f"{channels} + dense {hidden}, {shape.get('representation')} representation, {shape.get('cell', 'tanh')} cell"
               }[shape["net"]]  # fmt: skip
     critic = f" with critic {'-'.join(str(w) for w in shape['critic'])}" if "critic" in shape else ""
-    return f"{shape['algorithm']} {dueling}{shape['net']} {widths}{critic}"
+    returns = "(--returns) " if shape.get("targets") == "returns" else ""
+    return f"{shape['algorithm']} {returns}{dueling}{shape['net']} {widths}{critic}"
 
 
 # ---------------------------------------------------------------- torch parts, bit for bit

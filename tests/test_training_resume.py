@@ -81,23 +81,26 @@ def rows_without_seconds(path: str) -> list[dict]:
     return rows
 
 
-SETUPS = [  # algorithm, network, dueling, prioritized replay, file: every learner kind, every saved format, a target network
-    ("reinforce", "mlp", False, False, "r.npz"),
-    ("dqn", "conv", True, False, "d.pt"),
-    ("dqn", "mlp", False, True, "p.npz"),
-    ("ddpg", "mlp", False, False, "g.npz"),
-    ("qlearning", "mlp", False, False, "q.npz"),
+SETUPS = [  # algorithm, network, dueling, prioritized replay, Monte-Carlo returns, file: every learner kind, every saved
+    # format, a target network and none
+    ("reinforce", "mlp", False, False, False, "r.npz"),
+    ("dqn", "conv", True, False, False, "d.pt"),
+    ("dqn", "mlp", False, True, False, "p.npz"),
+    ("dqn", "mlp", False, False, True, "m.npz"),
+    ("ddpg", "mlp", False, False, False, "g.npz"),
+    ("qlearning", "mlp", False, False, False, "q.npz"),
 ]
 
 
-@pytest.mark.parametrize("algorithm, net, dueling, prioritized, name", SETUPS,
-                         ids=[s[0] + ("-prioritized" if s[3] else "") for s in SETUPS])  # fmt: skip
-def test_a_stopped_self_play_run_resumed_ends_as_an_uninterrupted_one(tmp_path, algorithm, net, dueling, prioritized, name):
+@pytest.mark.parametrize("algorithm, net, dueling, prioritized, returns, name", SETUPS,
+                         ids=[s[0] + ("-prioritized" if s[3] else "") + ("-returns" if s[4] else "") for s in SETUPS])  # fmt: skip
+def test_a_stopped_self_play_run_resumed_ends_as_an_uninterrupted_one(tmp_path, algorithm, net, dueling, prioritized, returns, name):
     """Stopped after 37 of 100 episodes (mid-batch for REINFORCE, between snapshots, between metric lines), then
     resumed: the checkpoint, its state, every pool snapshot and every metric but the clock are the same bytes
-    (with prioritized replay, its priorities and the annealing of beta go on where they were)."""
-    settings = {"algorithm": algorithm, "net": net, "dueling": dueling, "prioritized": prioritized, "opponent": "self",
-                "snapshot_every": 15, "self_pool": 2}  # fmt: skip
+    (with prioritized replay, its priorities and the annealing of beta go on where they were; with --returns, the
+    buffer's returns, and no target network)."""
+    settings = {"algorithm": algorithm, "net": net, "dueling": dueling, "prioritized": prioritized, "returns": returns,
+                "opponent": "self", "snapshot_every": 15, "self_pool": 2}  # fmt: skip
     (tmp_path / "whole").mkdir()
     (tmp_path / "cut").mkdir()
     whole = short(tmp_path / "whole", name, **settings)
@@ -108,8 +111,8 @@ def test_a_stopped_self_play_run_resumed_ends_as_an_uninterrupted_one(tmp_path, 
     meta, arrays = read_state(cut.out)
     assert meta["episodes"] == 37 and len(meta["pool"]["own"]) == 3  # snapshots after 0, 15 and 30 episodes
     if algorithm == "dqn":
-        assert {"target.head.value.weight", "adam.0.exp_avg", "replay.observations"} <= set(arrays)
-        assert ("replay.priorities" in arrays) == prioritized
+        assert {"adam.0.exp_avg", "replay.observations", "replay.returns"} <= set(arrays)
+        assert ("target.head.value.weight" in arrays) != returns and ("replay.priorities" in arrays) == prioritized
     if algorithm == "reinforce":
         assert len(arrays["pending.lengths"]) == 37 % 16  # the episodes waiting for their batch
     summary = train(replace(cut, resume=cut.out), REGISTRY)

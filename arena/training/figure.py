@@ -85,7 +85,10 @@ def describe_learner(settings: dict[str, Any]) -> str:
     if algorithm in SEARCH_BOOTSTRAP:
         return f"{name}, linear weights, depth {settings.get('depth', '?')}"
     if algorithm == "dqn":
-        name = ("double " if settings.get("double", True) else "plain ") + name
+        if settings.get("returns"):  # chiamp's: no target network, so neither double nor plain
+            name += " on Monte-Carlo returns"
+        else:
+            name = ("double " if settings.get("double", True) else "plain ") + name
         name += " with prioritized replay" if settings.get("prioritized") else ""
     net = settings.get("net", "mlp")
     widths = _widths(settings.get("hidden") if net in ("mlp", "resmlp") else settings.get("channels"))
