@@ -104,6 +104,9 @@ BOOTSTRAP = ("treestrap", "rootstrap")
 VALUE = "value"
 ALGORITHMS = ("reinforce", "dqn", "qlearning", "ddpg", VALUE, *BOOTSTRAP)
 SELF = "self"
+#: `--validity`: the Onitama report's DDPG actor designs (agents/train_validity.py), by its names.
+VALIDITY_DESIGNS = ("actions_only", "val_after_actions", "actions_after_val", "val_branch_actions", "val_after_actions_multiply",
+                    "actions_after_val_multiply", "val_branch_actions_multiply", "dual")  # fmt: skip
 TORCH_REQUIREMENT = "torch==2.13.0"
 
 #: Defaults that differ by algorithm: learning rate, and `batch` (episodes per update for
@@ -161,6 +164,7 @@ class TrainConfig:
     save_every: int | None = None  # episodes between writes of the checkpoint and its state during the run
     promote_at: float | None = None  # curriculum: the opponent's depth + 1 when the window's win rate reaches this
     depth: int | None = None  # treestrap/rootstrap: plies searched at every move (None: train_bootstrap.DEFAULT_DEPTH)
+    validity: str | None = None  # ddpg: the Onitama report's actor design with a validity layer (train_validity.DESIGNS)
     targets: str = "result"  # value: what chosen positions move towards, the final result or an mcts spec's search value
     db: str | None = None  # where opponents given by name are registered (None: $ARENA_DB, else ./arena.db)
 
@@ -176,8 +180,10 @@ NOT_SETTINGS = ("out", "resume", "save_every", "db")
 #: Settings of one network only, left out of the others' files (so that those are byte for byte what they were before
 #: the option was offered): mdrnn's recurrent cell.
 NET_SETTINGS = {"cell": "mdrnn"}
-#: Likewise, settings of one algorithm only: what --algorithm value learns from, and DQN's --returns.
-ALGORITHM_SETTINGS = {"targets": VALUE, "returns": "dqn"}
+#: Likewise, settings of one algorithm only: what --algorithm value learns from, DQN's --returns, DDPG's --validity.
+ALGORITHM_SETTINGS = {"targets": VALUE, "returns": "dqn", "validity": "ddpg"}
+#: Settings left out while unset, also by their own algorithm (plain DDPG's files are what they were before --validity).
+UNSET_SETTINGS = ("validity",)
 
 
 @dataclass(frozen=True)
@@ -345,7 +351,12 @@ def check_numbers(config: TrainConfig) -> None:
 
 
 def check_ddpg(config: TrainConfig) -> None:
-    """--tau in (0, 1] and --noise at least 0, for --algorithm ddpg only."""
+    """--tau in (0, 1] and --noise at least 0, --validity one of the report's designs on a network with a feature output,
+    for --algorithm ddpg only."""
+    if config.validity is not None:
+        from agents.train_validity import check_validity
+
+        check_validity(config)
     for name, value in (("tau", config.tau), ("noise", config.noise)):
         if value is None:
             continue
@@ -381,7 +392,8 @@ def check_priorities(config: TrainConfig) -> None:
 
 def check_suffix(config: TrainConfig) -> None:
     """`.npz` for the plain MLP and the Q-table, `.pt` (TorchScript) for every other network."""
-    npz = config.algorithm == "qlearning" or (config.algorithm != VALUE and train_nets.saves_npz(config.net, config.dueling))
+    npz = config.algorithm == "qlearning" or (config.algorithm != VALUE and config.validity is None
+                                              and train_nets.saves_npz(config.net, config.dueling))  # fmt: skip
     wanted = ".npz" if npz else ".pt"
     if Path(config.out).suffix.lower() != wanted:
         what = "TorchScript" if wanted == ".pt" else "the .npz checkpoint"
@@ -452,7 +464,7 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
 
 def network_shape(config: TrainConfig) -> dict[str, Any]:
     return train_state.network_shape(config.algorithm, config.net, config.widths, config.channels, config.dueling, config.representation,
-                                     config.cell, config.returns)  # fmt: skip
+                                     config.cell, config.returns, config.validity)  # fmt: skip
 
 
 def deeper(registry: Registry, entry: AgentEntry, game: arena.Game) -> AgentEntry | None:
@@ -620,13 +632,16 @@ class Net:
     `.npz` checkpoint does; other shapes run the torch module without gradients.
     """
 
-    def __init__(self, torch: Any, plan: Plan) -> None:
+    def __init__(self, torch: Any, plan: Plan, module: Any = None) -> None:
+        """The network `--net` asks for, or `module` (always saved as TorchScript)."""
         config = plan.config
         self.torch = torch
         self.shape = plan.shape
-        self.module = train_nets.build(config.net, plan.game, plan.shape, config.widths, config.channels, config.dueling,
-                                       config.representation, config.cell)  # fmt: skip
-        self.npz = train_nets.saves_npz(config.net, config.dueling)
+        self.npz = module is None and train_nets.saves_npz(config.net, config.dueling)
+        if module is None:
+            module = train_nets.build(config.net, plan.game, plan.shape, config.widths, config.channels, config.dueling,
+                                      config.representation, config.cell)  # fmt: skip
+        self.module = module
         self.layers: Layers = []
         self.refresh()
 
@@ -667,7 +682,7 @@ def torchscript_metadata(game: arena.Game, output: str, algorithm: str, training
     metadata = {"format": "arena-torchscript", "version": 1, **game_description(game), "net": training["net"],
                 "dueling": training["dueling"], "size_independent": training["net"] in train_nets.SIZE_INDEPENDENT,
                 "output": output, "algorithm": algorithm, "training": training}  # fmt: skip
-    for key in ("representation", "cell"):  # mdrnn's
+    for key in ("representation", "cell", "validity"):  # mdrnn's; ddpg's actor design
         if training.get(key):
             metadata[key] = training[key]
     return metadata
@@ -1025,6 +1040,7 @@ class NetworkLearner:
         self.losses = core.losses
         self.choose, self.learn, self.epsilon, self.settings = core.choose, core.learn, core.epsilon, core.settings
         self.finish, self.state, self.restore = core.finish, core.state, core.restore
+        self.train_metrics: Callable[[], dict[str, Any]] = getattr(core, "train_metrics", dict)  # ddpg --validity's
 
     def greedy(self) -> Chooser:
         return greedy_policy(self.core.network.values)
@@ -1042,6 +1058,10 @@ def make_learner(torch: Any, plan: Plan) -> Learner:
         from agents.tabular_q import TabularQ
 
         return TabularQ(plan)
+    if algorithm == "ddpg" and plan.config.validity is not None:
+        from agents.train_validity import ValidityDDPG
+
+        return NetworkLearner(ValidityDDPG(torch, plan), plan)
     if algorithm == "ddpg":
         from agents.train_ddpg import DDPG
 
@@ -1155,7 +1175,7 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
         if config.net != net:
             del settings[key]
     for key, algorithm in ALGORITHM_SETTINGS.items():
-        if config.algorithm != algorithm:
+        if config.algorithm != algorithm or (key in UNSET_SETTINGS and settings[key] is None):
             del settings[key]
     resumed = plan.resumed
     first, earlier_seconds, previous_rows = 0, 0.0, []
@@ -1215,7 +1235,8 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
                     final_state, final_losses = learner.state(), list(learner.losses)
                     learner.finish()
                 if done % plan.log_every == 0 or done == config.episodes:
-                    write_train_row(metrics, done, tally, learner.losses, learner.epsilon(), earlier_seconds + time.perf_counter() - start)
+                    write_train_row(metrics, done, tally, learner.losses, learner.epsilon(), earlier_seconds + time.perf_counter() - start,
+                                    getattr(learner, "train_metrics", dict)())  # fmt: skip
                 if plan.evaluator is not None and (done % plan.eval_every == 0 or done == config.episodes):
                     last_eval = write_eval_row(metrics, done, plan.evaluator.label, config.eval_games,
                                                evaluate(plan, registry, learner.greedy()))  # fmt: skip
@@ -1248,11 +1269,13 @@ def interruption(config: TrainConfig, number: int) -> TrainingInterrupted:
                                f"go on with the same command and --resume {config.out}")  # fmt: skip
 
 
-def write_train_row(metrics: MetricsWriter, done: int, tally: Tally, losses: list[float], epsilon: float | None, seconds: float) -> None:
-    """A `train` line: the rates over the window, the mean loss since the last line (then emptied), epsilon, the clock."""
+def write_train_row(metrics: MetricsWriter, done: int, tally: Tally, losses: list[float], epsilon: float | None, seconds: float,
+                    extra: dict[str, Any] | None = None) -> None:  # fmt: skip
+    """A `train` line: the rates over the window, the mean loss since the last line (then emptied), epsilon, the clock,
+    and what the learner adds (`extra`: ddpg --validity's valid_rate and validity_loss)."""
     win, draw, loss = tally.rates()
     metrics.write("train", episode=done, window=len(tally.recent), win_rate=win, draw_rate=draw, loss_rate=loss,
-                  loss=float(np.mean(losses)) if losses else None, epsilon=epsilon, seconds=round(seconds, 3))  # fmt: skip
+                  loss=float(np.mean(losses)) if losses else None, epsilon=epsilon, seconds=round(seconds, 3), **(extra or {}))  # fmt: skip
     losses.clear()
 
 
@@ -1336,6 +1359,9 @@ def evaluate_against(plan: Plan, registry: Registry, policy: Chooser, opponent: 
                    "bootstrapped TD targets, by squared error; no target network is used (dqn).")
 @click.option("--tau", type=float, default=None, help="Target networks' soft-update share per gradient step (ddpg, 0.005).")
 @click.option("--noise", type=float, default=None, help="Standard deviation of the noise on the actor's output when acting (ddpg, 0.1).")
+@click.option("--validity", type=click.Choice(VALIDITY_DESIGNS), default=None,
+              help="ddpg: the Onitama report's actor with a validity layer learning the legal actions' mask, by its design's "
+                   "name (actions_only: its baseline, without one); records valid_rate in the metrics (mlp, resmlp, conv; .pt).")
 @click.option("--targets", default="result", show_default=True, metavar="result|SPEC",
               help="value: what each chosen position moves towards: the game's result, or the value of an mcts search from it "
                    "(e.g. mcts:simulations=30; rollout=heuristic plays out by the game's heuristic).")
@@ -1380,7 +1406,7 @@ def evaluate_against(plan: Plan, registry: Registry, policy: Chooser, opponent: 
 def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, opponent: str | None, episodes: int, net: str,
                   representation: str | None, cell: str | None, hidden: str | None, channels: str, dueling: bool, double: bool,
                   prioritized: bool, priority_alpha: float | None, priority_beta: float | None, returns: bool, tau: float | None,
-                  noise: float | None, targets: str, shaping: str | None, lr: float | None,
+                  noise: float | None, validity: str | None, targets: str, shaping: str | None, lr: float | None,
                   depth: int | None, batch: int | None, gamma: float, seed: int, max_turns: int, window: int, self_pool: int,
                   snapshot_every: int, opponent_pool: str | None, log_every: int | None, eval_every: int | None, eval_games: int,
                   eval_opponent: str, out: str, resume: str | None, save_every: int | None, promote_at: float | None,
@@ -1397,8 +1423,8 @@ def train_command(ctx: CommandContext | None, game_spec: str, algorithm: str, op
                          hidden=widths, lr=lr, batch=batch, gamma=gamma, seed=seed, max_turns=max_turns,
                          window=window, net=net, channels=parse_widths(channels, "--channels"), representation=representation,
                          cell=cell, dueling=dueling, double=double, prioritized=prioritized, priority_alpha=priority_alpha,
-                         priority_beta=priority_beta, returns=returns, tau=tau, noise=noise, targets=targets, shaping=shaping,
-                         self_pool=self_pool,
+                         priority_beta=priority_beta, returns=returns, tau=tau, noise=noise, validity=validity, targets=targets,
+                         shaping=shaping, self_pool=self_pool,
                          snapshot_every=snapshot_every, opponent_pool=opponent_pool, log_every=log_every, eval_every=eval_every,
                          eval_games=eval_games, eval_opponent=eval_opponent, resume=resume, save_every=save_every,
                          promote_at=promote_at, db=command_db(ctx, db_url))  # fmt: skip

@@ -92,7 +92,7 @@ NETWORK_OPTIONS = (("net", "--net", "mlp"), ("hidden", "--hidden", None), ("chan
                    ("batch", "--batch", None), ("gamma", "--gamma", 0.99), ("self_pool", "--self-pool", 1),
                    ("snapshot_every", "--snapshot-every", SELF_REFRESH), ("opponent_pool", "--opponent-pool", None),
                    ("promote_at", "--promote-at", None), ("cell", "--cell", None), ("targets", "--targets", "result"),
-                   ("returns", "--returns", False))  # fmt: skip
+                   ("returns", "--returns", False), ("validity", "--validity", None))  # fmt: skip
 
 Node = tuple[Sequence[float], float]  # an interior node's features and its search value
 

@@ -2,8 +2,9 @@
 
 - The **actor** is one of `arena train`'s networks (`--net mlp|conv|fcn`) with one output per action
   id; its action vector mu(s) is the softmax of those outputs over the legal actions (illegal ones
-  exactly 0). Arena masks illegal actions, as it does for every learner, instead of learning the
-  report's validity head.
+  exactly 0): Arena masks illegal actions, as it does for every learner (the report's "hand of god").
+  `--validity DESIGN` gives it instead one of the report's eight actors with a validity layer that
+  learns the mask of legal actions (agents/train_validity.py).
 - The **critic** Q(s, a) is an MLP (the `--hidden` widths) over the flattened observation and an
   action vector (agents/train_modules.py `Critic`).
 - **Acting**: Gaussian noise of standard deviation `--noise` (0.1) is added to mu(s) and the executed
@@ -82,7 +83,7 @@ class DDPG:
         config = plan.config
         self.torch, self.plan = torch, plan
         actions = plan.game.num_distinct_actions
-        self.network = Net(torch, plan)  # the actor
+        self.network = self.actor(torch, plan)
         self.critic = Critic(plan.inputs, actions, config.widths)
         self.target_actor, self.target_critic = copy.deepcopy(self.network.module), copy.deepcopy(self.critic)
         self.actor_optimizer = torch.optim.Adam(self.network.module.parameters(), lr=plan.lr * ACTOR_LR_SHARE)
@@ -97,11 +98,19 @@ class DDPG:
         self.episode = 0
         self.losses: list[float] = []
 
+    def actor(self, torch: Any, plan: Plan) -> Net:
+        """The actor network: `--net`'s, one output per action id."""
+        return Net(torch, plan)
+
     def epsilon(self) -> float | None:
         return None
 
     def choose(self, observation: np.ndarray, legal: list[int], state: arena.State) -> int:
-        vector = action_vector(self.network.values(observation), legal)
+        return self.act(self.network.values(observation), legal)
+
+    def act(self, logits: np.ndarray, legal: list[int]) -> int:
+        """The legal action of greatest noisy mu(s), mu(s) the softmax of the actor's outputs `logits` over `legal`."""
+        vector = action_vector(logits, legal)
         noisy = vector + self.noise_rng.normal(0.0, self.noise, len(vector)).astype(np.float32)
         stored = np.zeros_like(noisy)
         stored[legal] = noisy[legal]

@@ -158,3 +158,49 @@ class FCN(nn.Module):
         if self.dueling:
             return self.value(features.mean(dim=(2, 3))) + values - values.mean(dim=1, keepdim=True)
         return values
+
+
+class ValidityActor(nn.Module):
+    """The Onitama report's DDPG actors with a validity layer (its section 5, agents/train_validity.py): a preprocess (one
+    of the networks with a feature output) then ReLU, an action layer (softmax) and a validity layer (sigmoid, learning
+    the 0/1 mask of legal actions), both linear to one output per action id, arranged by `design`:
+    `val_after_actions` (the validity layer reads the action layer's softmax), `actions_after_val` (the action layer
+    reads the validity layer's sigmoid), `val_branch_actions` (both read the preprocess), `dual` (each its own
+    preprocess: `second`), or `actions_only` (no validity layer). With `_multiply` (and `dual`) the policy is
+    softmax(actions) * validity, renormalised: `forward` gives log softmax(actions) + log sigmoid(validity), whose
+    softmax over the legal actions is that product renormalised; otherwise the action logits. `outputs` gives those and
+    the validity logits (zeros for `actions_only`)."""
+
+    def __init__(self, preprocess: nn.Module, features: int, actions: int, design: str, second: nn.Module | None = None) -> None:
+        super().__init__()
+        self.order = design.removesuffix("_multiply")
+        self.multiply = design.endswith("_multiply") or design == "dual"
+        self.preprocess = preprocess
+        self.validity_preprocess = second if second is not None else nn.Identity()
+        self.actions = Dense(actions if self.order == "actions_after_val" else features, actions)
+        width = actions if self.order == "val_after_actions" else features
+        self.validity = nn.Identity() if self.order == "actions_only" else Dense(width, actions)
+
+    def outputs(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        features = torch.relu(self.preprocess(x))
+        if self.order == "val_after_actions":
+            actions = self.actions(features)
+            validity = self.validity(torch.softmax(actions, dim=1))
+        elif self.order == "actions_after_val":
+            validity = self.validity(features)
+            actions = self.actions(torch.sigmoid(validity))
+        elif self.order == "dual":
+            actions = self.actions(features)
+            validity = self.validity(torch.relu(self.validity_preprocess(x)))
+        elif self.order == "val_branch_actions":
+            actions = self.actions(features)
+            validity = self.validity(features)
+        else:  # actions_only
+            actions = self.actions(features)
+            validity = torch.zeros_like(actions)
+        if self.multiply:
+            return torch.log_softmax(actions, dim=1) + nn.functional.logsigmoid(validity), validity
+        return actions, validity
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.outputs(x)[0]

@@ -91,12 +91,13 @@ def read_state(checkpoint: str | os.PathLike[str]) -> tuple[dict[str, Any], Arra
 
 
 def network_shape(algorithm: str, net: str, hidden: Sequence[int], channels: Sequence[int], dueling: bool,
-                  representation: str | None = None, cell: str | None = None, returns: bool = False) -> dict[str, Any]:  # fmt: skip
+                  representation: str | None = None, cell: str | None = None, returns: bool = False,
+                  validity: str | None = None) -> dict[str, Any]:  # fmt: skip
     """What decides whether stored weights fit a run: the algorithm (logits or Q-values, which optimiser parts),
     the network and, of the widths, only those the network uses (and mdrnn's board representation and recurrent
     cell: the cell only when it is not the tanh one, so that the states written before `--cell` was offered, all
     tanh, still fit a run that asks for tanh); and DQN's Monte-Carlo targets (`--returns`: no target network, the
-    buffer's returns read), likewise only when asked for."""
+    buffer's returns read), and DDPG's actor design (`--validity`), likewise only when asked for."""
     if algorithm == "qlearning":
         return {"algorithm": algorithm}
     shapes: dict[str, dict[str, Any]] = {"mlp": {"hidden": list(hidden)}, "resmlp": {"hidden": list(hidden)},
@@ -110,7 +111,8 @@ def network_shape(algorithm: str, net: str, hidden: Sequence[int], channels: Seq
     if algorithm == "ddpg":  # its critic is an MLP of every hidden width, whatever the actor's network
         widths["critic"] = list(hidden)
     targets = {"targets": "returns"} if returns else {}
-    return {"algorithm": algorithm, "net": net, "dueling": dueling, **widths, **targets}
+    design = {"validity": validity} if validity else {}
+    return {"algorithm": algorithm, "net": net, "dueling": dueling, **widths, **targets, **design}
 
 
 def check_fits(meta: Mapping[str, Any], game: Mapping[str, Any], shape: Mapping[str, Any], source: str) -> None:
@@ -139,7 +141,8 @@ def describe(shape: Mapping[str, Any]) -> str:
               }[shape["net"]]  # fmt: skip
     critic = f" with critic {'-'.join(str(w) for w in shape['critic'])}" if "critic" in shape else ""
     returns = "(--returns) " if shape.get("targets") == "returns" else ""
-    return f"{shape['algorithm']} {returns}{dueling}{shape['net']} {widths}{critic}"
+    design = f" ({shape['validity']} actor)" if shape.get("validity") else ""
+    return f"{shape['algorithm']} {returns}{dueling}{shape['net']} {widths}{critic}{design}"
 
 
 # ---------------------------------------------------------------- torch parts, bit for bit

@@ -81,25 +81,29 @@ def rows_without_seconds(path: str) -> list[dict]:
     return rows
 
 
-SETUPS = [  # algorithm, network, dueling, prioritized replay, Monte-Carlo returns, file: every learner kind, every saved
-    # format, a target network and none
-    ("reinforce", "mlp", False, False, False, "r.npz"),
-    ("dqn", "conv", True, False, False, "d.pt"),
-    ("dqn", "mlp", False, True, False, "p.npz"),
-    ("dqn", "mlp", False, False, True, "m.npz"),
-    ("ddpg", "mlp", False, False, False, "g.npz"),
-    ("qlearning", "mlp", False, False, False, "q.npz"),
+SETUPS = [  # algorithm, network, dueling, prioritized replay, Monte-Carlo returns, DDPG's validity design, file: every learner
+    # kind, every saved format, a target network and none
+    ("reinforce", "mlp", False, False, False, None, "r.npz"),
+    ("dqn", "conv", True, False, False, None, "d.pt"),
+    ("dqn", "mlp", False, True, False, None, "p.npz"),
+    ("dqn", "mlp", False, False, True, None, "m.npz"),
+    ("ddpg", "mlp", False, False, False, None, "g.npz"),
+    ("ddpg", "mlp", False, False, False, "val_branch_actions_multiply", "v.pt"),
+    ("qlearning", "mlp", False, False, False, None, "q.npz"),
 ]
 
 
-@pytest.mark.parametrize("algorithm, net, dueling, prioritized, returns, name", SETUPS,
-                         ids=[s[0] + ("-prioritized" if s[3] else "") + ("-returns" if s[4] else "") for s in SETUPS])  # fmt: skip
-def test_a_stopped_self_play_run_resumed_ends_as_an_uninterrupted_one(tmp_path, algorithm, net, dueling, prioritized, returns, name):
+@pytest.mark.parametrize("algorithm, net, dueling, prioritized, returns, validity, name", SETUPS,
+                         ids=[s[0] + ("-prioritized" if s[3] else "") + ("-returns" if s[4] else "") + (f"-{s[5]}" if s[5] else "")
+                              for s in SETUPS])  # fmt: skip
+def test_a_stopped_self_play_run_resumed_ends_as_an_uninterrupted_one(tmp_path, algorithm, net, dueling, prioritized, returns, validity,
+                                                                       name):  # fmt: skip
     """Stopped after 37 of 100 episodes (mid-batch for REINFORCE, between snapshots, between metric lines), then
     resumed: the checkpoint, its state, every pool snapshot and every metric but the clock are the same bytes
     (with prioritized replay, its priorities and the annealing of beta go on where they were; with --returns, the
-    buffer's returns, and no target network)."""
-    settings = {"algorithm": algorithm, "net": net, "dueling": dueling, "prioritized": prioritized, "returns": returns,
+    buffer's returns, and no target network; with a validity design, its layers, its valid rate's window and its validity
+    losses since the last metric line)."""
+    settings = {"algorithm": algorithm, "net": net, "dueling": dueling, "prioritized": prioritized, "returns": returns, "validity": validity,
                 "opponent": "self", "snapshot_every": 15, "self_pool": 2}  # fmt: skip
     (tmp_path / "whole").mkdir()
     (tmp_path / "cut").mkdir()
@@ -115,6 +119,8 @@ def test_a_stopped_self_play_run_resumed_ends_as_an_uninterrupted_one(tmp_path, 
         assert ("target.head.value.weight" in arrays) != returns and ("replay.priorities" in arrays) == prioritized
     if algorithm == "reinforce":
         assert len(arrays["pending.lengths"]) == 37 % 16  # the episodes waiting for their batch
+    if validity:
+        assert {"net.validity.weight", "target.validity.weight"} <= set(arrays) and len(meta["learner"]["validity"]["recent"]) == 30
     summary = train(replace(cut, resume=cut.out), REGISTRY)
     assert summary.episodes == 100
     for folder in ("whole", "cut"):

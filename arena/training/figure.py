@@ -1,8 +1,8 @@
 """The training-curve figure: win rate (training window and evaluations) and loss against episodes.
 
 Like the reports' training figures (Onitama 6.1-6.9, Santorini 5-8, Dots and Boxes 5-6): the top
-panel shows the win, draw and loss rates over the last `window` training episodes and, as
-points, the win rate against the fixed evaluation opponent; the bottom panel the training loss
+panel shows the win, draw and loss rates over the last `window` training episodes (and, for DDPG with
+a validity layer, the valid rate) and, as points, the win rate against the fixed evaluation opponent; the bottom panel the training loss
 (and the exploration rate epsilon on a second axis where the algorithm has one). Several runs
 (`comparison_figure`) are drawn on shared axes instead, as the Dots and Boxes report's figure 6
 compares training with and without prioritized replay: each run's mean reward over its training
@@ -17,6 +17,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 WIN_COLOR, DRAW_COLOR, LOSS_COLOR, EVAL_COLOR, EPSILON_COLOR = "#2e7d32", "#9e9e9e", "#c62828", "#1565c0", "#ef6c00"
+VALID_COLOR = "#6a1b9a"
 
 
 def _series(rows: Sequence[dict[str, Any]], key: str) -> tuple[list[int], list[float]]:
@@ -34,6 +35,10 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
     for key, color, label in (("win_rate", WIN_COLOR, "win"), ("draw_rate", DRAW_COLOR, "draw"), ("loss_rate", LOSS_COLOR, "loss")):
         x, y = _series(train, key)
         top.plot(x, y, color=color, label=f"{label} rate, last {window} training episodes", linewidth=1.6)
+    vx, vy = _series(train, "valid_rate")  # ddpg --validity: the Onitama report's valid rate (its figures 6.1-6.8)
+    if vx:
+        top.plot(vx, vy, color=VALID_COLOR, linestyle="--", linewidth=1.4,
+                 label=f"valid rate: best action before the mask legal, last {window} training episodes")  # fmt: skip
     if evals:
         x, y = _series(evals, "win_rate")
         opponent, games = evals[-1]["opponent"], evals[-1]["games"]
@@ -101,7 +106,8 @@ def describe_learner(settings: dict[str, Any]) -> str:
         widths += f", {settings['representation']} representation" if settings.get("representation") else ""
         widths += f", {str(settings['cell']).upper()} cell" if settings.get("cell", "tanh") != "tanh" else ""  # the report's tanh unsaid
     network = " ".join(part for part in ("dueling" if settings.get("dueling") else "", NET_NAMES.get(net, str(net)), widths) if part)
-    critic = f" actor, MLP {_widths(settings.get('hidden'))} critic" if algorithm == "ddpg" else ""
+    design = f" {settings['validity']}" if settings.get("validity") else ""  # --validity: the Onitama report's actor design
+    critic = f"{design} actor, MLP {_widths(settings.get('hidden'))} critic" if algorithm == "ddpg" else ""
     return f"{name}, {network}{critic}"
 
 

@@ -4,6 +4,9 @@ One object per line, flushed as written, so a run stopped half-way still has its
 - `{"kind": "train", "episode", "window", "win_rate", "draw_rate", "loss_rate", "loss", "epsilon", "seconds"}`
   every `log_every` episodes: rates over the last `window` episodes, the mean training loss since
   the previous line (null before the first update), the exploration rate (null when the algorithm has none);
+  with `arena train --algorithm ddpg --validity`, also `valid_rate` (the share of the window's learner moves whose
+  best action before the legal mask was legal) and `validity_loss` (the validity layer's mean squared error since
+  the previous line);
 - `{"kind": "eval", "episode", "opponent", "games", "win_rate", "draw_rate", "loss_rate"}` every
   `eval_every` episodes: the learner playing its best action against a fixed opponent on fixed seeds.
 The first line is `{"kind": "settings", ...}`: what was trained and how.
