@@ -434,7 +434,7 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
         from agents.train_value import check_game, target_search
 
         check_game(game, opponent)
-        targets = target_search(registry, config.targets, game)
+        targets = target_search(registry, config.targets, game, config.db)
     if config.promote_at is not None and (opponent is None or "depth" not in opponent.params):
         raise arena.ArenaError(f"--promote-at raises the opponent's depth: give an opponent with a depth parameter "
                                f"(e.g. minimax:depth=1), not '{config.opponent}'")  # fmt: skip

@@ -48,6 +48,7 @@ from agents.neural_train import (
     torchscript_metadata,
 )
 from arena.agents import AgentEntry, one_agent, resolve
+from arena.library.catalog import stored_agent_lookup
 from arena.match import LOSS, WIN, outcomes_from_returns
 from arena.seeding import derive_seed
 
@@ -87,13 +88,13 @@ def check_game(game: arena.Game, opponent: object | None) -> None:
                                "not --opponent self")  # fmt: skip
 
 
-def target_search(registry: Registry, text: str, game: arena.Game) -> AgentEntry | None:
-    """`--targets`: None for `result`, else the mcts agent (UCB1 and play-outs, a number of simulations) whose search
-    from each chosen position gives that position's target: the Santorini report's MCTS_ANN and MCTS_CNN, and with
-    rollout=heuristic its Combined."""
+def target_search(registry: Registry, text: str, game: arena.Game, db: str | None = None) -> AgentEntry | None:
+    """`--targets`: None for `result`, else the mcts agent (UCB1 and play-outs, a number of simulations; a spec or a
+    name registered in `db`) whose search from each chosen position gives that position's target: the Santorini
+    report's MCTS_ANN and MCTS_CNN, and with rollout=heuristic its Combined."""
     if text == RESULT:
         return None
-    spec, named = one_agent(registry, text, "--targets", "target search")
+    spec, named = one_agent(registry, text, "--targets", "target search", stored_agent_lookup(db))
     entry = resolve(registry, spec, game, named)
     if entry.type_id != "mcts" or entry.params.get("model") or entry.params.get("time"):
         raise arena.ArenaError(f"--targets takes '{RESULT}' or an mcts spec of simulations and play-outs (e.g. "

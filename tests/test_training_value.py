@@ -152,6 +152,18 @@ def test_targets_are_for_the_value_learner_only(tmp_path, arena_cli, monkeypatch
     assert refused.exit_code == 2 and "it takes no --targets" in refused.stderr
 
 
+def test_targets_take_an_mcts_agent_registered_by_name(tmp_path, arena_cli):
+    arena_cli("agents", "register", "quick-mcts", "--type", "mcts", "--param", "simulations=4")
+    out = tmp_path / "named.pt"
+    arena_cli("train", "--game", "tic_tac_toe", "--algorithm", "value", "--targets", "quick-mcts", "--episodes", "10",
+              "--eval-games", "0", "--quiet", "--out", str(out))  # fmt: skip
+    assert load_torchscript(torch, str(out))[1]["training"]["targets"] == "quick-mcts"
+    arena_cli("agents", "register", "not-a-search", "--type", "greedy")
+    refused = arena_cli("train", "--game", "tic_tac_toe", "--algorithm", "value", "--targets", "not-a-search", "--out",
+                        str(tmp_path / "x.pt"), ok=False)  # fmt: skip
+    assert refused.exit_code == 2 and "--targets takes 'result' or an mcts spec" in refused.stderr
+
+
 def test_a_search_value_is_for_the_seat_to_move():
     """MCTSAgent.root_value, the --targets value: positive where the seat to move wins in one, negative where it
     cannot stop the other's two threats (tic-tac-toe, 300 simulations of random play-outs)."""
