@@ -13,7 +13,9 @@ Q-learning on 2x2 Dots and Boxes also prints training games per second (the repo
 about 80 s, 1250 games/s). The fully convolutional Dots and Boxes network trained on 3x3 is also
 evaluated on 2x2 and 4x4 (the report's tables 7 and 8). Its MDRNN on the box and the edge
 representation, trained against greedy on 3x3, is the report's table 3; the same on the edge
-representation with a GRU cell (`--cell gru`), its section 2.6.
+representation with a GRU cell (`--cell gru`), its section 2.6. The Santorini report's value networks
+(`--algorithm value`, from final results and from MCTS searches) are evaluated as they play, one ply ahead;
+chiamp's DQN on Monte-Carlo returns and the Onitama report's validity-head actor have set-ups too.
 
 Training is reproducible for one seed on one machine (torch seeded, one thread), not bit for bit
 across machines: CPU kinds, BLAS builds and torch versions change the last bits of sums, and
@@ -80,6 +82,19 @@ SETUPS = (
     Setup("onitama-ddpg", "Onitama report: DDPG against minimax depth 1, depth + 1 when it wins 60 of the last 100, study5 cards",
           {"game": "onitama:cards=study5", "algorithm": "ddpg", "opponent": "minimax:depth=1", "promote_at": 0.6, "window": 100},
           1_000, opponents=("random", "minimax:depth=1")),
+    Setup("onitama-ddpg-validity", "Onitama report section 5: DDPG with the val_branch_actions actor (its pick for extended training)",
+          {"game": "onitama:cards=study5", "algorithm": "ddpg", "opponent": "minimax:depth=1", "promote_at": 0.6, "window": 100,
+           "net": "conv", "validity": "val_branch_actions"}, 500, ".pt", opponents=("random", "minimax:depth=1")),
+    Setup("santorini-value-ann", "Santorini report: ANN (hidden 256, 64) learned from final results, 92% against random (10,000 games)",
+          {"game": "santorini", "algorithm": "value", "opponent": "random", "hidden": (256, 64)}, 2_000, ".pt"),
+    Setup("santorini-value-cnn", "Santorini report: CNN (two 16-channel convolutions) learned from final results, 98% against random",
+          {"game": "santorini", "algorithm": "value", "opponent": "random", "net": "conv", "channels": (16, 16), "hidden": (64,)},
+          2_000, ".pt"),
+    Setup("santorini-mcts-ann", "Santorini report: MCTS_ANN, positions valued by 30-simulation MCTS searches, 99% against random",
+          {"game": "santorini", "algorithm": "value", "opponent": "random", "hidden": (256, 64), "targets": "mcts:simulations=30"},
+          300, ".pt"),
+    Setup("c4-dqn-returns", "chiamp's DQN (Monte-Carlo returns, no target network) on connect four against greedy",
+          {"game": "connect_four", "algorithm": "dqn", "opponent": "greedy", "returns": True}, 2_000),
     Setup("dab22-qlearning", "Dots and Boxes report table 2: tabular Q on 2x2 against greedy, 30% wins after 100,000 games",
           {"game": "dots_and_boxes:rows=2,cols=2", "algorithm": "qlearning", "opponent": "greedy"}, 20_000),
     Setup("dab22-qlearning-random", "Dots and Boxes report table 1: tabular Q on 2x2 trained against random",
