@@ -37,6 +37,8 @@ import arena
 NETS = ("mlp", "resmlp", "conv", "fcn", "mdrnn")
 #: Networks over the flattened observation, whatever its shape (the others read board planes).
 FLAT = ("mlp", "resmlp")
+#: Networks whose output layer can have any width (`build(outputs=...)`): the others read one output per board cell.
+FEATURE_NETS = ("mlp", "resmlp", "conv")
 #: Networks that play every board size of their game (the metadata's `size_independent`).
 SIZE_INDEPENDENT = ("fcn", "mdrnn")
 #: `--net mdrnn`'s board representations (agents/train_mdrnn.py); the first is the default.

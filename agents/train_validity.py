@@ -43,8 +43,6 @@ if TYPE_CHECKING:
     from agents.train_state import Arrays
 
 DESIGNS = VALIDITY_DESIGNS
-#: The networks a preprocess can be: those with a flat feature output (fcn and mdrnn give one output per board cell).
-PREPROCESS_NETS = ("mlp", "resmlp", "conv")
 
 
 def check_validity(config: TrainConfig) -> None:
@@ -53,8 +51,8 @@ def check_validity(config: TrainConfig) -> None:
         raise arena.ArenaError(f"unknown --validity design '{config.validity}' (choose {', '.join(DESIGNS)})")
     if config.algorithm != "ddpg":
         raise arena.ArenaError(f"--validity is a design of DDPG's actor: use it with --algorithm ddpg, not {config.algorithm}")
-    if config.net not in PREPROCESS_NETS:
-        raise arena.ArenaError(f"--validity builds its layers on a network's features: use --net {', '.join(PREPROCESS_NETS)}, "
+    if config.net not in train_nets.FEATURE_NETS:
+        raise arena.ArenaError(f"--validity builds its layers on a network's features: use --net {', '.join(train_nets.FEATURE_NETS)}, "
                                f"not {config.net}")  # fmt: skip
 
 

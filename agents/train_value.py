@@ -41,6 +41,7 @@ from agents.neural_train import (
     EPSILON_DECAY_SHARE,
     EPSILON_END,
     EPSILON_START,
+    VALUE,
     Chooser,
     TrainConfig,
     Trajectory,
@@ -57,11 +58,8 @@ if TYPE_CHECKING:
     from agents.neural_train import Plan, Values
     from arena.plugins import Registry
 
-ALGORITHM = "value"
 RESULT = "result"  # --targets: the game's final result
 OUTPUT = VALUE_OUTPUT
-#: The networks that end in a single output (the others read their outputs off the board, one per action).
-NETS = ("mlp", "resmlp", "conv")
 
 #: An afterstate: its observation for the seat to move there; +1 if that is the learner, else -1; the position itself
 #: when a search values it (--targets SPEC), else None.
@@ -70,8 +68,9 @@ Afterstate = tuple[np.ndarray, float, arena.State | None]
 
 def check_options(config: TrainConfig) -> None:
     """Refuse, in one line, what an afterstate value learner cannot use."""
-    if config.net not in NETS:
-        raise arena.ArenaError(f"--algorithm value learns one value per position: --net {', '.join(NETS)}, not {config.net}")
+    if config.net not in train_nets.FEATURE_NETS:
+        raise arena.ArenaError(f"--algorithm value learns one value per position: --net {', '.join(train_nets.FEATURE_NETS)}, "
+                               f"not {config.net}")  # fmt: skip
     if config.shaping is not None:
         raise arena.ArenaError("--algorithm value learns from the final result only: it takes no --shaping")
     if config.batch is not None:
@@ -212,7 +211,7 @@ class AfterstateValue:
         raise arena.ArenaError("--algorithm value has no policy to play as a self-play opponent")
 
     def save(self, path: str, training: dict[str, Any]) -> None:
-        metadata = torchscript_metadata(self.plan.game, OUTPUT, ALGORITHM, training)
+        metadata = torchscript_metadata(self.plan.game, OUTPUT, VALUE, training)
         train_nets.save_torchscript(self.torch, self.module, path, metadata)
         self.module.train()
 
