@@ -384,6 +384,13 @@ def check_compatible(network: Network, game: arena.Game, with_params: bool = Tru
         )
 
 
+def require_policy(model: Model, path: str) -> None:
+    """Refuse a state-value network (metadata `output: value`) where a move must be played from the network's outputs."""
+    if (model.metadata or {}).get("output") == VALUE_OUTPUT:
+        raise arena.ArenaError(f"network {path} is a state-value network, with no move of its own to play: "
+                               f"search with it, e.g. minimax:depth=1,eval=model,model={path}")  # fmt: skip
+
+
 # ---------------------------------------------------------------- the agent
 
 
@@ -404,11 +411,7 @@ class NeuralAgent(arena.Agent):
     def check_game(cls, game: arena.Game, params: dict[str, Any]) -> None:
         own = {k: v for k, v in params.items() if k != "seed"}
         values = validate_params(cls.info.params, own, f"agent '{cls.info.id}'")
-        model = model_for(_required_key(values["checkpoint"]), game, values["device"], with_params=True)
-        if (model.metadata or {}).get("output") == VALUE_OUTPUT:
-            path = values["checkpoint"]
-            raise arena.ArenaError(f"network {path} is a state-value network, with no move of its own to play: "
-                                   f"search with it, e.g. minimax:depth=1,eval=model,model={path}")  # fmt: skip
+        require_policy(model_for(_required_key(values["checkpoint"]), game, values["device"], with_params=True), values["checkpoint"])
 
     @classmethod
     def check_params(cls, params: dict[str, Any]) -> None:

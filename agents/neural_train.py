@@ -463,8 +463,11 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
 
 
 def network_shape(config: TrainConfig) -> dict[str, Any]:
-    return train_state.network_shape(config.algorithm, config.net, config.widths, config.channels, config.dueling, config.representation,
-                                     config.cell, config.returns, config.validity)  # fmt: skip
+    shape = train_state.network_shape(config.algorithm, config.net, config.widths, config.channels, config.dueling,
+                                      config.representation, config.cell, config.returns, config.validity)  # fmt: skip
+    if config.algorithm == VALUE and config.targets != "result":  # what its values mean (states before --targets: result)
+        shape["value_targets"] = config.targets
+    return shape
 
 
 def deeper(registry: Registry, entry: AgentEntry, game: arena.Game) -> AgentEntry | None:
@@ -1177,6 +1180,8 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
     for key, algorithm in ALGORITHM_SETTINGS.items():
         if config.algorithm != algorithm or (key in UNSET_SETTINGS and settings[key] is None):
             del settings[key]
+    if config.returns:  # no target network, so no double-DQN choice of the next action either
+        del settings["double"]
     resumed = plan.resumed
     first, earlier_seconds, previous_rows = 0, 0.0, []
     own: list[tuple[Path, Values]] = []  # this run's snapshots, read back from the pool's files

@@ -33,10 +33,11 @@ CHECKPOINT_SUFFIXES = (".npz", ".pt", ".pt2", ".onnx")  # what a pool directory'
 def file_values(path: str | os.PathLike[str], game: arena.Game) -> Values:
     """The file as the `neural` agent loads it, checked against `game`: a flattened observation -> one value per action."""
     from agents.models import check_fits, load_model
-    from agents.neural import observation_shape
+    from agents.neural import observation_shape, require_policy
 
     model = load_model(str(path))
     check_fits(model, game, with_params=True)
+    require_policy(model, str(path))
     shape = observation_shape(game)
     return lambda observation: model.run(observation.reshape(1, *shape))[0][0]
 

@@ -142,6 +142,7 @@ def describe(shape: Mapping[str, Any]) -> str:
     critic = f" with critic {'-'.join(str(w) for w in shape['critic'])}" if "critic" in shape else ""
     returns = "(--returns) " if shape.get("targets") == "returns" else ""
     design = f" ({shape['validity']} actor)" if shape.get("validity") else ""
+    design += f" (--targets {shape['value_targets']})" if shape.get("value_targets") else ""
     return f"{shape['algorithm']} {returns}{dueling}{shape['net']} {widths}{critic}{design}"
 
 

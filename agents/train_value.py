@@ -106,10 +106,11 @@ def result_for(state: arena.State, player: int) -> float:
     return {WIN: 1.0, LOSS: -1.0}.get(outcomes_from_returns(state.returns())[1][player], 0.0)
 
 
-def final_targets(signs: list[float], reward: float, gamma: float) -> list[float]:
+def final_targets(signs: list[float], reward: float, gamma: float, finishing: bool = False) -> list[float]:
     """Each chosen afterstate's target: the final `reward` for the seat to move there (`sign` +1 the learner, -1 the
-    opponent), discounted by `gamma` for each later afterstate of the learner."""
-    last = len(signs) - 1
+    opponent), discounted by `gamma` for each later move of the learner: the later chosen afterstates, and the move
+    that finished the game when the learner made it (`finishing`; its afterstate is the result, not learned)."""
+    last = len(signs) - 1 + int(finishing)
     return [sign * reward * gamma ** (last - k) for k, sign in enumerate(signs)]
 
 
@@ -130,6 +131,7 @@ class AfterstateValue:
         self.episode = 0
         self.losses: list[float] = []
         self.chosen: list[Afterstate] = []  # this episode's afterstates, in order
+        self.finished = False  # whether the learner's own move ended the episode under way
         self.search: MCTSAgent | None = None
         if plan.targets is not None:
             from agents.mcts import MCTSAgent
@@ -175,16 +177,18 @@ class AfterstateValue:
             action, after = self.best(state, legal)
         if after is not None:
             self.chosen.append(after)
+        self.finished = after is None
         return action
 
     def learn(self, trajectory: Trajectory, episode: int) -> None:
         self.episode = episode + 1
         chosen, self.chosen = self.chosen, []
+        finishing, self.finished = self.finished, False
         if not chosen:
             return
         torch = self.torch
         if self.search is None:
-            targets = final_targets([sign for _, sign, _ in chosen], trajectory.reward, self.plan.config.gamma)
+            targets = final_targets([sign for _, sign, _ in chosen], trajectory.reward, self.plan.config.gamma, finishing)
         else:
             targets = self.search_values([state for _, _, state in chosen if state is not None], episode)
         predicted = self.module(torch.from_numpy(np.stack([observation for observation, _, _ in chosen])))[1]

@@ -89,7 +89,7 @@ def test_a_returns_run_is_reproducible_recorded_and_plays_in_a_tournament(tmp_pa
     first, again, td = run("a.npz", "--returns"), run("b.npz", "--returns"), run("td.npz")
     assert first == again and first != td
     training = load_network(tmp_path / "a.npz").metadata["training"]
-    assert training["returns"] is True and "target_sync" not in training
+    assert training["returns"] is True and "target_sync" not in training and "double" not in training
     assert load_network(tmp_path / "td.npz").metadata["training"]["returns"] is False
     from arena.training.figure import describe_learner
 

@@ -34,6 +34,7 @@ def test_targets_are_the_final_result_for_the_seat_to_move_discounted_per_later_
     assert final_targets([1.0, -1.0, 1.0], 1.0, 0.5) == [0.25, -0.5, 1.0]
     assert final_targets([-1.0, -1.0], -1.0, 1.0) == [1.0, 1.0]  # the report's plain R: the opponent's afterstates won
     assert final_targets([1.0], 0.0, 0.9) == [0.0]  # a draw or the turn limit
+    assert final_targets([1.0, 1.0], 1.0, 0.5, finishing=True) == [0.25, 0.5]  # the learner's own move won, one later
 
 
 @pytest.mark.parametrize("net", ["mlp", "conv"])
@@ -179,6 +180,25 @@ def test_a_search_value_is_for_the_seat_to_move():
     for action in (0, 1, 4, 8, 6):  # X: 0, 4, 6 threatens 2 and 3; O (1, 8) has no win in one and cannot block both
         lost.apply(action)
     assert lost.current_player == 1 and search.root_value(lost) < -0.3
+
+
+def test_a_value_run_goes_on_only_with_the_targets_it_was_trained_with(tmp_path, arena_cli):
+    first = tmp_path / "r.pt"
+    arena_cli("train", "--game", "tic_tac_toe", "--algorithm", "value", "--episodes", "6", "--eval-games", "0", "--quiet",
+              "--out", str(first))  # fmt: skip
+    refused = arena_cli("train", "--game", "tic_tac_toe", "--algorithm", "value", "--episodes", "12", "--targets",
+                        "mcts:simulations=5", "--resume", str(first), "--out", str(tmp_path / "s.pt"), ok=False)  # fmt: skip
+    assert refused.exit_code == 2 and "--targets mcts:simulations=5" in refused.stderr, refused.stderr
+
+
+def test_a_value_network_is_no_self_play_opponent(tmp_path, arena_cli):
+    """A past checkpoint given to draw self-play opponents from must have moves of its own: a value file is refused."""
+    pool = tmp_path / "pool"
+    pool.mkdir()
+    train(short(pool, episodes=3, eval_games=0), REGISTRY)
+    refused = arena_cli("train", "--game", "tic_tac_toe", "--algorithm", "reinforce", "--opponent", "self", "--opponent-pool",
+                        str(pool), "--episodes", "4", "--out", str(tmp_path / "x.npz"), ok=False)  # fmt: skip
+    assert refused.exit_code == 2 and "is a state-value network" in refused.stderr, refused.stderr
 
 
 def test_the_neural_agent_refuses_a_value_network_and_says_how_to_play_it(tmp_path, arena_cli):
