@@ -119,7 +119,6 @@ class MCTSAgent(arena.Agent):
         self.rollout_limit = ROLLOUT_LIMIT if bound is None else min(bound, ROLLOUT_LIMIT)
         #: Statistics of the last `act`, for benchmarks: simulations run and seconds.
         self.stats: dict[str, float] = {}
-        self.last_root: list[Any] = []  # the last perfect-information search's root node
 
     def act(self, state: arena.State) -> int:
         with collector_paused():  # a full collection mid-search could overrun time_per_move
@@ -148,8 +147,7 @@ class MCTSAgent(arena.Agent):
         """The mean return, for the player to move in `state`, of `simulations` UCB1 simulations from it (perfect
         information, play-outs): the value the Santorini report's search trees gave their nodes, which `arena train
         --algorithm value --targets mcts:...` learns. `state` is not finished."""
-        self._search(state, self.simulations, math.inf)
-        root = self.last_root
+        root, _done = self._search_tree(state, self.simulations, math.inf)
         return float(sum(root[_CW])) / root[_N] if root[_N] else 0.0
 
     # --- play-outs --------------------------------------------------------------------------
@@ -206,12 +204,17 @@ class MCTSAgent(arena.Agent):
 
     def _search(self, root_state: arena.State, limit: int, deadline: float) -> tuple[dict[int, int], int]:
         """UCT on a deterministic perfect-information game; returns the root's visit counts."""
+        root, done = self._search_tree(root_state, limit, deadline)
+        return dict(zip(root[_ACTS], root[_CN])), done
+
+    def _search_tree(self, root_state: arena.State, limit: int, deadline: float) -> tuple[list[Any], int]:
+        """UCT on a deterministic perfect-information game; returns the root node and the simulations run."""
         rnd = self.rng.random
         sqrt, log = math.sqrt, math.log
         c2 = self.c * self.c
         rollout = self._rollout
         new_node = self._new_node
-        root = self.last_root = new_node(root_state)
+        root = new_node(root_state)
         bound = 1.0  # the largest absolute return seen: UCB1 divides means by it
         done = 0
         timed = deadline != math.inf
@@ -268,7 +271,7 @@ class MCTSAgent(arena.Agent):
                 parent[_CN][i] += 1
                 parent[_CW][i] += returns[parent[_PLAYER]]
             done += 1
-        return dict(zip(root[_ACTS], root[_CN])), done
+        return root, done
 
     # --- hidden information or chance -------------------------------------------------------
 
