@@ -102,6 +102,8 @@ if TYPE_CHECKING:
 BOOTSTRAP = ("treestrap", "rootstrap")
 #: A state-value network learned from final results over afterstates (agents/train_value.py).
 VALUE = "value"
+#: `--targets` of --algorithm value unless given: the game's final result.
+RESULT_TARGETS = "result"
 ALGORITHMS = ("reinforce", "dqn", "qlearning", "ddpg", VALUE, *BOOTSTRAP)
 SELF = "self"
 #: `--validity`: the Onitama report's DDPG actor designs (agents/train_validity.py), by its names.
@@ -165,7 +167,7 @@ class TrainConfig:
     promote_at: float | None = None  # curriculum: the opponent's depth + 1 when the window's win rate reaches this
     depth: int | None = None  # treestrap/rootstrap: plies searched at every move (None: train_bootstrap.DEFAULT_DEPTH)
     validity: str | None = None  # ddpg: the Onitama report's actor design with a validity layer (train_validity.DESIGNS)
-    targets: str = "result"  # value: what chosen positions move towards, the final result or an mcts spec's search value
+    targets: str = RESULT_TARGETS  # value: what chosen positions move towards, the final result or an mcts spec's search value
     db: str | None = None  # where opponents given by name are registered (None: $ARENA_DB, else ./arena.db)
 
     @property
@@ -225,6 +227,11 @@ class Player(Protocol):
 #: A learner's move: from its observation, the legal actions and the position itself (which an afterstate learner,
 #: agents/train_value.py, looks one move ahead from; the others decide from the observation alone).
 Chooser = Callable[[np.ndarray, list[int], arena.State], int]
+
+
+def final_reward(outcome: str) -> float:
+    """A learner's reward at the end of a game: +1 a win, -1 a loss, 0 a draw (or the turn limit)."""
+    return {WIN: 1.0, LOSS: -1.0}.get(outcome, 0.0)
 
 
 def greedy_policy(values: Values) -> Chooser:
@@ -339,7 +346,7 @@ def check_numbers(config: TrainConfig) -> None:
         from agents.train_value import check_options as check_value_options
 
         check_value_options(config)
-    elif config.targets != "result":
+    elif config.targets != RESULT_TARGETS:
         raise arena.ArenaError(f"--targets is what --algorithm value learns from, not --algorithm {config.algorithm}")
     if config.algorithm == "qlearning" and (config.net != "mlp" or config.dueling):
         raise arena.ArenaError("--algorithm qlearning is tabular: it takes no --net or --dueling")
@@ -465,7 +472,7 @@ def plan(config: TrainConfig, registry: Registry) -> Plan:
 def network_shape(config: TrainConfig) -> dict[str, Any]:
     shape = train_state.network_shape(config.algorithm, config.net, config.widths, config.channels, config.dueling,
                                       config.representation, config.cell, config.returns, config.validity)  # fmt: skip
-    if config.algorithm == VALUE and config.targets != "result":  # what its values mean (states before --targets: result)
+    if config.algorithm == VALUE and config.targets != RESULT_TARGETS:  # what its values mean (states before --targets: result)
         shape["value_targets"] = config.targets
     return shape
 
@@ -600,7 +607,7 @@ class Episodes:
             state.apply(action)
         if state.is_terminal():  # else the turn limit: a draw, reward 0
             trajectory.outcome = outcomes_from_returns(state.returns())[1][seat]
-            trajectory.reward = {WIN: 1.0, LOSS: -1.0}.get(trajectory.outcome, 0.0)
+            trajectory.reward = final_reward(trajectory.outcome)
         return trajectory
 
     def _learner_move(self, state: arena.State, seat: int, legal: list[int], choose: Chooser, trajectory: Trajectory) -> int:
@@ -1367,13 +1374,13 @@ def evaluate_against(plan: Plan, registry: Registry, policy: Chooser, opponent: 
 @click.option("--validity", type=click.Choice(VALIDITY_DESIGNS), default=None,
               help="ddpg: the Onitama report's actor with a validity layer learning the legal actions' mask, by its design's "
                    "name (actions_only: its baseline, without one); records valid_rate in the metrics (mlp, resmlp, conv; .pt).")
-@click.option("--targets", default="result", show_default=True, metavar="result|SPEC",
+@click.option("--targets", default=RESULT_TARGETS, show_default=True, metavar="result|SPEC",
               help="value: what each chosen position moves towards: the game's result, or the value of an mcts search from it "
                    "(e.g. mcts:simulations=30; rollout=heuristic plays out by the game's heuristic).")
 @click.option("--shaping", default=None, metavar="NAME", help="Add the game's shaped reward NAME at every move (e.g. reversi: positional).")
 @click.option("--lr", type=float, default=None,
               help="Learning rate (default: reinforce 0.003, dqn 0.001, qlearning 0.1, ddpg 0.001 for the critic, a tenth for the "
-                   "actor, rootstrap 1e-5, treestrap 1e-6).")
+                   "actor, value 0.001, rootstrap 1e-5, treestrap 1e-6).")
 @click.option("--depth", type=int, default=None,
               help="treestrap/rootstrap: plies searched at every move (default: 2).")
 @click.option("--batch", type=int, default=None, help="Episodes per update (reinforce, 16) or minibatch size (dqn, ddpg: 64).")

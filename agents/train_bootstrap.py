@@ -53,6 +53,7 @@ from agents.neural import check_writable
 from agents.neural_train import (
     DEFAULT_LR,
     NOT_SETTINGS,
+    RESULT_TARGETS,
     SELF,
     SELF_REFRESH,
     ProgressBar,
@@ -91,7 +92,7 @@ NETWORK_OPTIONS = (("net", "--net", "mlp"), ("hidden", "--hidden", None), ("chan
                    ("dueling", "--dueling", False), ("double", "--no-double", True), ("shaping", "--shaping", None),
                    ("batch", "--batch", None), ("gamma", "--gamma", 0.99), ("self_pool", "--self-pool", 1),
                    ("snapshot_every", "--snapshot-every", SELF_REFRESH), ("opponent_pool", "--opponent-pool", None),
-                   ("promote_at", "--promote-at", None), ("cell", "--cell", None), ("targets", "--targets", "result"),
+                   ("promote_at", "--promote-at", None), ("cell", "--cell", None), ("targets", "--targets", RESULT_TARGETS),
                    ("returns", "--returns", False), ("validity", "--validity", None))  # fmt: skip
 
 Node = tuple[Sequence[float], float]  # an interior node's features and its search value

@@ -41,16 +41,18 @@ from agents.neural_train import (
     EPSILON_DECAY_SHARE,
     EPSILON_END,
     EPSILON_START,
+    RESULT_TARGETS,
     VALUE,
     Chooser,
     TrainConfig,
     Trajectory,
     epsilon_at,
+    final_reward,
     torchscript_metadata,
 )
 from arena.agents import AgentEntry, one_agent, resolve
 from arena.library.catalog import stored_agent_lookup
-from arena.match import LOSS, WIN, outcomes_from_returns
+from arena.match import outcomes_from_returns
 from arena.seeding import derive_seed
 
 if TYPE_CHECKING:
@@ -58,8 +60,6 @@ if TYPE_CHECKING:
     from agents.neural_train import Plan, Values
     from arena.plugins import Registry
 
-RESULT = "result"  # --targets: the game's final result
-OUTPUT = VALUE_OUTPUT
 
 #: An afterstate: its observation for the seat to move there; +1 if that is the learner, else -1; the position itself
 #: when a search values it (--targets SPEC), else None.
@@ -91,19 +91,19 @@ def target_search(registry: Registry, text: str, game: arena.Game, db: str | Non
     """`--targets`: None for `result`, else the mcts agent (UCB1 and play-outs, a number of simulations; a spec or a
     name registered in `db`) whose search from each chosen position gives that position's target: the Santorini
     report's MCTS_ANN and MCTS_CNN, and with rollout=heuristic its Combined."""
-    if text == RESULT:
+    if text == RESULT_TARGETS:
         return None
     spec, named = one_agent(registry, text, "--targets", "target search", stored_agent_lookup(db))
     entry = resolve(registry, spec, game, named)
     if entry.type_id != "mcts" or entry.params.get("model") or entry.params.get("time"):
-        raise arena.ArenaError(f"--targets takes '{RESULT}' or an mcts spec of simulations and play-outs (e.g. "
+        raise arena.ArenaError(f"--targets takes '{RESULT_TARGETS}' or an mcts spec of simulations and play-outs (e.g. "
                                f"mcts:simulations=30), not {text!r}")  # fmt: skip
     return entry
 
 
 def result_for(state: arena.State, player: int) -> float:
     """A finished position's value for `player`: +1 a win, -1 a loss, 0 a draw."""
-    return {WIN: 1.0, LOSS: -1.0}.get(outcomes_from_returns(state.returns())[1][player], 0.0)
+    return final_reward(outcomes_from_returns(state.returns())[1][player])
 
 
 def final_targets(signs: list[float], reward: float, gamma: float, finishing: bool = False) -> list[float]:
@@ -117,7 +117,7 @@ def final_targets(signs: list[float], reward: float, gamma: float, finishing: bo
 class AfterstateValue:
     """The learner: a state-value network, epsilon-greedy over afterstates, moved towards final results."""
 
-    output = OUTPUT
+    output = VALUE_OUTPUT
 
     def __init__(self, torch: Any, plan: Plan) -> None:
         from agents.train_modules import StateValue
@@ -215,7 +215,7 @@ class AfterstateValue:
         raise arena.ArenaError("--algorithm value has no policy to play as a self-play opponent")
 
     def save(self, path: str, training: dict[str, Any]) -> None:
-        metadata = torchscript_metadata(self.plan.game, OUTPUT, VALUE, training)
+        metadata = torchscript_metadata(self.plan.game, VALUE_OUTPUT, VALUE, training)
         train_nets.save_torchscript(self.torch, self.module, path, metadata)
         self.module.train()
 
