@@ -491,6 +491,8 @@ def register_agents(register: Callable[[type[arena.Agent]], None]) -> None:
 @arena.hookimpl
 def register_commands(cli: click.Group) -> None:
     # Imported here: the trainer module is only needed by `arena train`, never by playing.
+    from agents.models.export import export_command
     from agents.neural_train import train_command
 
     cli.add_command(train_command)
+    cli.add_command(export_command)

@@ -388,8 +388,8 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
             tournament.prepare(registry, None, request)  # bad input must not leave a new, empty database file
         database = ctx.database()
         tournament_id = tournament.create(registry, database, request, status="queued" if queue else "running")
-        for given, label in tournaments_library.one(database, tournament_id)["renamed"].items():
-            click.echo(f"note: {tournament.renamed_note(given, label)}", err=True)
+        for note in tournaments_library.renamed_notes(database, tournament_id):
+            click.echo(f"note: {note}", err=True)
         if queue:
             click.echo(f"tournament {tournament_id}: queued", err=True)
             return
@@ -480,7 +480,7 @@ def play_command(ctx: Context, game_spec: str, against: str, seat: int, name: st
 
     database = ctx.database()
     tournament_id = play_against(ctx.registry(), database, game_spec, against, seat, name, seed, max_turns,
-                                 plugins_dirs=ctx.plugins_dirs)  # fmt: skip
+                                 plugins_dirs=ctx.plugins_dirs, notify=lambda text: click.echo(f"note: {text}", err=True))  # fmt: skip
     click.echo(f"stored as tournament {tournament_id}: `arena matches --tournament {tournament_id}`; "
                f"`arena leaderboard --game {game_spec}` rates it with every other match of the game")  # fmt: skip
 

@@ -39,8 +39,13 @@ def listing(database: Database) -> list[dict[str, object]]:
 
 
 def touch(database: Database, token_id: int) -> None:
-    with database.engine.begin() as connection:
-        connection.execute(update(Token).where(Token.id == token_id).values(last_used_at=utcnow()))
+    """Set the token's last_used_at to now."""
+
+    def write() -> None:
+        with database.engine.begin() as connection:
+            connection.execute(update(Token).where(Token.id == token_id).values(last_used_at=utcnow()))
+
+    retrying(write)
 
 
 def remove(database: Database, name: str) -> bool:

@@ -19,6 +19,7 @@ import argparse
 import json
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -80,9 +81,11 @@ def export_onnx(policy, env, path: str) -> None:
     module = ActorCritic.build(policy)
     shape = env.observation_space.shape
     example = torch.from_numpy(np.stack([env.reset(seed=s)[0] for s in range(4)]).astype(np.float32))
-    torch.onnx.export(module, (example,), path, input_names=["observation"], output_names=["action_values", "state_value"],
-                      dynamic_axes={"observation": {0: "batch"}, "action_values": {0: "batch"}, "state_value": {0: "batch"}},
-                      dynamo=False)  # fmt: skip
+    with warnings.catch_warnings():  # the TorchScript-based exporter (quiet, no onnxscript) notes that it is the legacy one
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(module, (example,), path, input_names=["observation"], output_names=["action_values", "state_value"],
+                          dynamic_axes={"observation": {0: "batch"}, "action_values": {0: "batch"}, "state_value": {0: "batch"}},
+                          dynamo=False)  # fmt: skip
     model = onnx.load(path)
     metadata = {"format": "onnx", **game_description(env.game), "output": "logits", "algorithm": "MaskablePPO (sb3-contrib)"}
     onnx.helper.set_model_props(model, {"arena": json.dumps(metadata, sort_keys=True), "game": env.game.info.id,

@@ -103,3 +103,14 @@ def test_a_person_plays_a_loose_file_plugin_agent_given_by_plugins_dir(tmp_path)
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     assert "after 0 moves" not in result.stdout and ("You win" in result.stdout or "You lose" in result.stdout
                                                      or "A draw" in result.stdout), result.stdout  # fmt: skip
+
+
+def test_play_says_when_the_opponent_is_recorded_under_a_registered_name(arena_cli):
+    arena_cli("agents", "register", "careful", "--type", "minimax", "--param", "depth=2", "--game", "tic_tac_toe")
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "careful,random", "--rounds", "1", "--quiet")
+    from arena.cli import cli
+
+    result = arena_cli.runner.invoke(cli, ["--db", f"sqlite:///{arena_cli.db_path}", "play", "--game", "tic_tac_toe",
+                                           "--against", "minimax:depth=2", "--seed", "1"], input=every_move(9, 9))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "note: 'minimax:depth=2' is the agent with results for this game as 'careful'" in result.stderr

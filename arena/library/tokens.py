@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +17,11 @@ from db.session import Database
 
 KINDS = ("user", "bot")
 PREFIX_LENGTH = 12  # "arena_" and six random characters: indexed, so a check reads one row
+#: A token's last_used_at is written at most this often (seconds), so that a check stays a read, not a write per request.
+TOUCH_EVERY = 60.0
+
+_touched: dict[tuple[str, int], float] = {}  # (database URL, token id) -> when this process last wrote last_used_at
+_touched_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -46,12 +53,23 @@ def check(database: Database, token: str, kind: str | None = None) -> Holder | N
     if not token.startswith("arena_") or len(token) < PREFIX_LENGTH + 8:
         return None
     digest = _digest(token)
-    for _token_id, name, token_kind, stored in store.by_prefix(database, token[:PREFIX_LENGTH]):
+    for token_id, name, token_kind, stored in store.by_prefix(database, token[:PREFIX_LENGTH]):
         if hmac.compare_digest(stored, digest):
             if kind is not None and token_kind != kind:
                 return None
+            _touch(database, token_id)
             return Holder(name, token_kind)
     return None
+
+
+def _touch(database: Database, token_id: int) -> None:
+    """Record that a token was used (`arena tokens list`'s last_used_at), at most once per TOUCH_EVERY seconds."""
+    key, now = (database.url, token_id), time.monotonic()
+    with _touched_lock:
+        if now - _touched.get(key, -TOUCH_EVERY) < TOUCH_EVERY:
+            return
+        _touched[key] = now
+    store.touch(database, token_id)
 
 
 def listing(database: Database) -> list[dict[str, Any]]:

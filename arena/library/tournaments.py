@@ -31,6 +31,11 @@ def one(database: Database, key: str | int) -> dict[str, Any]:
         return results.tournament_row(found, queries.played_count(session, found.id))
 
 
+def renamed_notes(database: Database, tournament_id: int) -> list[str]:
+    """One note for each agent the tournament records under another label than it was given (stored results)."""
+    return [tournaments.renamed_note(given, label) for given, label in one(database, tournament_id)["renamed"].items()]
+
+
 def progress(database: Database, tournament_id: int) -> tuple[str, int, int]:
     """(status, matches stored, matches scheduled): cheap enough to poll for live progress."""
     with database.session() as session:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from arena import tournament
 from arena.agents import AgentEntry
 from arena.errors import ArenaError, about
+from arena.library.tournaments import renamed_notes
 from arena.match import DEFAULT_MAX_TURNS
 from arena.params import breaks_spec, parse_specs
 from arena.plugins import Registry
@@ -48,9 +49,13 @@ def one_match(
 def play_against(
     registry: Registry, database: Database, game_spec: str, against: str, seat: int = 0, name: str = "human",
     seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None,
-    plugins_dirs: Sequence[str] = (),
+    plugins_dirs: Sequence[str] = (), notify: Callable[[str], None] | None = None,
 ) -> int:  # fmt: skip
-    """Seat the person (agent `human`) in `seat` and the agents of `against` in the others, play the match; returns the tournament id."""
+    """Seat the person (agent `human`) in `seat` and the agents of `against` in the others, play the match; returns the
+    tournament id. `notify` is told, before the first move, of each agent recorded under another label."""
     tournament_id = one_match(registry, database, game_spec, against, seat, human_spec(name), seed, max_turns, time_per_move)
+    if notify is not None:
+        for note in renamed_notes(database, tournament_id):
+            notify(note)
     tournament.play(database, registry, tournament_id, plugins_dirs=plugins_dirs)
     return tournament_id

@@ -94,7 +94,10 @@ def test_tokens_from_the_cli_bot_tokens_and_revoking(server: Server) -> None:
     assert token not in json.dumps(listed) and server.cli.rows("select count(*) from tokens where digest = ?".replace("?", f"'{token}'")) == [(0,)]
     body = {"name": "mine", "type": "random"}
     assert server.client.post("/api/v1/agents", json=body, headers={"Authorization": f"Bearer {bot}"}).status_code == 401
+    assert listed["carol"]["last_used_at"] is None
     assert server.client.post("/api/v1/agents", json=body, headers={"Authorization": f"Bearer {token}"}).status_code == 201
+    used = {t["name"]: t["last_used_at"] for t in server.cli.json("tokens", "list")}
+    assert used["carol"] is not None and used["robot"] is None  # a bot token refused by a user endpoint is not "used"
     server.cli("tokens", "revoke", "carol")
     assert server.client.delete("/api/v1/agents/mine", headers={"Authorization": f"Bearer {token}"}).status_code == 401
     assert server.cli("tokens", "create", "robot", ok=False).exit_code == 2
