@@ -79,10 +79,19 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyp
     # WAL lets readers and several writing processes share the file; busy_timeout makes writers wait, not fail.
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys=ON")
+    if _foreign_tables(cursor):  # another program's file: leave its journal mode alone (upgrade refuses it)
+        cursor.close()
+        return
     if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "memory":
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _foreign_tables(cursor: Any) -> list[str]:
+    """The tables of a SQLite file that has tables but no Arena schema (no alembic_version): another program's."""
+    names = [row[0] for row in cursor.execute("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")]
+    return [] if "alembic_version" in names else sorted(names)
 
 
 def alembic_config() -> Any:
@@ -169,6 +178,9 @@ def open_database(url: str | None = None, migrate: bool = True, create: bool = T
     if migrate:
         try:
             upgrade(database)
+        except StorageError:
+            database.close()
+            raise
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot open database {shown}: {_short(exc)}") from None
         except Exception as exc:  # a migration step failed on the data it found; the upgrade was rolled back
@@ -254,6 +266,8 @@ def upgrade(database: Database) -> None:
         elif dialect == "postgresql":
             connection.execute(text("select pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
         try:
+            if _revision_on(connection) is None:
+                _refuse_foreign(database, connection)
             if _revision_on(connection) != HEAD_REVISION:
                 config.attributes["connection"] = connection
                 command.upgrade(config, "head")
@@ -262,6 +276,15 @@ def upgrade(database: Database) -> None:
             if sqlite:
                 connection.rollback()  # after a failure; nothing left to undo after the commit
                 driver.isolation_level = previous  # type: ignore[union-attr]
+
+
+def _refuse_foreign(database: Database, connection: Any) -> None:
+    """A database with tables but no Arena schema belongs to another program: Arena adds none of its tables to it."""
+    names = sorted(inspect(connection).get_table_names())
+    if names:
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        raise StorageError(f"database {database.display} holds another program's tables ({shown}) and no Arena schema: "
+                           f"give Arena a database of its own")  # fmt: skip
 
 
 #: Key of the PostgreSQL advisory lock that serialises first migrations ("arena" in ASCII).

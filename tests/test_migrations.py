@@ -96,3 +96,21 @@ def test_a_failing_upgrade_leaves_the_database_as_it_was(tmp_path):
     assert current_revision(open_database(f"sqlite:///{path}", migrate=False)) == "0004"
     with sqlite3.connect(path) as c:
         assert "schedule" not in [row[1] for row in c.execute("pragma table_info(tournaments)")]
+
+
+def test_another_programs_database_is_refused_and_left_as_it_was(arena_db):
+    """A database with tables but no Arena schema: every command (reads too) refuses it, and adds nothing to it."""
+    if arena_db.db_path is not None:
+        with sqlite3.connect(arena_db.db_path) as made:  # (arena_db.execute runs nothing on a file not made yet)
+            made.execute("create table users (id integer)")
+    else:
+        arena_db.execute("create table users (id integer)")
+    journal = arena_db.rows("pragma journal_mode") if arena_db.url.startswith("sqlite") else None
+    for argv in (["leaderboard"], ["tournaments"], ["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy"]):
+        refused = arena_db(*argv, ok=False)
+        assert refused.exit_code == 2 and "holds another program's tables (users) and no Arena schema" in refused.stderr
+    tables = "select name from sqlite_master where type = 'table'" if journal is not None else \
+        "select table_name from information_schema.tables where table_schema = current_schema()"  # fmt: skip
+    assert arena_db.rows(tables) == [("users",)]
+    if journal is not None:
+        assert arena_db.rows("pragma journal_mode") == journal  # not switched to WAL
