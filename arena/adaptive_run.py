@@ -23,9 +23,9 @@ from arena.adaptive import all_pairs, choose_batch, inverse_probability_weights
 from arena.errors import ArenaError
 from arena.ratings import (
     bradley_terry_counts,
+    bt_ranks,
     pair_results_from_counts,
     pairwise_scores,
-    separated_ranks,
 )
 from arena.schedule import Table, decode_schedule, encode_schedule
 from arena.seeding import derive_seed
@@ -191,8 +191,9 @@ def weighted_rows(database: Database, tournament_id: int, rows: Sequence[dict[st
     for record in records:
         for a, b, score in pairwise_scores(record):
             cells[(a, b, score)] = cells.get((a, b, score), 0.0) + weights[record.index]
-    bt = bradley_terry_counts(pair_results_from_counts(cells))
-    ranks = separated_ranks({agent: (r.low, r.high) for agent, r in bt.items()})
+    results = pair_results_from_counts(cells)
+    bt = bradley_terry_counts(results)
+    ranks = bt_ranks(results, bt)
     return [{**row, "bt": bt[row["agent"]].rating, "bt_low": bt[row["agent"]].low, "bt_high": bt[row["agent"]].high,
              "bt_low_by_prior": bt[row["agent"]].low_by_prior, "bt_high_by_prior": bt[row["agent"]].high_by_prior,
              "rank": ranks[row["agent"]]} for row in rows]  # fmt: skip

@@ -19,11 +19,11 @@ from arena.ratings import (
     PairCells,
     TrueSkillRating,
     bradley_terry_counts,
+    bt_ranks,
     count_pairs,
     elo,
     pair_results_from_counts,
     rated,
-    separated_ranks,
     trueskill_ratings,
 )
 from arena.stats import AgentCounts, DistinctGames, agent_counts
@@ -99,8 +99,9 @@ class Standings:
 
     def rows(self, bootstrap: int = 100) -> list[dict[str, Any]]:
         """One row per agent, in no particular order."""
-        bt = bradley_terry_counts(pair_results_from_counts(self.pairs), intervals=bootstrap > 0)
-        ranks = separated_ranks({agent: (r.low, r.high) for agent, r in bt.items()})
+        results = pair_results_from_counts(self.pairs)
+        bt = bradley_terry_counts(results, intervals=bootstrap > 0)
+        ranks = bt_ranks(results, bt)
         rows: list[dict[str, Any]] = []
         for agent, c in self.counts.items():
             mu, var = self.trueskill[agent]

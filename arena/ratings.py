@@ -418,7 +418,40 @@ def _open_sides(results: PairResults) -> tuple[np.ndarray, np.ndarray]:
     return high, low
 
 
-def separated_ranks(intervals: dict[str, tuple[float, float]]) -> dict[str, int]:
-    """1 + the number of agents whose whole interval lies above this agent's: overlapping agents share a rank."""
-    return {agent: 1 + sum(1 for other, (low, _) in intervals.items() if other != agent and low > high)
-            for agent, (_, high) in intervals.items()}  # fmt: skip
+def separated_ranks(intervals: dict[str, tuple[float, float]], apart: Iterable[tuple[str, str]] = ()) -> dict[str, int]:
+    """1 + the number of agents found stronger than this one: those whose whole interval lies above this agent's, and
+    the `apart` pairs (stronger, weaker) a test of their difference separates. Agents not told apart share a rank."""
+    above = {agent: {other for other, (low, _) in intervals.items() if other != agent and low > high}
+             for agent, (_, high) in intervals.items()}  # fmt: skip
+    for stronger, weaker in apart:
+        above[weaker].add(stronger)
+    return {agent: 1 + len(others) for agent, others in above.items()}
+
+
+#: Up to this many agents, every pair whose intervals overlap is tested on its own (bt_ranks): at most 2016 tests.
+PAIR_TEST_AGENTS = 64
+
+
+def bt_ranks(results: PairResults, ratings: dict[str, BTRating]) -> dict[str, int]:
+    """Ranks from Bradley-Terry: an agent is above another when their intervals are apart or, for two agents whose
+    intervals overlap, when the profile likelihood-ratio test of "equally strong" rejects it at 95% (the constrained
+    maximum's log-posterior lies more than 1.92 below the maximum). Overlapping intervals do not mean a difference
+    the data cannot see: two agents that both beat a third every time get intervals bounded above by the prior
+    alone, however clearly one beat the other. Past PAIR_TEST_AGENTS agents, intervals alone decide."""
+    intervals = {agent: (r.low, r.high) for agent, r in ratings.items()}
+    n = len(results.agents)
+    if n < 2 or n > PAIR_TEST_AGENTS:
+        return separated_ranks(intervals)
+    posterior = _Posterior(n, results.first, results.second, results.score, results.count)
+    theta = posterior.maximize(np.zeros(n))
+    best = posterior.value(theta)
+    apart = []
+    for i, j in combinations(range(n), 2):
+        a, b = results.agents[i], results.agents[j]
+        if intervals[a][0] > intervals[b][1] or intervals[b][0] > intervals[a][1]:
+            continue  # apart already
+        direction = np.zeros(n)
+        direction[i], direction[j] = 1.0, -1.0
+        if best - posterior.value(posterior.maximize(theta, direction, 0.0)) > _PROFILE_DROP:
+            apart.append((a, b) if theta[i] > theta[j] else (b, a))
+    return separated_ranks(intervals, apart)

@@ -6,7 +6,14 @@ import random
 
 import numpy as np
 
-from arena.ratings import bradley_terry, bradley_terry_counts, pair_results, pair_results_from_counts, separated_ranks
+from arena.ratings import (
+    bradley_terry,
+    bradley_terry_counts,
+    bt_ranks,
+    pair_results,
+    pair_results_from_counts,
+    separated_ranks,
+)
 from db.records import MatchRecord, SeatRecord
 
 
@@ -62,6 +69,35 @@ def test_order_independent_and_ties_as_half():
 def test_separated_ranks():
     ranks = separated_ranks({"a": (1100, 1200), "b": (1050, 1150), "c": (900, 1000), "d": (700, 800)})
     assert ranks == {"a": 1, "b": 1, "c": 3, "d": 4}
+
+
+def _ranks(cells):
+    results = pair_results_from_counts({k: v for k, v in cells.items() if v})
+    ratings = bradley_terry_counts(results)
+    return ratings, bt_ranks(results, ratings)
+
+
+def test_a_clear_head_to_head_separates_agents_whose_intervals_overlap():
+    """Both beat c every time, so both intervals are bounded above by the prior alone and overlap; 84-16 between them
+    is still a difference the games show: the likelihood-ratio test of their difference tells them apart."""
+    ratings, ranks = _ranks({("a", "b", 1.0): 84, ("a", "b", 0.0): 16, ("a", "c", 1.0): 100, ("b", "c", 1.0): 100})
+    assert ratings["a"].low < ratings["b"].high and ratings["a"].high_by_prior and ratings["b"].high_by_prior
+    assert ranks == {"a": 1, "b": 2, "c": 3}
+    _, even = _ranks({("a", "b", 1.0): 52, ("a", "b", 0.0): 48, ("a", "c", 1.0): 100, ("b", "c", 1.0): 100})
+    assert even == {"a": 1, "b": 1, "c": 3}
+
+
+def test_the_pairwise_test_separates_equal_agents_about_one_time_in_twenty():
+    """Two equally strong agents (60 games) beside a third 200 Elo below: told apart in about 5% of 400 runs."""
+    rng = random.Random(3)
+    apart = 0
+    for _ in range(400):
+        a_wins = sum(rng.random() < 0.5 for _ in range(60))
+        c_vs = [sum(rng.random() < 1 / (1 + 10 ** (-200 / 400)) for _ in range(60)) for _ in range(2)]
+        _, ranks = _ranks({("a", "b", 1.0): a_wins, ("a", "b", 0.0): 60 - a_wins, ("a", "c", 1.0): c_vs[0],
+                           ("a", "c", 0.0): 60 - c_vs[0], ("b", "c", 1.0): c_vs[1], ("b", "c", 0.0): 60 - c_vs[1]})  # fmt: skip
+        apart += ranks["a"] != ranks["b"]
+    assert 0.02 <= apart / 400 <= 0.09, apart
 
 
 def _two_agents(wins, losses, draws=0):
