@@ -577,7 +577,9 @@ def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warn
     for r in rows:
         r = dict(r, bt_interval=_bt_interval(r))
         table.append([r[c] for c in LEADERBOARD_COLUMNS])
-    notes: list[str | tuple[str, str]] = ["#: agents share a rank unless the games tell them apart (Bradley-Terry 95%: intervals apart, or a test of the two)."]
+    notes: list[str | tuple[str, str]] = [
+        "#: agents share a rank unless the games tell them apart (Bradley-Terry 95%: intervals apart, or a test of the two)."
+    ]
     if any(r.get("bt_low_by_prior") or r.get("bt_high_by_prior") for r in rows):
         notes.append(("BT 95%", "BT 95%: >high (<low) = the games set no upper (lower) limit: the agent, with the agents that took "
                      "points from it, never lost a point to the rest (never scored one); the weak prior sets that end"))  # fmt: skip
