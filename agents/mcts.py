@@ -44,10 +44,13 @@ import arena
 from agents._search import agent_params, clock, deadline_from, explicit_eval, resolve_evaluation, terminal_value, time_budget
 from arena.api import Evaluation
 from arena.heap import collector_paused
+from arena.params import MAX_TIME_PER_MOVE
 
 #: A play-out stops after this many actions (or the game's max_game_length) even if the game is
 #: not over, and counts the state's returns() there (a draw for most games): some games can cycle.
 ROLLOUT_LIMIT = 1000
+#: The most simulations a move may ask for (hours of search on one core): more is a mistake, not a budget.
+MAX_SIMULATIONS = 10_000_000
 
 # Fast-path node layout (a list, for speed): visits, per-child visits, per-child value sums,
 # children (made in the order of `acts`), the actions of those children, untried actions, and
@@ -65,8 +68,8 @@ class MCTSAgent(arena.Agent):
         version="1",
         description="UCB1 Monte Carlo tree search (max-n for N players; determinised IS-MCTS-lite for hidden information).",
         params=(
-            arena.Param("simulations", 1000, "simulations per move (ignored when time > 0)", min=1),
-            arena.Param("time", 0.0, "seconds per move (0 = use simulations)", min=0.0),
+            arena.Param("simulations", 1000, "simulations per move (ignored when time > 0)", min=1, max=MAX_SIMULATIONS),
+            arena.Param("time", 0.0, "seconds per move (0 = use simulations)", min=0.0, max=MAX_TIME_PER_MOVE),
             arena.Param("c", math.sqrt(2), "UCB1 exploration constant", min=0.0),
             arena.Param("rollout", "random", "play-out policy", choices=("random", "heuristic")),
             arena.Param("epsilon", 0.1, "random-action probability of rollout=heuristic", min=0.0, max=1.0),

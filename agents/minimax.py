@@ -55,6 +55,7 @@ from agents._search import (
 from agents.linear_weights import WeightsText, weights_fingerprint
 from arena.api import Evaluation
 from arena.heap import collector_paused
+from arena.params import MAX_TIME_PER_MOVE
 
 EXACT, LOWER, UPPER = 0, 1, 2
 #: Time mode stops deepening here even if the game is not solved.
@@ -89,7 +90,8 @@ class MinimaxAgent(arena.Agent):
         "paranoid for more than two players.",
         params=(
             arena.Param("depth", 3, "search depth in plies (ignored when time > 0)", min=1, max=MAX_DEPTH),
-            arena.Param("time", 0.0, "seconds per move: deepen until it runs out (0 = fixed depth)", min=0.0),
+            arena.Param("time", 0.0, "seconds per move: deepen until it runs out (0 = fixed depth)", min=0.0,
+                        max=MAX_TIME_PER_MOVE),  # fmt: skip
             arena.Param("eval", "", "evaluation: one of the game's evaluations, 'linear', or 'model' (default: heuristic)"),
             arena.Param("model", "", "network file for eval=model: its value output (or best Q) at the leaves"),
             arena.Param("weights", WeightsText(), "weights for eval=linear, one per game feature, or a weights file",

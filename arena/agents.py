@@ -39,6 +39,15 @@ def validated(agent_cls: type[Agent], type_id: str, raw: dict[str, str], game: G
     return agent_cls.canonical_params(game, validate_params(declared_params(agent_cls), own, f"agent '{type_id}'")), seat_params
 
 
+def validated_alone(agent_cls: type[Agent], type_id: str, raw: dict[str, str]) -> dict[str, Any]:
+    """An agent's raw parameters checked without a game, as far as that goes: names, values and ranges, then its type's
+    check_params (a checkpoint that is no checkpoint). Seat parameters (which set a game's) are refused: without a game
+    they set nothing. Returns the values, defaults filled in (`seed` included)."""
+    values = validate_params(declared_params(agent_cls), raw, f"agent '{type_id}'")
+    agent_cls.check_params({k: v for k, v in values.items() if k != "seed"})
+    return values
+
+
 @dataclass(frozen=True)
 class AgentEntry:
     """One agent of a tournament: its label in the results and everything needed to rebuild it."""

@@ -36,10 +36,12 @@ from arena.output import print_json, print_table
               help="Seconds a playing ladder keeps a queue worker while another ladder waits for one (they take turns).")
 @click.option("--server-id", default=None, help="This server's name in the queue (default HOST:PORT of this machine); "
               "restarted with the same name, it takes its tournaments back at once.")
+@click.option("--play-time-per-move", "play_time_per_move", default=10.0, show_default=True, type=click.FloatRange(0.1, 3600),
+              help="Seconds an opponent on the play page may think per move (search agents stop in time).")
 @db_options
 def serve_command(ctx: _Context, host: str, port: int, workers: int, match_workers: int, executor: str,
                   ray_address: str | None, private: bool, lease_seconds: float, ladder_turn_seconds: float,
-                  server_id: str | None) -> None:  # fmt: skip
+                  server_id: str | None, play_time_per_move: float) -> None:  # fmt: skip
     """Serve the JSON API (/api/v1, docs at /docs) and the web pages, and play queued tournaments."""
     import logging
 
@@ -55,6 +57,7 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
         private=private, workers=workers, match_workers=match_workers,
         worker_id=server_id or f"{socket.gethostname()}:{port}", lease_seconds=lease_seconds, ladder_turn_seconds=ladder_turn_seconds,
         plugins_dirs=tuple(str(Path(d).resolve()) for d in ctx.plugins_dirs), executor=executor, ray_address=ray_address,
+        play_time_per_move=play_time_per_move,
     )  # fmt: skip
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("arena.server").info("database %s; %s queue workers; reads %s", database.url, workers,
@@ -126,8 +129,4 @@ def connect_command(ctx: _Context, agent_spec: str, server: str, token: str, log
     """Serve an agent (e.g. minimax:depth=4) to a remote `arena serve` as a pull bot, until interrupted."""
     from arena.remote.connect import serve
 
-    if log_path is None:
-        serve(ctx.registry(), server, token, agent_spec, say=lambda text: click.echo(text))
-        return
-    with open(log_path, "a", encoding="utf-8") as log:
-        serve(ctx.registry(), server, token, agent_spec, say=lambda text: click.echo(text), log=log)
+    serve(ctx.registry(), server, token, agent_spec, say=lambda text: click.echo(text), log_path=log_path)

@@ -10,6 +10,10 @@ from typing import Any
 
 from arena.errors import ArenaError
 
+#: A day: a longer time per move (or inf, nan) is a mistake, not a limit: `--time-per-move`, and parameters in seconds
+#: that an agent may spend on one move (mcts's and minimax's `time`, remote agents' `timeout` and `wait`).
+MAX_TIME_PER_MOVE = 86_400.0
+
 
 @dataclass(frozen=True)
 class Param:

@@ -26,7 +26,7 @@ from arena.ladder import FORMAT as LADDER
 from arena.ladder import IDLE_SECONDS
 from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, encode_ints, match_steps, play_match
 from arena.openings import check_file_openings, opening_for, parse_openings
-from arena.params import canonical, parse_game_spec
+from arena.params import MAX_TIME_PER_MOVE, canonical, parse_game_spec
 from arena.plugins import Registry
 from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, random_tables, round_robin, round_robin_sets
 from arena.seeding import derive_seed, game_seed
@@ -45,8 +45,6 @@ SEED_RANGE = (-(2**63), 2**63 - 1)
 MAX_NAME = 200
 #: The longest turn limit (a match of a million actions is a runaway, not a game).
 MAX_TURNS = 1_000_000
-#: A day: a longer --time-per-move (or inf, nan) is a mistake, not a limit.
-MAX_TIME_PER_MOVE = 86_400.0
 #: Results are written at least this often ($ARENA_FLUSH_SECONDS overrides), and at most this many matches at a time.
 FLUSH_SECONDS = float(os.environ.get("ARENA_FLUSH_SECONDS", "2.0"))
 FLUSH_MATCHES = 2000

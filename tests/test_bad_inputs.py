@@ -83,6 +83,23 @@ def test_bad_tournament_options(arena_cli, args, fragment):
     (["run-tournament", "--game", "incan_gold:players=4", "--agents", "random,greedy,random:seed=1", "--players", "3"],
      "--players and the game's players parameter disagree"),
     (["--db", "x" * 300 + ".db", "run-tournament", *GOOD], "File name too long"),
+    # An agent's budget per move beyond any use: a run that would never end (or the server's worker held for years).
+    (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,mcts:simulations=1000000000000"],
+     "bad value '1000000000000' for parameter 'simulations' of agent 'mcts': must be <= 1e+07"),
+    (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,mcts:time=1e308"],
+     "bad value '1e308' for parameter 'time' of agent 'mcts': must be <= 86400"),
+    (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,minimax:time=86401"],
+     "bad value '86401' for parameter 'time' of agent 'minimax': must be <= 86400"),
+    (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,http:url=http://127.0.0.1:9,timeout=1e9"],
+     "parameter 'timeout' of agent 'http': must be <= 86400"),
+    (["agents", "register", "slow", "--type", "mcts", "--param", "simulations=10000001"], "must be <= 1e+07"),
+    # `arena connect`: checked before it connects (nothing listens at those addresses: it never gets that far).
+    (["connect", "random", "--server", "http://127.0.0.1:99999", "--token", "x"], "a port from 1 to 65535"),
+    (["connect", "random", "--server", "ws://127.0.0.1:70000", "--token", "x"], "a port from 1 to 65535"),
+    (["connect", "random", "--server", "http://127.0.0.1:port", "--token", "x"], "a port from 1 to 65535"),
+    (["connect", "random", "--server", "http://:8000", "--token", "x"], "--server must be"),
+    (["connect", "random", "--server", "http://127.0.0.1:9", "--token", "x", "--log", "/nonexistent/x.log"],
+     "--log: cannot write /nonexistent/x.log: No such file or directory"),
 ])  # fmt: skip
 def test_numbers_and_names_beyond_any_use_are_one_line(arena_cli, tmp_path, monkeypatch, args, fragment):
     monkeypatch.chdir(tmp_path)

@@ -197,11 +197,18 @@ def test_hello_is_checked(stage: Stage) -> None:
         (json.dumps({"type": "hello", "token": stage.token("alice"), "agent": "bob"}), "plays as 'alice'"),
         (json.dumps({"type": "hello", "protocol": 9, "token": stage.token("alice")}), "protocol"),
     ]
+    # A binary frame is read as UTF-8 text, the hello's as every later message's: refused with the same errors.
+    cases += [(hello.encode(), error) for hello, error in cases] + [(b"\xff\xfe", "JSON")]
     for hello, error in cases:
         with connect(url, open_timeout=DEADLINE) as socket:
             socket.send(hello)
             answer = json.loads(socket.recv(DEADLINE))
             assert answer["type"] == "error" and error in answer["error"], (hello, answer)
+    for frame in (str, str.encode):  # a good hello is welcomed as a text frame and as a binary one
+        with connect(url, open_timeout=DEADLINE) as socket:
+            socket.send(frame(json.dumps({"type": "hello", "token": stage.token("alice")})))
+            assert json.loads(socket.recv(DEADLINE)) == {"type": "welcome", "protocol": 1, "agent": "alice"}
+    assert "Traceback" not in (stage.tmp_path / "serve.log").read_text()
 
 
 def test_a_server_that_stops_mid_match_scores_nothing_against_the_bot(stage: Stage, tmp_path: Path) -> None:
@@ -245,6 +252,24 @@ def test_arena_connect_serves_minimax_to_the_server(stage: Stage) -> None:
     assert wins >= 3
     seats = [s for m in matches for s in m["seats"] if s["agent"] == "pull:name=mini"]
     assert all(s["think_time"] > 0 and s["network_time"] > 0 for s in seats)
+
+
+@pytest.mark.parametrize(("spec", "fragment"), [
+    ("random:seed=x", "bad value 'x' for parameter 'seed' of agent 'random'"),
+    ("mcts:simulations=0", "parameter 'simulations' of agent 'mcts': must be >= 1"),
+    ("mcts:simulations=10000001", "parameter 'simulations' of agent 'mcts': must be <= 1e+07"),
+    ("minimax:deep=3", "unknown parameter 'deep' for agent 'minimax'"),
+    ("neural", "needs a checkpoint"),
+])  # fmt: skip
+def test_arena_connect_checks_the_agent_before_it_connects(stage: Stage, spec: str, fragment: str) -> None:
+    """A spec that could never play is one line and exit code 2 before any connection: never "connected", never a
+    seat the server waits 30 s for."""
+    stage.serve()
+    result = subprocess.run([ARENA, "connect", "--server", stage.server.url, "--token", stage.token("early"), spec],  # type: ignore[union-attr]
+                            check=False, capture_output=True, text=True, timeout=DEADLINE)  # fmt: skip
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and fragment in lines[0], result.stderr
+    assert "connected" not in result.stdout and stage.get("/api/v1/bots")["bots"] == []
 
 
 def test_arena_connect_refused_is_one_line(stage: Stage) -> None:

@@ -10,7 +10,7 @@ from arena import agents as agent_specs
 from arena.api import Game
 from arena.errors import ArenaError, about
 from arena.observations import observation_shape
-from arena.params import parse_game_spec, validate_params
+from arena.params import parse_game_spec
 from arena.plugins import Registry
 from db import queries
 from db.session import Database, open_database
@@ -132,11 +132,10 @@ def register_agent(
         agent_specs.build_entry(registry, name, type_id, raw, game_obj, None, checkpoint)
         game_id: str | None = game_obj.info.id
     else:
-        declared = agent_specs.declared_params(agent_cls)
-        if checkpoint and not any(p.name == "checkpoint" for p in declared):
+        if checkpoint and not any(p.name == "checkpoint" for p in agent_specs.declared_params(agent_cls)):
             raise ArenaError(f"agent type '{type_id}' takes no checkpoint file")
-        values = validate_params(declared, {**raw, **({"checkpoint": checkpoint} if checkpoint else {})}, f"agent '{type_id}'")
-        agent_cls.check_params({k: v for k, v in values.items() if k != "seed"})  # a checkpoint is read now, not at play
+        # A checkpoint is read now, not at play.
+        agent_specs.validated_alone(agent_cls, type_id, {**raw, **({"checkpoint": checkpoint} if checkpoint else {})})
         game_id = None
     with database.session() as session, session.begin():
         if queries.get_named_agent(session, name) is not None:

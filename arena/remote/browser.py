@@ -19,9 +19,12 @@ from arena.api import AgentInfo, Game, State
 from arena.errors import ArenaError
 from arena.library.matches import render_svg
 from arena.match import AGENT_DISCONNECTED, Forfeit
-from arena.params import Param, breaks_spec
+from arena.params import MAX_TIME_PER_MOVE, Param, breaks_spec
 from arena.remote.pull import PullAgent
 
+#: Seconds a person has for a move (the `timeout` parameter's default; on the play page, the opponents' time per move
+#: plus the network allowance that tops it up to this, arena.server.play).
+PERSON_SECONDS = 600.0
 #: Hub names of browser seats start with this; a pull bot may not announce one (arena/server/routes/bots.py).
 HUB_PREFIX = "browser:"
 
@@ -43,8 +46,9 @@ class BrowserAgent(PullAgent):
         id="browser", version="1", description="a person playing on `arena serve`'s play page (the board drawn, moves clicked)",
         params=(
             Param("name", "", "the person: the name of their user token"),
-            Param("timeout", 600.0, "seconds per move when the match sets no time per move (a person is given time)", min=0.001),
-            Param("wait", 30.0, "seconds a match waits at its start for the person's page", min=0.0),
+            Param("timeout", PERSON_SECONDS, "seconds per move when the match sets no time per move (a person is given time)",
+                  min=0.001, max=MAX_TIME_PER_MOVE),
+            Param("wait", 30.0, "seconds a match waits at its start for the person's page", min=0.0, max=MAX_TIME_PER_MOVE),
         ),
     )  # fmt: skip
     person = True

@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
+from urllib.parse import urlsplit
 
-from arena.agents import AgentEntry, build_entry
+from arena.agents import AgentEntry, build_entry, validated_alone
 from arena.api import Agent, Game, State
 from arena.errors import ArenaError
 from arena.params import parse_spec
@@ -49,12 +50,21 @@ class Seat:
 
 
 def websocket_url(server: str) -> str:
-    """`http://host:port` (or `ws://...`) -> `ws://host:port/api/v1/bots/connect`."""
+    """`http://host:port` (or `ws://...`) -> `ws://host:port/api/v1/bots/connect`; a URL that names no host, or a port
+    outside 1-65535, is refused here (not by a traceback at the first connection)."""
     base = server.rstrip("/")
     if base.startswith("http"):
         base = "ws" + base[4:]
+    expected = f"--server must be http(s)://HOST:PORT or ws(s)://HOST:PORT, got {server!r}"
     if not base.startswith(("ws://", "wss://")):
-        raise ArenaError(f"--server must be http(s)://HOST:PORT or ws(s)://HOST:PORT, got {server!r}")
+        raise ArenaError(expected)
+    parts = urlsplit(base)
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or out of 0-65535
+        port = -1
+    if not parts.hostname or port is not None and not 1 <= port <= 65535:
+        raise ArenaError(f"{expected} (a host, and a port from 1 to 65535)")
     return base + "/api/v1/bots/connect"
 
 
@@ -66,6 +76,8 @@ class Connector:
         self.spec = parse_spec(spec)
         if self.spec.id not in registry.agents:
             raise ArenaError(f"unknown agent type '{self.spec.id}' (types: {', '.join(sorted(registry.agents))})")
+        # Its parameters are checked now, as far as they can be without the game: not when the first match comes.
+        validated_alone(registry.agent_class(self.spec.id), self.spec.id, dict(self.spec.params))
         self.seats: dict[tuple[str, int], Seat] = {}
 
     def _seat(self, message: dict[str, Any]) -> Seat:
@@ -106,15 +118,36 @@ class Connector:
         return None
 
 
+def open_log(path: str | None) -> TextIO | None:
+    """The --log file, opened to append (None without one); one that cannot be opened is an ArenaError naming it."""
+    if path is None:
+        return None
+    try:
+        return open(path, "a", encoding="utf-8")
+    except OSError as exc:
+        raise ArenaError(f"--log: cannot write {path}: {exc.strerror or exc}") from None
+
+
 def serve(registry: Registry, server: str, token: str, spec: str, say: Callable[[str], None],
-          once: bool = False, log: TextIO | None = None) -> None:  # fmt: skip
+          once: bool = False, log_path: str | None = None) -> None:  # fmt: skip
     """Connect, play, and connect again when the connection drops (until refused, or after one connection if `once`).
-    `log` gets every message received, one a line, as it arrives."""
+    The file at `log_path` gets every message received, one a line, as it arrives. The server's URL, the agent's spec
+    and the log file are checked before the first connection."""
+    url = websocket_url(server)
+    connector = Connector(registry, spec)
+    log = open_log(log_path)
+    try:
+        _serve(url, token, spec, connector, say, once, log)
+    finally:
+        if log is not None:
+            log.close()
+
+
+def _serve(url: str, token: str, spec: str, connector: Connector, say: Callable[[str], None], once: bool,
+           log: TextIO | None) -> None:  # fmt: skip
     from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
     from websockets.sync.client import connect
 
-    url = websocket_url(server)
-    connector = Connector(registry, spec)
     attempt = 0
     while True:
         try:

@@ -9,7 +9,7 @@ from arena import tournament
 from arena.agents import AgentEntry
 from arena.errors import ArenaError, about
 from arena.library.tournaments import renamed_notes
-from arena.match import DEFAULT_MAX_TURNS
+from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE
 from arena.params import breaks_spec, parse_specs
 from arena.plugins import Registry
 from db.session import Database
@@ -24,7 +24,7 @@ def human_spec(name: str) -> str:
 def one_match(
     registry: Registry, database: Database, game_spec: str, against: str, seat: int, person: str,
     seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None,
-    people_against: bool = True,
+    people_against: bool = True, network_allowance: float = DEFAULT_NETWORK_ALLOWANCE,
 ) -> int:  # fmt: skip
     """A one-match tournament (status running, for the caller to play) with the agent `person` in `seat` and the
     agents of `against` in the others; returns its id. Without `people_against` (the server's play page, where
@@ -38,7 +38,7 @@ def one_match(
     agents = opponents[:seat] + [person] + opponents[seat:]
     request = tournament.TournamentRequest(
         game=game_spec, agents=",".join(agents), rounds=1, seed=secrets.randbelow(2**31) if seed is None else seed,
-        max_turns=max_turns, time_per_move=time_per_move, players=len(agents),
+        max_turns=max_turns, time_per_move=time_per_move, players=len(agents), network_allowance=network_allowance,
     )  # fmt: skip
     def others_unattended(entries: list[AgentEntry]) -> None:
         tournament.check_unattended(registry, entries[:seat] + entries[seat + 1:])

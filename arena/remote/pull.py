@@ -26,7 +26,7 @@ from arena.match import (
     MatchResult,
     ServerStopping,
 )
-from arena.params import Param
+from arena.params import MAX_TIME_PER_MOVE, Param
 from arena.remote import protocol
 from arena.remote.hub import HUB_ENV, SERVER_STOPPING
 from arena.remote.push import RemoteAgent
@@ -101,8 +101,9 @@ class PullAgent(RemoteAgent):
         id="pull", version="1", description="a bot connected to `arena serve` over its WebSocket (pull), by name",
         params=(
             Param("name", "", "the agent name the bot announced in its hello (its bot token's name)"),
-            Param("timeout", 30.0, "seconds per move when the match sets no time per move", min=0.001),
-            Param("wait", 10.0, "seconds a match waits at its start for a bot of that name to be connected", min=0.0),
+            Param("timeout", 30.0, "seconds per move when the match sets no time per move", min=0.001, max=MAX_TIME_PER_MOVE),
+            Param("wait", 10.0, "seconds a match waits at its start for a bot of that name to be connected", min=0.0,
+                  max=MAX_TIME_PER_MOVE),
         ),
     )  # fmt: skip
 

@@ -24,7 +24,7 @@ from arena.match import (
     Forfeit,
     MatchResult,
 )
-from arena.params import Param
+from arena.params import MAX_TIME_PER_MOVE, Param
 from arena.remote import protocol
 from arena.remote.connection import (
     ConnectionFailed,
@@ -113,7 +113,7 @@ class HttpAgent(RemoteAgent):
         id="http", version="1", description="a remote bot answering Arena's JSON protocol over HTTP (push)",
         params=(
             Param("url", "", "the bot's base URL: Arena POSTs to {url}/start, {url}/act and {url}/end"),
-            Param("timeout", 30.0, "seconds per move when the match sets no time per move", min=0.001),
+            Param("timeout", 30.0, "seconds per move when the match sets no time per move", min=0.001, max=MAX_TIME_PER_MOVE),
         ),
     )  # fmt: skip
 

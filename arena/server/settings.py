@@ -31,3 +31,7 @@ class Settings:
     ray_address: str | None = None
     #: Seconds a play page may be gone (no long poll open) while its person's move is awaited before they forfeit.
     play_idle_seconds: float = 60.0
+    #: Seconds an opponent on the play page may think per move: the match's time per move, so that no opponent spec
+    #: (mcts:simulations=10000000) holds a table, and the server's CPU, for hours; search agents stop in time. The
+    #: person still has arena.remote.browser.PERSON_SECONDS (the rest comes as the match's network allowance).
+    play_time_per_move: float = 10.0

@@ -4,7 +4,8 @@ A bot's first message is `{"type": "hello", "protocol": 1, "agent": NAME, "token
 token in an `Authorization: Bearer` header); NAME must be the bot token's name. The server answers
 `{"type": "welcome", ...}`, then sends `start`, `act` and `end` messages (arena.remote.protocol) for
 every seat of `pull:name=NAME`; the bot answers each `act` with `{"action": ID, "match_id": ...}`.
-A refused hello gets `{"type": "error", "error": ...}` and the socket is closed (code 1008).
+A refused hello gets `{"type": "error", "error": ...}` and the socket is closed (code 1008). Every message, the hello
+too, may come as a text frame or as a binary one holding UTF-8 text.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
+from starlette.types import Message
 
 from arena.library import tokens
 from arena.remote.browser import HUB_PREFIX as BROWSER_PREFIX
@@ -32,6 +34,14 @@ def _hub(connection: WebSocket) -> Hub | None:
     return getattr(connection.app.state, "bot_hub", None)
 
 
+def frame_text(message: Message) -> str | None:
+    """A received frame's text: a binary frame's bytes are read as UTF-8 (the hello's as every later message's)."""
+    text = message.get("text")
+    if text is None and message.get("bytes") is not None:
+        text = message["bytes"].decode("utf-8", "replace")
+    return text
+
+
 async def _refuse(websocket: WebSocket, error: str) -> None:
     await websocket.send_text(json.dumps({"type": "error", "error": error}))
     await websocket.close(POLICY_VIOLATION)
@@ -42,11 +52,14 @@ async def _hello(websocket: WebSocket) -> str | None:
     import asyncio
 
     try:
-        text = await asyncio.wait_for(websocket.receive_text(), HELLO_SECONDS)
-        hello = json.loads(text)
+        message = await asyncio.wait_for(websocket.receive(), HELLO_SECONDS)
     except TimeoutError:
         await _refuse(websocket, f"no hello within {HELLO_SECONDS:g}s")
         return None
+    if message["type"] == "websocket.disconnect":
+        return None
+    try:
+        hello = json.loads(frame_text(message) or "")
     except ValueError:
         await _refuse(websocket, 'the first message must be JSON: {"type": "hello", "agent": NAME, "token": TOKEN}')
         return None
@@ -92,9 +105,7 @@ async def connect(websocket: WebSocket) -> None:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
-            text = message.get("text")
-            if text is None and message.get("bytes") is not None:
-                text = message["bytes"].decode("utf-8", "replace")
+            text = frame_text(message)
             if text is not None:
                 hub.received(link, text)
     except WebSocketDisconnect:

@@ -17,10 +17,11 @@ from arena.errors import ArenaError
 from arena.library import ladders
 from arena.library import tournaments as library
 from arena.match import DEFAULT_MAX_TURNS
+from arena.params import MAX_TIME_PER_MOVE
 from arena.server.deps import DatabaseDep, RegistryDep, SettingsDep, Writer
 from arena.server.errors import error
 from arena.server.reply import reply
-from arena.tournament import MAX_SCHEDULED, MAX_TIME_PER_MOVE, MAX_TURNS, Format
+from arena.tournament import MAX_SCHEDULED, MAX_TURNS, Format
 
 router = APIRouter(prefix="/api/v1", tags=["tournaments"])
 

@@ -1,0 +1,70 @@
+"""The play API on a real `arena serve` process (127.0.0.1, a random free port), driven with httpx and a bearer token:
+an opponent spec that would think for hours answers within the server's --play-time-per-move, so a person who
+leaves while it thinks is let go within that, and runaway budgets are refused by name."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from arena.library import tokens
+from arena.library.storage import open_database
+from tests.server.serving import DEADLINE, http
+
+FINAL = ("over", "cancelled", "failed")
+THINK = 2.0  # the served opponents' seconds per move
+
+
+def _until(url: str, headers: dict[str, str], statuses: tuple[str, ...]) -> dict[str, Any]:
+    """Long-poll the game until its status is one of `statuses` (bounded by DEADLINE)."""
+    deadline = time.monotonic() + DEADLINE
+    state = http.get(url, headers=headers).json()
+    while state["status"] not in statuses:
+        assert time.monotonic() < deadline, f"never {statuses}: {state}"
+        state = http.get(url, params={"seen": state["version"], "wait": 5}, headers=headers).json()
+    return state
+
+
+def test_a_runaway_opponent_thinks_within_the_play_time_per_move_and_leave_lets_go(tmp_path: Path, serve) -> None:  # noqa: ANN001
+    db_path = tmp_path / "arena.db"
+    database = open_database(f"sqlite:///{db_path}")
+    person = {"Authorization": f"Bearer {tokens.create(database, 'alice')}"}
+    writer = {"Authorization": f"Bearer {tokens.create(database, 'writer')}"}
+    server = serve(db_path, None, "--workers", "0", "--play-time-per-move", str(THINK))
+
+    # Budgets beyond any use: a 400 naming the field, for the play page and for the queue alike.
+    for against, fragment in (("mcts:simulations=1000000000000", "'simulations' of agent 'mcts': must be <= 1e+07"),
+                              ("mcts:time=1e308", "'time' of agent 'mcts': must be <= 86400"),
+                              ("minimax:time=1e9", "'time' of agent 'minimax': must be <= 86400")):  # fmt: skip
+        refused = http.post(server.url + "/api/v1/play", json={"game": "tic_tac_toe", "against": against, "seat": 1},
+                            headers=person)  # fmt: skip
+        assert refused.status_code == 400 and refused.json()["field"] == "against" and fragment in refused.json()["error"], refused.text
+        queued = http.post(server.url + "/api/v1/tournaments", json={"game": "tic_tac_toe", "agents": ["random", against]},
+                           headers=writer)  # fmt: skip
+        assert queued.status_code == 400 and queued.json()["field"] == "agents" and fragment in queued.json()["error"], queued.text
+
+    # 10,000,000 simulations a move (minutes of search on this machine) moves first; the person leaves at once.
+    started = http.post(server.url + "/api/v1/play", headers=person,
+                        json={"game": "connect_four", "against": "mcts:simulations=10000000", "seat": 1})  # fmt: skip
+    assert started.status_code == 201, started.text
+    game = server.url + started.headers["location"]
+    assert http.post(game + "/leave", headers=person).status_code == 200
+    left = time.monotonic()
+    final = _until(game, person, FINAL)
+    assert time.monotonic() - left < 10 * THINK, "the opponent's move was not cut short by the time per move"
+    assert final["status"] == "over" and final["end"]["reason"] == "agent_disconnected", final
+    assert "alice left the game" in final["end"]["detail"]
+    mcts = next(seat for seat in final["result"]["seats"] if seat["agent"] == "mcts:simulations=10000000")
+    assert mcts["outcome"] == "win" and 0 < mcts["think_time"] <= THINK
+    stored = http.get(server.url + f"/api/v1/tournaments/{final['id']}").json()
+    assert stored["time_per_move"] == THINK
+
+    # The person's own time per move is still the browser agent's 600 s (the network allowance tops it up).
+    again = http.post(server.url + "/api/v1/play", json={"game": "tic_tac_toe", "against": "random", "seat": 0}, headers=person)
+    assert again.status_code == 201, again.text
+    game = server.url + again.headers["location"]
+    assert _until(game, person, ("your_move",))["deadline_ms"] == 600_000
+    assert http.post(game + "/leave", headers=person).status_code == 200
+    assert _until(game, person, FINAL)["end"]["reason"] == "agent_disconnected"
+    assert "Traceback" not in server.log.read_text()
