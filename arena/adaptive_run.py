@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from arena import ladder
-from arena.adaptive import all_pairs, choose_batch, inverse_probability_weights
+from arena.adaptive import MAX_AGENTS, all_pairs, choose_batch, inverse_probability_weights
 from arena.errors import ArenaError
 from arena.ratings import (
     bradley_terry_counts,
@@ -44,6 +44,9 @@ def adaptive_settings(budget: int | None, num_agents: int, players: int, set_siz
     A ladder (arena.ladder) may have no budget: it plays until cancelled."""
     if players != 2:
         raise ArenaError(f"--format {format} is for two-player games")
+    if num_agents > MAX_AGENTS:
+        raise ArenaError(f"--format {format} takes at most {MAX_AGENTS} agents (each batch weighs every pair of them), "
+                         f"got {num_agents}: split the field, or play it as a round-robin", "agents")  # fmt: skip
     pairs = len(all_pairs(num_agents))
     initial = pairs * set_size
     if budget is None and format != "ladder":

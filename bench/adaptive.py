@@ -107,9 +107,9 @@ def told_the_truth(strengths: np.ndarray) -> ShareRule:
     much of the gap to the target is information the games have not given yet."""
     truth = (strengths / ELO_PER_NATURAL)[None, :]
 
-    def shares(directions: np.ndarray, theta: np.ndarray, covariance: np.ndarray, gain: np.ndarray,
+    def shares(pairs: np.ndarray, theta: np.ndarray, covariance: np.ndarray, gain: np.ndarray,
                rng: np.random.Generator) -> np.ndarray:  # fmt: skip
-        return shares_of_draws(directions, theta, gain, truth)
+        return shares_of_draws(pairs, theta, gain, truth)
 
     return shares
 

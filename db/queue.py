@@ -102,6 +102,13 @@ def holds(database: Database, tournament_id: int, worker: str) -> bool:
     return found is not None
 
 
+def held_by(database: Database, worker: str) -> list[int]:
+    """The tournaments `worker` holds (running under its claim, whether or not its lease has run out)."""
+    with database.engine.connect() as connection:
+        rows = connection.execute(select(Tournament.id).where(Tournament.claimed_by == worker, Tournament.status == "running"))
+        return sorted(int(row[0]) for row in rows)
+
+
 def release(database: Database, tournament_id: int, worker: str, status: str | None = None, error: str | None = None) -> None:
     """Give the tournament up: its lease ends now (anyone may resume it); `status` (failed) with `error` if given."""
     values: dict[str, object] = {"lease_until": utcnow() - timedelta(seconds=1)}

@@ -4,6 +4,10 @@ probabilities, inverse-probability weights, same seed same choices, resume)."""
 import importlib.util
 import json
 import math
+import os
+import resource
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -117,17 +121,17 @@ def test_a_batch_goes_first_to_newcomers_then_where_the_order_is_uncertain():
 def test_thompson_shares_are_the_stored_probabilities():
     """thompson_shares: posterior draws go to the doubtful pairs (the close pair most, a 1200-Elo gap never); the
     probability choose_batch stores for its choice is exactly (1 - explore) x that pair's share + explore / pairs."""
-    from arena.adaptive import _directions, _gains, fit, thompson_shares
+    from arena.adaptive import _gains, fit, pair_array, thompson_shares
 
     strengths = [0, 30, 600, 1200]
     cells = _cells(strengths, 10, 1)
     pairs = all_pairs(4)
     theta, covariance = fit(4, cells)
-    gain = _gains(_directions(4), theta, covariance, None)
-    shares = thompson_shares(_directions(4), theta, covariance, gain, np.random.default_rng(5))
+    gain = _gains(pair_array(4), theta, covariance, None)
+    shares = thompson_shares(pair_array(4), theta, covariance, gain, np.random.default_rng(5))
     assert shares.sum() == pytest.approx(1.0) and shares.argmax() == pairs.index((0, 1)) and shares[pairs.index((0, 3))] == 0
     for seed in range(20):
-        shares = thompson_shares(_directions(4), theta, covariance, gain, np.random.default_rng(seed))
+        shares = thompson_shares(pair_array(4), theta, covariance, gain, np.random.default_rng(seed))
         ((k, probability),) = choose_batch(4, cells, 1, np.random.default_rng(seed), explore=0.3)
         assert probability == pytest.approx(0.7 * shares[k] + 0.3 / 6, rel=1e-12)
     assert choose_batch(4, cells, 16, np.random.default_rng(9)) == choose_batch(4, cells, 16, np.random.default_rng(9))
@@ -201,14 +205,14 @@ def test_gain_of_two_and_three_agents_by_hand():
     (a, b) also helps the pairs it shares an agent with, by w c^2 / (1 + w v_ab) / v_ij, c = (e_i - e_j)' S (e_a - e_b)."""
     from scipy.stats import norm
 
-    from arena.adaptive import _directions, _gains, fit
+    from arena.adaptive import _gains, fit, pair_array
 
     theta, covariance = fit(2, {(0, 1, 1.0): 7, (0, 1, 0.0): 5})
     d, v = theta[0] - theta[1], covariance[0, 0] + covariance[1, 1] - 2 * covariance[0, 1]
     w = 1 / (1 + math.exp(-d)) * (1 - 1 / (1 + math.exp(-d)))
-    (gain,) = _gains(_directions(2), theta, covariance, None)
+    (gain,) = _gains(pair_array(2), theta, covariance, None)
     assert gain == pytest.approx(norm.cdf(-abs(d) / math.sqrt(v)) * w * v / (1 + w * v), rel=1e-9)
-    assert _gains(_directions(2), theta, covariance, np.array([4.0]))[0] == pytest.approx(gain / 4)
+    assert _gains(pair_array(2), theta, covariance, np.array([4.0]))[0] == pytest.approx(gain / 4)
 
     cells = {(0, 1, 1.0): 6, (0, 1, 0.0): 5, (0, 2, 1.0): 11, (0, 2, 0.0): 1, (1, 2, 1.0): 10, (1, 2, 0.0): 2}
     theta, covariance = fit(3, cells)
@@ -226,7 +230,7 @@ def test_gain_of_two_and_three_agents_by_hand():
             c = y @ covariance @ x
             total += norm.cdf(-abs(theta[i] - theta[j]) / math.sqrt(v)) * w * c**2 / (1 + w * (x @ covariance @ x)) / v
         expected.append(total)
-    gains = _gains(_directions(3), theta, covariance, None)
+    gains = _gains(pair_array(3), theta, covariance, None)
     assert gains == pytest.approx(expected, rel=1e-9)
     assert gains.argmax() == pairs.index((0, 1))  # the close pair (6-5) before the clear ones (11-1, 10-2)
 
@@ -299,3 +303,71 @@ def test_the_bench_reads_a_fixed_budget():
     assert 0.5 <= low <= high <= 32 / 48  # slow's mean reaches 0.95 at 48 or 64 depending on the runs drawn
     assert low < high and bench.budget_reading(slow, [16, 32, 48, 64])[0] == 64
     assert bench.budget_interval(fast, [[0.5, 0.5]] * 3, [16, 32, 48, 64], [16, 32]) is None  # never reached: no interval
+
+
+def _field_cells(num_agents: int, spread: float, seed: int) -> dict[tuple[int, int, float], float]:
+    """One game per pair of agents `spread` Elo apart, with random tic-tac-toe's draw rate."""
+    rng = np.random.default_rng(seed)
+    cells: dict[tuple[int, int, float], float] = {}
+    for a, b in all_pairs(num_agents):
+        p = 1 / (1 + 10 ** (spread * (b - a) / 400))
+        score = 0.5 if rng.random() < 0.13 else float(rng.random() < p)
+        cells[(a, b, score)] = cells.get((a, b, score), 0.0) + 1.0
+    return cells
+
+
+def test_large_fields_are_scored_as_small_ones_without_pairs_by_pairs_matrices(monkeypatch):
+    """Beyond EXACT_PAIRS the gains come from an agents x agents Laplacian and the votes from a scan of the pairs by
+    gain: the same numbers (to rounding) and the same votes as the pairs x pairs matrices, so the same choices."""
+    from arena import adaptive
+    from arena.adaptive import _directions, _gains_by_laplacian, _gains_by_matrix, _votes_by_matrix, _votes_by_scan, fit, pair_array
+
+    cells = _field_cells(20, 60.0, 2)
+    theta, covariance = fit(20, cells)
+    exact = _gains_by_matrix(_directions(20), theta, covariance)
+    assert _gains_by_laplacian(pair_array(20), theta, covariance) == pytest.approx(exact, rel=1e-9, abs=1e-12 * exact.max())
+    draws = theta + np.random.default_rng(0).standard_normal((500, 20)) @ np.linalg.cholesky(covariance).T
+    monkeypatch.setattr(adaptive, "SCAN_BLOCK", 7)  # many blocks: draws resolved in the first, in later ones, in none
+    tied = np.random.default_rng(3).integers(0, 20, len(exact)).astype(float)  # votes all over, ties: the first pair
+    for gain in (exact, tied):
+        scanned = _votes_by_scan(pair_array(20), theta, gain, draws)
+        assert (scanned == _votes_by_matrix(pair_array(20), theta, gain, draws)).all()
+    assert len(set(scanned)) > 5
+    small = choose_batch(20, cells, 16, np.random.default_rng(1))
+    monkeypatch.setattr(adaptive, "EXACT_PAIRS", 0)
+    assert [k for k, _ in choose_batch(20, cells, 16, np.random.default_rng(1))] == [k for k, _ in small]
+
+
+def _one_gib_of_address_space() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+
+def test_the_largest_field_plays_its_batches_in_a_small_memory(tmp_path):
+    """`arena run-tournament` of MAX_AGENTS agents of equal strength (the worst case: every pair doubtful), a first
+    round and 5 batches, completes under a 1 GiB address-space cap (the pairs x pairs matrix it once made was
+    7.9 GiB by itself: a MemoryError at the first batch) and in bounded time."""
+    from arena.adaptive import MAX_AGENTS
+    from arena.adaptive_run import BATCH
+
+    root = Path(__file__).resolve().parent.parent
+    agents = ",".join(f"random:seed={i}" for i in range(MAX_AGENTS))
+    budget = len(all_pairs(MAX_AGENTS)) + 5 * BATCH
+    env = {**os.environ, "PYTHONPATH": str(root), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "--db", str(tmp_path / "wide.db"), "run-tournament", "--game",
+                           "tic_tac_toe", "--agents", agents, "--format", "adaptive", "--budget", str(budget), "--quiet"],
+                          capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path,
+                          preexec_fn=_one_gib_of_address_space)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"played {budget} matches" in done.stderr + done.stdout
+
+
+def test_a_field_beyond_the_limit_is_refused_in_one_line(arena_cli):
+    from arena.adaptive import MAX_AGENTS
+
+    agents = ",".join(f"random:seed={i}" for i in range(MAX_AGENTS + 1))
+    for format, budget in (("adaptive", ["--budget", "40000"]), ("ladder", [])):
+        result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", agents, "--format", format, *budget, ok=False)
+        lines = result.stderr.strip().splitlines()
+        assert result.exit_code == 2 and len(lines) == 1, result.stderr
+        assert f"--format {format} takes at most {MAX_AGENTS} agents" in lines[0] and f"got {MAX_AGENTS + 1}" in lines[0]
+    assert not arena_cli.db_path.exists()  # refused before the database file was made

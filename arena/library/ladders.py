@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from arena import tournament as tournaments
+from arena.adaptive import MAX_AGENTS
 from arena.agents import SAME_AGENT, resolve_all, same_agent
 from arena.errors import ArenaError
 from arena.ladder import FORMAT
@@ -47,6 +48,9 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
         tournaments.check_unattended(registry, entries)
         stored = settings["agents"] + [data for _, data in queries.ladder_joins(session, found.id)]
         labels = [data["label"] for data in stored]
+        if entry.label not in labels and len(set(labels)) >= MAX_AGENTS:  # one already in is told so (AlreadyIn)
+            raise ArenaError(f"ladder {found.id} has {MAX_AGENTS} agents (playing or waiting to join), the most a ladder "
+                             "takes: it takes no more agents")  # fmt: skip
         twin = same_agent(registry, resolved[0], stored, game)
         if twin is not None:
             raise ArenaError(f"agent: '{resolved[0].label}' and '{twin}', in ladder {found.id} already, are {SAME_AGENT}")

@@ -4,7 +4,9 @@
 keeps its interpreter to itself). A claim is a lease renewed by a heartbeat thread while matches
 are played; losing it (cancelled, or taken over after a stall) or being asked to stop ends play
 after the current match: what was played is stored, the rest is resumable, as with the CLI.
-`drain` plays until the queue is empty, in this process: tests use it.
+`drain` plays until the queue is empty, in this process: tests use it. A worker that dies while the server
+runs (the OOM killer, a crash) is noticed within WATCH_SECONDS, logged in one line and replaced; the tournament
+it held is left to its lease, which runs out unrenewed, and the next worker to claim resumes it.
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ class GivesWay(Exception):
 GIVE_WAY_SECONDS = 1.0
 #: Seconds between two looks, while a tournament plays, at whether this worker still holds it (not cancelled).
 HOLD_LOOK_SECONDS = 1.0
+#: Seconds between two looks of the server at whether each of its queue workers is alive.
+WATCH_SECONDS = 1.0
+#: A worker that dies sooner than this after its start is replaced after a wait that doubles each time (up to
+#: MAX_RESPAWN_WAIT seconds): one that cannot start at all does not respawn in a tight loop.
+QUICK_DEATH_SECONDS = 10.0
+MAX_RESPAWN_WAIT = 60.0
 
 
 @dataclass
@@ -202,25 +210,74 @@ def _worker_main(url: str, settings: Settings, worker: str, stop: Any, parent: i
         play_claimed(database, registry, tournament_id, settings, worker, stop)
 
 
+def how_it_ended(exitcode: int | None) -> str:
+    """A process's end in words: `killed by SIGKILL`, `exit code 1`."""
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+@dataclass
+class Slot:
+    """One of the server's queue workers: its name, its process, when that started, the wait before a quick respawn."""
+
+    worker: str
+    process: Any
+    started: float
+    wait: float = 0.0
+
+
 class QueueRunner:
-    """The server's playing processes: started with the app, stopped (cleanly, resumably) with it."""
+    """The server's playing processes: started with the app, replaced when one dies, stopped (cleanly, resumably) with it."""
 
     def __init__(self, url: str, settings: Settings) -> None:
         self.url, self.settings = url, settings
         self.context = multiprocessing.get_context("spawn")  # the web server runs threads: never fork it
         self.stop = StopFlag(self.context)
-        self.processes: list[Any] = []
+        self.slots: list[Slot] = []
+        self.watcher: threading.Thread | None = None
 
     def start(self, database: Database) -> None:
         taken_back = queue.release_all(database, f"{self.settings.worker_id}/")
         if taken_back:
             log.info("took back %s tournaments this server was playing when it stopped", taken_back)
-        for n in range(self.settings.workers):
-            worker = f"{self.settings.worker_id}/{n}"
-            process = self.context.Process(target=_worker_main, name=f"arena-queue-{n}", daemon=True,
-                                           args=(self.url, self.settings, worker, self.stop, os.getpid()))  # fmt: skip
-            process.start()
-            self.processes.append(process)
+        self.slots = [self._spawn(f"{self.settings.worker_id}/{n}") for n in range(self.settings.workers)]
+        self.watcher = threading.Thread(target=self._watch, args=(database,), name="arena-queue-watch", daemon=True)
+        self.watcher.start()
+
+    def _spawn(self, worker: str, wait: float = 0.0) -> Slot:
+        process = self.context.Process(target=_worker_main, name=f"arena-queue-{worker.rsplit('/', 1)[-1]}", daemon=True,
+                                       args=(self.url, self.settings, worker, self.stop, os.getpid()))  # fmt: skip
+        process.start()
+        log.info("queue worker %s: pid %s", worker, process.pid)
+        return Slot(worker, process, time.monotonic(), wait)
+
+    def _watch(self, database: Database) -> None:
+        """Until the server stops: replace each queue worker that died, after one line in the log."""
+        while not self.stop.wait(WATCH_SECONDS):
+            for n, slot in enumerate(self.slots):
+                if slot.process.exitcode is not None and not self.stop.is_set():
+                    self.slots[n] = self._replace(database, slot)
+
+    def _replace(self, database: Database, dead: Slot) -> Slot:
+        """A new worker, of the same name, in place of a dead one (after a wait if it died right after its start)."""
+        quick = time.monotonic() - dead.started < QUICK_DEATH_SECONDS
+        wait = min(max(2 * dead.wait, WATCH_SECONDS), MAX_RESPAWN_WAIT) if quick else 0.0
+        try:
+            held = queue.held_by(database, dead.worker)
+        except Exception:  # noqa: BLE001  (the database away for a moment: the line says less, the worker is replaced)
+            held = []
+        log.error("queue worker %s (pid %s) died, %s; %s; replaced%s", dead.worker, dead.process.pid,
+                  how_it_ended(dead.process.exitcode),
+                  f"tournament {held[0]} it held is resumed when its lease ({self.settings.lease_seconds:.0f} s) runs out"
+                  if held else "it held no tournament", f" in {wait:.0f} s" if wait else "")  # fmt: skip
+        dead.process.join()
+        if wait and self.stop.wait(wait):
+            return dead  # the server stops meanwhile: nothing to replace
+        return self._spawn(dead.worker, wait)
 
     def stop_soon(self) -> None:
         """Ask every worker to stop after its current match and claim nothing more (safe from a signal handler)."""
@@ -229,10 +286,12 @@ class QueueRunner:
     def close(self, timeout: float = 30.0) -> None:
         """Ask every worker to stop after its current match, wait, then make sure."""
         self.stop_soon()
-        for process in self.processes:
+        if self.watcher is not None:
+            self.watcher.join()  # no worker is started after this
+        for process in [slot.process for slot in self.slots]:
             process.join(timeout)
             if process.is_alive():
                 log.warning("queue worker %s did not stop in %.0f s: killed (its tournament stays resumable)", process.pid, timeout)
                 process.kill()
                 process.join()
-        self.processes.clear()
+        self.slots.clear()

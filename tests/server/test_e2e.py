@@ -145,3 +145,37 @@ def test_sigterm_to_the_whole_process_group_stops_the_server(serve, tmp_path: Pa
     assert code in (0, -signal.SIGTERM) and time.monotonic() - begun < 40
     for worker in workers:
         assert not worker.is_running() or worker.status() == "zombie", worker
+
+
+def test_a_killed_queue_worker_is_replaced_and_its_tournament_resumed(tmp_path: Path, serve) -> None:  # noqa: ANN001
+    """A queue worker killed while it plays (SIGKILL, as the OOM killer sends) is noticed and replaced, in one line of
+    the log naming it and its signal; the tournament it held is resumed once its lease (3 s here) runs out, every
+    match stored once, and a tournament submitted afterwards is played: within 60 s each, on one queue worker."""
+    db_path = tmp_path / "arena.db"
+    token = tokens.create(open_database(f"sqlite:///{db_path}"), "e2e")
+    server = serve(db_path)
+    auth = {"Authorization": f"Bearer {token}"}
+    body = {"game": "connect_four", "agents": ["mcts:simulations=2000", "greedy", "random"], "rounds": 10, "seed": 9}
+    held = http.post(server.url + "/api/v1/tournaments", json=body, headers=auth).json()
+    wait_for(lambda: http.get(f"{server.url}/api/v1/tournaments/{held['id']}").json()["done"] > 0, "the first stored matches")
+    (started,) = [line for line in server.log.read_text().splitlines() if "queue worker" in line and ": pid " in line]
+    worker, pid = started.split("queue worker ")[1].split(": pid ")
+    assert int(pid) in {child.pid for child in server.children()}  # a process this test's server started
+    os.kill(int(pid), signal.SIGKILL)
+    later = http.post(server.url + "/api/v1/tournaments", json={**body, "agents": ["random", "greedy"], "rounds": 2},
+                      headers=auth).json()  # fmt: skip
+    for tournament in (held, later):
+        url = f"{server.url}/api/v1/tournaments/{tournament['id']}"
+        deadline = time.monotonic() + 60
+        while http.get(url).json()["status"] != "done":
+            assert time.monotonic() < deadline, f"tournament {tournament['id']} not done 60 s on:\n{server.log.read_text()}"
+            time.sleep(0.1)
+    lines = server.log.read_text().splitlines()
+    (died,) = [line for line in lines if "died" in line]
+    assert f"queue worker {worker} (pid {pid}) died, killed by SIGKILL; tournament {held['id']} it held" in died
+    assert "; replaced" in died  # (in 1 s: it died within QUICK_DEATH_SECONDS of its start)
+    replacements = [line for line in lines if f"queue worker {worker}: pid " in line]
+    assert len(replacements) == 2 and not replacements[1].endswith(f": pid {pid}")
+    rows = stored(db_path, held["id"])
+    assert sorted({row[0] for row in rows}) == list(range(30)) and len(rows) == 60  # every scheduled match, once
+    assert server.stop() in (0, -signal.SIGTERM)

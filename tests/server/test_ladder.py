@@ -188,3 +188,28 @@ def test_cli_verbs_queue_join_cancel_and_resume(tmp_path: Path) -> None:
     assert cli("tournaments", "cancel", "nosuch", ok=False).exit_code == 2
     assert cli("run-tournament", "--resume", "lad", "--queue", ok=False).exit_code == 2
     assert [row["status"] for row in cli.json("tournaments")] == ["done", "cancelled"]
+
+
+def test_fields_beyond_the_scheduler_limit_are_refused_and_write_nothing(server: Server) -> None:
+    """Adaptive and ladder fields above MAX_AGENTS are refused with a 4xx naming agents (over HTTP a list holds 200
+    agents at most, fewer than MAX_AGENTS: 422); a ladder at the limit, its agents and those waiting to join counted,
+    takes no one more (400 naming the tournament); nothing is written. 200 agents, the request that once took 8.6 GB,
+    is queued."""
+    from arena.adaptive import MAX_AGENTS
+
+    field = [f"random:seed={i}" for i in range(MAX_AGENTS + 1)]
+    for body in ({"format": "adaptive", "budget": 40_000}, {"format": "ladder"}):
+        answer = server.client.post("/api/v1/tournaments", json={"game": "tic_tac_toe", "agents": field, **body},
+                                    headers=server.auth)  # fmt: skip
+        assert 400 <= answer.status_code < 500 and answer.json()["field"] == "agents", answer.text
+    assert server.get("/api/v1/tournaments") == []
+    server.submit(game="tic_tac_toe", agents=field[:200], format="adaptive", budget=20_000, name="wide")
+    server.submit(game="tic_tac_toe", agents=field[:200], format="ladder", name="full")
+    for agent in field[200:MAX_AGENTS]:  # the last places, taken by joins
+        assert join(server, "full", agent).status_code == 201
+    for agent in (field[MAX_AGENTS], "greedy"):
+        refused = join(server, "full", agent)
+        assert (refused.status_code, refused.json()["field"]) == (400, "tournament"), refused.text
+        assert f"has {MAX_AGENTS} agents" in refused.json()["error"] and "\n" not in refused.json()["error"]
+    assert join(server, "full", field[0]).status_code == 409  # one in already is told so
+    assert joins_count(server) == MAX_AGENTS - 200
