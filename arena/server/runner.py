@@ -52,6 +52,10 @@ WATCH_SECONDS = 1.0
 #: MAX_RESPAWN_WAIT seconds): one that cannot start at all does not respawn in a tight loop.
 QUICK_DEATH_SECONDS = 10.0
 MAX_RESPAWN_WAIT = 60.0
+#: A queue worker whose tournament was cancelled (or taken over) waits this long for the match under way to end, then
+#: exits with ABANDONED_EXIT (the server starts another): one very long match cannot hold a worker after a cancel.
+ABANDON_SECONDS = 10.0
+ABANDONED_EXIT = 75
 
 
 @dataclass
@@ -65,6 +69,7 @@ class Claimed:
     stop: Any  # threading.Event or multiprocessing.Event: the whole worker stops
     turn_seconds: float = 60.0  # a ladder's turn while another ladder waits (Settings.ladder_turn_seconds)
     endless: bool = False  # a ladder (db.queue.is_endless): only it looks for tournaments waiting behind it
+    abandon_after: float | None = None  # a queue worker's process: exit this long after losing the claim mid-match
 
     def __post_init__(self) -> None:
         self.lost = threading.Event()
@@ -85,9 +90,21 @@ class Claimed:
                     held = queue.holds(self.database, self.tournament_id, self.worker)
                 if not held:
                     self.lost.set()  # cancelled, or another server took it over
+                    self._abandon_if_stuck()
                     return
             except Exception:  # a database hiccup: try again at the next beat (the lease has slack)
                 log.exception("renewing the claim on tournament %s", self.tournament_id)
+
+    def _abandon_if_stuck(self) -> None:
+        """In a queue worker's process: if the match under way outlasts abandon_after, end the process (the server
+        replaces it; the tournament is no longer this worker's, and what was played is stored)."""
+        if self.abandon_after is None or self.finished.wait(self.abandon_after):
+            return
+        log.error("tournament %s: no longer held by %s (cancelled or taken over), and its match under way has not ended "
+                  "%.0f s later: this worker exits, the server starts another", self.tournament_id, self.worker,
+                  self.abandon_after)  # fmt: skip
+        logging.shutdown()
+        os._exit(ABANDONED_EXIT)
 
     def progress(self, done: int, total: int) -> None:
         self.idling = False
@@ -109,11 +126,13 @@ class Claimed:
         self._check()
 
 
-def play_claimed(database: Database, registry: Registry, tournament_id: int, settings: Settings, worker: str, stop: Any) -> str:
+def play_claimed(database: Database, registry: Registry, tournament_id: int, settings: Settings, worker: str, stop: Any,
+                 abandon_after: float | None = None) -> str:  # fmt: skip
     """Play a claimed tournament to its end (or until stopped); its outcome: done, stopped, lost, gave way (a ladder,
-    for a tournament waiting in the queue) or failed."""
+    for a tournament waiting in the queue) or failed. With `abandon_after` (a queue worker's own process), a claim lost
+    mid-match ends the process that many seconds later if the match has not ended (Claimed._abandon_if_stuck)."""
     claimed = Claimed(database, tournament_id, worker, settings.lease_seconds, stop, settings.ladder_turn_seconds,
-                      queue.is_endless(database, tournament_id))  # fmt: skip
+                      queue.is_endless(database, tournament_id), abandon_after)  # fmt: skip
     claimed.thread.start()
     try:
         executor = make_executor(settings.executor, settings.match_workers, settings.ray_address)
@@ -207,7 +226,7 @@ def _worker_main(url: str, settings: Settings, worker: str, stop: Any, parent: i
             stop.wait(settings.poll_seconds)
             continue
         log.info("tournament %s: claimed by %s", tournament_id, worker)
-        play_claimed(database, registry, tournament_id, settings, worker, stop)
+        play_claimed(database, registry, tournament_id, settings, worker, stop, abandon_after=ABANDON_SECONDS)
 
 
 def how_it_ended(exitcode: int | None) -> str:
@@ -217,6 +236,8 @@ def how_it_ended(exitcode: int | None) -> str:
             return f"killed by {signal.Signals(-exitcode).name}"
         except ValueError:
             return f"killed by signal {-exitcode}"
+    if exitcode == ABANDONED_EXIT:
+        return f"exit code {exitcode}: it left a match of a tournament no longer its own (cancelled or taken over)"
     return f"exit code {exitcode}"
 
 

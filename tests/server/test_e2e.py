@@ -179,3 +179,34 @@ def test_a_killed_queue_worker_is_replaced_and_its_tournament_resumed(tmp_path: 
     rows = stored(db_path, held["id"])
     assert sorted({row[0] for row in rows}) == list(range(30)) and len(rows) == 60  # every scheduled match, once
     assert server.stop() in (0, -signal.SIGTERM)
+
+
+def test_a_cancel_frees_the_queue_worker_even_in_the_middle_of_a_very_long_match(tmp_path: Path, serve) -> None:  # noqa: ANN001
+    """A tournament whose match would take hours (mcts with ten million simulations a move) is cancelled: the worker
+    playing it exits ABANDON_SECONDS later, in one line of the log, and the server's new worker plays the next
+    tournament (within 60 s, on one queue worker)."""
+    from arena.server.runner import ABANDON_SECONDS, ABANDONED_EXIT
+
+    db_path = tmp_path / "arena.db"
+    token = tokens.create(open_database(f"sqlite:///{db_path}"), "e2e")
+    server = serve(db_path)
+    auth = {"Authorization": f"Bearer {token}"}
+    endless = http.post(server.url + "/api/v1/tournaments", headers=auth, json={
+        "game": "connect_four", "agents": ["mcts:simulations=10000000", "random"], "rounds": 1}).json()  # fmt: skip
+    wait_for(lambda: http.get(f"{server.url}/api/v1/tournaments/{endless['id']}").json()["status"] == "running", "its claim")
+    time.sleep(1.0)  # the first move's search under way
+    assert http.post(f"{server.url}/api/v1/tournaments/{endless['id']}/cancel", headers=auth).json()["status"] == "cancelled"
+    cancelled_at = time.monotonic()
+    later = http.post(server.url + "/api/v1/tournaments", headers=auth,
+                      json={"game": "tic_tac_toe", "agents": ["random", "greedy"], "rounds": 2}).json()  # fmt: skip
+    deadline = time.monotonic() + 60
+    while http.get(f"{server.url}/api/v1/tournaments/{later['id']}").json()["status"] != "done":
+        assert time.monotonic() < deadline, f"the next tournament not played 60 s on:\n{server.log.read_text()}"
+        time.sleep(0.1)
+    assert time.monotonic() - cancelled_at >= ABANDON_SECONDS  # the match under way was given its grace first
+    lines = server.log.read_text().splitlines()
+    assert [line for line in lines if f"tournament {endless['id']}: no longer held by" in line]
+    (died,) = [line for line in lines if "died" in line]
+    assert f"exit code {ABANDONED_EXIT}" in died and "; replaced" in died
+    assert http.get(f"{server.url}/api/v1/tournaments/{endless['id']}").json()["status"] == "cancelled"
+    assert server.stop() in (0, -signal.SIGTERM)
