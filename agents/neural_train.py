@@ -92,7 +92,7 @@ from arena.match import DEFAULT_MAX_TURNS, DRAW, LOSS, WIN, outcomes_from_return
 from arena.params import Spec
 from arena.plugins import CommandContext, Registry, command_db, command_registry, get_registry, plugins_dir_option
 from arena.seeding import derive_seed
-from arena.tournament import make_game
+from arena.tournament import MAX_SCHEDULED, make_game
 from arena.training.metrics import MetricsWriter, metrics_path, read_metrics
 
 if TYPE_CHECKING:
@@ -304,8 +304,8 @@ parse_hidden = parse_widths
 def check_numbers(config: TrainConfig) -> None:
     if config.algorithm not in ALGORITHMS:
         raise arena.ArenaError(f"unknown algorithm '{config.algorithm}' (choose {', '.join(ALGORITHMS)})")
-    if config.episodes < 1:
-        raise arena.ArenaError(f"--episodes must be at least 1, got {config.episodes}")
+    if not 1 <= config.episodes <= MAX_SCHEDULED:  # a run plays at most what one tournament may
+        raise arena.ArenaError(f"--episodes must be between 1 and {MAX_SCHEDULED:,} (a tournament's limit), got {config.episodes}")
     if config.lr is not None and not (math.isfinite(config.lr) and config.lr > 0):
         raise arena.ArenaError(f"--lr must be a positive number, got {config.lr}")
     if config.batch is not None and config.batch < 1:

@@ -437,7 +437,8 @@ TOURNAMENT_COLUMNS = ["id", "name", "game", "agents", "format", "rounds", "statu
 @cli.command("check-agent")
 @click.argument("spec")
 @click.option("--game", "game_spec", required=True, help="The game to check it on, e.g. connect_four.")
-@click.option("--seeds", type=click.IntRange(min=1), default=3, show_default=True, help="Matches per seat.")
+@click.option("--seeds", type=click.IntRange(1, tournament.MAX_SCHEDULED), default=3, show_default=True,
+              help=f"Matches per seat (at most {tournament.MAX_SCHEDULED:,}, a tournament's limit).")
 @click.option("--time-per-move", type=float, default=1.0, show_default=True, help="Seconds per move.")
 @click.option("--network-allowance", type=float, default=50.0, show_default=True, metavar="MS",
               help="Milliseconds of round trip a remote agent gets on top of --time-per-move.")

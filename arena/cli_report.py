@@ -70,15 +70,18 @@ _need_matplotlib = figures.need_matplotlib
 
 
 @click.command("report")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Directory for the PNG figures and report.html.")
+@click.option("--out", "out_text", required=True, type=click.Path(file_okay=False),
+              help="Directory for the PNG figures and report.html (made if need be, in a folder that exists).")
 @_options
-def report_command(ctx: _Context, out_dir: Path, tournament_key: str | None, game_spec: str | None) -> None:
+def report_command(ctx: _Context, out_text: str, tournament_key: str | None, game_spec: str | None) -> None:
     """Write every figure as PNG plus one self-contained report.html (figures, tables, settings)."""
     _need_matplotlib()
     from arena.report import build_report, check_writable
 
-    check_writable(out_dir)  # before loading what may be 90,000 matches
+    if not out_text.strip():  # Path("") is the current folder
+        raise ArenaError("--out is empty: give the folder for the report (e.g. --out report)")
+    out_dir = Path(out_text)
+    check_writable(out_dir, new_folder=True)  # before loading what may be 90,000 matches
     report = build_report(load(ctx, tournament_key, game_spec), out_dir)
     click.echo(f"wrote {report.html} and {len(report.figures)} figures in {out_dir}", err=True)
 
@@ -119,6 +122,9 @@ def plot_command(ctx: _Context, kind: str, files: tuple[str, ...], out: Path, to
         from arena.evolution import evolution_figure, read_evolution
 
         generations = read_evolution(files[0])
+        if not any(row["kind"] == "generation" for row in generations):
+            raise ArenaError(f"{files[0]}: no generation in this deck evolution log, so nothing to draw (arena evolve-decks "
+                             f"writes a line per generation)")  # fmt: skip
         write_figure(lambda: evolution_figure(generations), out)
     else:
         if files:
@@ -127,6 +133,6 @@ def plot_command(ctx: _Context, kind: str, files: tuple[str, ...], out: Path, to
 
         if out.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise ArenaError(f"--out must end in .png, .svg or .pdf, got '{out.name}'")
-        check_writable(out.parent)  # before loading the matches
+        check_writable(out)  # before loading the matches
         plot(kind, load(ctx, tournament_key, game_spec), out)
     click.echo(f"wrote {out}", err=True)

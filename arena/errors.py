@@ -25,3 +25,9 @@ def about(field: str) -> Iterator[None]:
         if exc.field is None:
             exc.field = field
         raise
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """A user's text as a message quotes it: whole up to `limit` characters, else its start and '...' (a message does not
+    repeat a 5,000-digit number)."""
+    return text if len(text) <= limit else f"{text[:limit - 3]}..."

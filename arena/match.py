@@ -49,6 +49,8 @@ class ServerStopping(ArenaFault):
 
 
 DEFAULT_MAX_TURNS = 200
+#: The longest turn limit (a match of a million actions is a runaway, not a game), and the longest opening.
+MAX_TURNS = 1_000_000
 
 
 @dataclass

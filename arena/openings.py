@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.api import Game, State
-from arena.errors import ArenaError
+from arena.errors import ArenaError, shown
+from arena.match import MAX_TURNS
 from arena.seeding import derive_seed
+from db.queries import id_from_text, is_number
 
 #: Attempts at a random opening that does not end the game before giving up (a game that short is no game).
 RANDOM_ATTEMPTS = 100
@@ -35,9 +37,9 @@ def parse_openings(text: str | Sequence[str], game: Game) -> dict[str, Any]:
         return _openings(game, list(text), "openings: no openings in the list", lambda number: f"openings[{number - 1}]")
     if text.startswith("random:"):
         value = text[len("random:"):]
-        if not value.isdecimal() or int(value) < 1:
-            raise ArenaError(f"--openings random:N needs a whole number of plies of at least 1, got '{value}'")
-        plies = int(value)
+        plies = id_from_text(value)
+        if plies is None or not 1 <= plies <= MAX_TURNS:
+            raise ArenaError(f"--openings random:N needs a whole number of plies from 1 to {MAX_TURNS:,}, got '{shown(value)}'")
         random_opening(game, plies, derive_seed("check", plies))  # a game too short for N plies fails now
         return {"kind": "random", "plies": plies}
     path = Path(text)
@@ -78,7 +80,7 @@ def _parse_line(game: Game, line: str, where: str) -> list[int]:
         action = _action(state, token)
         if action is None or action not in state.legal_actions():
             legal = ", ".join(f"{a}={state.action_to_string(a)}" for a in state.legal_actions()[:12])
-            raise ArenaError(f"{where}: '{token}' is not a legal action after {len(plies)} plies (legal: {legal})")
+            raise ArenaError(f"{where}: '{shown(token)}' is not a legal action after {len(plies)} plies (legal: {legal})")
         state.apply(action)
         plies.append(action)
     if state.is_terminal():
@@ -87,8 +89,8 @@ def _parse_line(game: Game, line: str, where: str) -> list[int]:
 
 
 def _action(state: State, token: str) -> int | None:
-    if token.lstrip("-").isdecimal():
-        return int(token)
+    if is_number(token.lstrip("-")):  # an action id; a negative or 64-bit-overflowing one is no legal action
+        return None if token.startswith("-") else id_from_text(token)
     try:
         return int(state.string_to_action(token))
     except Exception:  # a game's parser raises what it likes on text it does not know

@@ -263,6 +263,24 @@ def breaks_spec(name: str) -> bool:
     return not name or any(ch.isspace() or ch in SPEC_SEPARATORS for ch in name)
 
 
+#: The longest name of an agent, a token or a person (their database columns).
+MAX_NAME_LENGTH = 200
+
+
+def check_name(name: str, what: str, field: str | None = None, also: str = "") -> str:
+    """`name` if it can be a name in an agent spec (a named agent, a token's `pull:name=...`, a person's
+    `human:name=...`): 1 to MAX_NAME_LENGTH characters with no space, control character or any of SPEC_SEPARATORS
+    (nor of `also`); else ArenaError about `field`, saying `what` the name is ("an agent's name") and the rule."""
+    if not name:
+        raise ArenaError(f"{what} is empty", field)
+    if len(name) > MAX_NAME_LENGTH:
+        raise ArenaError(f"{what} is at most {MAX_NAME_LENGTH} characters, got {len(name)}", field)
+    if breaks_spec(name) or not name.isprintable() or any(ch in also for ch in name):
+        raise ArenaError(f"{what} has no spaces, control characters or any of {' '.join(SPEC_SEPARATORS + also)} (other "
+                         f"characters are fine), got {name!r}", field)  # fmt: skip
+    return name
+
+
 def parse_game_spec(text: str) -> Spec:
     """Parse a game spec (`connect_four:rows=5`); an empty one is refused by name."""
     if not text.strip():

@@ -315,7 +315,7 @@ def write_figure(make: Callable[[], Figure], out: Path) -> Path:
         raise ArenaError(f"--out must end in .png, .svg or .pdf, got '{out.name}'")
     if out.is_dir():
         raise ArenaError(f"cannot write {out}: it is a directory")
-    check_writable(out.parent)
+    check_writable(out)
     data = render(make(), fmt)
     _write(out, data)
     return out
@@ -323,7 +323,7 @@ def write_figure(make: Callable[[], Figure], out: Path) -> Path:
 
 def _write(path: Path, data: bytes | str) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(exist_ok=True)  # the report's folder, in one that exists (check_writable)
         if isinstance(data, str):
             path.write_text(data, encoding="utf-8")
         else:
@@ -344,7 +344,7 @@ class Report:
 
 def build_report(agg: Aggregates, out_dir: Path) -> Report:
     """Every figure as out_dir/KIND.png and out_dir/report.html with them embedded."""
-    check_writable(out_dir)
+    check_writable(out_dir, new_folder=True)
     images: dict[str, bytes] = {}
     report = Report(out_dir / "report.html", {})
     for kind in PLOT_KINDS:
@@ -360,15 +360,17 @@ def build_report(agg: Aggregates, out_dir: Path) -> Report:
     return report
 
 
-def check_writable(directory: Path) -> None:
-    """Fail before loading or drawing anything when `directory` could not be created or written; creates nothing."""
-    existing = directory
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise ArenaError(f"cannot write to {directory}: {existing} is not a directory")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ArenaError(f"cannot write to {directory}: permission denied")
+def check_writable(target: Path, new_folder: bool = False) -> None:
+    """Fail before loading or drawing anything unless `target` can be written: a file in a folder that exists or, with
+    `new_folder`, a folder that exists or can be made in one that does. A missing folder is refused, not made (as by
+    arena train, evolve-decks and --db); creates nothing."""
+    folder = target if new_folder and target.exists() else target.parent
+    if not folder.exists():
+        raise ArenaError(f"cannot write {target}: folder {folder} does not exist")
+    if not folder.is_dir():
+        raise ArenaError(f"cannot write {target}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ArenaError(f"cannot write {target}: permission denied")
 
 
 # ---------------------------------------------------------------- HTML

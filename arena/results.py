@@ -8,7 +8,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, about, shown
 from arena.heap import collector_paused
 from arena.leaderboard import Standings, add_distinct_games, sort_rows
 from arena.params import canonical, parse_game_spec
@@ -49,7 +49,7 @@ def get_tournament(database: Database, key: str) -> Tournament:
     with database.session() as session:
         tournament = queries.find_tournament(session, key)
     if tournament is None:
-        raise ArenaError(f"no tournament with id or name '{key}'")
+        raise ArenaError(f"no tournament with id or name '{shown(key)}'")
     return tournament
 
 
@@ -62,8 +62,9 @@ def select(
     if tournament is not None and game is not None:
         raise ArenaError("give --tournament or --game, not both")
     if game is not None:
-        spec = parse_game_spec(game)
-        game_obj = registry.game_class(spec.id)(**spec.params)
+        with about("game"):
+            spec = parse_game_spec(game)
+            game_obj = registry.game_class(spec.id)(**spec.params)
         version, params = game_obj.info.version, canonical(game_obj.params)
 
         def load_game() -> list[MatchRecord]:
@@ -84,7 +85,7 @@ def select(
         found = queries.latest_tournament(session) if tournament is None else queries.find_tournament(session, tournament)
         if found is None:
             raise ArenaError("no tournaments yet: run `arena run-tournament` first" if tournament is None
-                             else f"no tournament with id or name '{tournament}'")  # fmt: skip
+                             else f"no tournament with id or name '{shown(tournament)}'")  # fmt: skip
         fingerprint = queries.tournament_fingerprint(session, found.id)
 
     def load_tournament() -> list[MatchRecord]:

@@ -24,7 +24,7 @@ from arena.interleave import batch_flags, play_interleaved
 from arena.isolation import AgentProcess, IsolatedAgent, watch
 from arena.ladder import FORMAT as LADDER
 from arena.ladder import IDLE_SECONDS
-from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, encode_ints, match_steps, play_match
+from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MAX_TURNS, MatchResult, encode_ints, match_steps, play_match
 from arena.openings import check_file_openings, opening_for, parse_openings
 from arena.params import MAX_TIME_PER_MOVE, canonical, parse_game_spec
 from arena.plugins import Registry
@@ -43,8 +43,6 @@ MAX_SCHEDULED = 10_000_000
 SEED_RANGE = (-(2**63), 2**63 - 1)
 #: Longest tournament name (the column's size, on every database).
 MAX_NAME = 200
-#: The longest turn limit (a match of a million actions is a runaway, not a game).
-MAX_TURNS = 1_000_000
 #: Results are written at least this often ($ARENA_FLUSH_SECONDS overrides), and at most this many matches at a time.
 FLUSH_SECONDS = float(os.environ.get("ARENA_FLUSH_SECONDS", "2.0"))
 FLUSH_MATCHES = 2000
@@ -197,7 +195,7 @@ def prepare(registry: Registry, database: Database | None,
     with database.session() if database is not None else contextlib.nullcontext(None) as session:
         if session is not None and request.name is not None and queries.find_tournament(session, request.name) is not None:
             raise ArenaError(f"a tournament named '{request.name}' exists already (use --resume to finish it)", "name")
-        if request.name is not None and request.name.isdecimal():
+        if request.name is not None and queries.is_number(request.name):
             raise ArenaError("a tournament name cannot be a number (numbers are tournament ids)", "name")
         if request.name is not None and ("/" in request.name or request.name != request.name.strip()
                                          or not request.name.isprintable()):

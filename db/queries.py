@@ -23,6 +23,22 @@ IMPATIENT_MS = 3000
 #: The largest id a row can have (a signed 64-bit integer in SQLite and PostgreSQL): a larger number names no row.
 MAX_ID = 2**63 - 1
 
+
+def is_number(text: str) -> bool:
+    """Whether `text` is a number as ids are written: ASCII digits only ('１' or '٣' are text, though Python's int()
+    reads them)."""
+    return text.isascii() and text.isdigit()
+
+
+def id_from_text(text: str) -> int | None:
+    """The id a user's `text` names (a tournament's, a match's, an event's), or None: ASCII digits up to MAX_ID. A longer
+    number names no row; it is never given to int(), which refuses more than 4,300 digits."""
+    digits = text.lstrip("0") or "0"
+    if not is_number(text) or len(digits) > len(str(MAX_ID)):
+        return None
+    value = int(digits)
+    return value if value <= MAX_ID else None
+
 # ---------------------------------------------------------------- named agents
 
 
@@ -126,8 +142,9 @@ def stored_agents(session: Session, game_id: str, game_version: str) -> dict[str
 def find_tournament(session: Session, key: str | int) -> Tournament | None:
     """A tournament by id or by name."""
     text = str(key)
-    if text.isdecimal() and int(text) <= MAX_ID:
-        found = session.get(Tournament, int(text))
+    number = id_from_text(text)
+    if number is not None:
+        found = session.get(Tournament, number)
         if found is not None:
             return found
     return session.scalar(select(Tournament).where(Tournament.name == text))

@@ -78,8 +78,9 @@ def check_config(config: EvolveConfig) -> None:
         raise arena.ArenaError(f"--population must be at least 2 (decks play each other), got {config.population}")
     if config.generations < 1:
         raise arena.ArenaError(f"--generations must be at least 1, got {config.generations}")
-    if config.games < 2 or config.games % 2:
-        raise arena.ArenaError(f"--games must be an even number, at least 2 (each deck sits in each seat as often), got {config.games}")
+    if not 2 <= config.games <= MAX_SCHEDULED or config.games % 2:
+        raise arena.ArenaError(f"--games must be an even number from 2 to {MAX_SCHEDULED:,} (each deck sits in each seat as often), "
+                               f"got {config.games}")  # fmt: skip
     if config.survivors < 1 or config.offspring < 0:
         raise arena.ArenaError(f"--survivors must be at least 1 and --offspring at least 0, got {config.survivors} and {config.offspring}")
     kept = config.survivors * (1 + config.offspring)

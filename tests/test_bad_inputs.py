@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -100,11 +102,83 @@ def test_bad_tournament_options(arena_cli, args, fragment):
     (["connect", "random", "--server", "http://:8000", "--token", "x"], "--server must be"),
     (["connect", "random", "--server", "http://127.0.0.1:9", "--token", "x", "--log", "/nonexistent/x.log"],
      "--log: cannot write /nonexistent/x.log: No such file or directory"),
+    (["train", "--game", "tic_tac_toe", "--episodes", "99999999999999999999", "--out", "x.npz"],
+     "--episodes must be between 1 and 10,000,000"),
+    (["check-agent", "random", "--game", "tic_tac_toe", "--seeds", "99999999999999999999"], "1<=x<=10000000"),
+    (["evolve-decks", "--games", "100000000000000000000", "--out", "log.jsonl"], "an even number from 2 to 10,000,000"),
+    (["evolve-decks", "--games", "99999999999999999999", "--out", "log.jsonl"], "an even number from 2 to 10,000,000"),
+    (["agents", "register", "z", "--type", "neural", "--checkpoint", "/dev/zero"], "/dev/zero is not a regular file"),
+    (["play", "--game", "tic_tac_toe", "--against", "human"], "--against human: that is you, the person at this terminal"),
+    (["play", "--game", "tic_tac_toe", "--against", "human:name=ada", "--name", "ada"], "that is you"),
+    (["agents", "register", 'a"b', "--type", "random"], """an agent's name has no spaces, control characters or any of , : = " /"""),
+    (["agents", "register", "a/b", "--type", "random"], "any of , : = \" /"),
+    (["agents", "register", "007", "--type", "random"], "not digits alone"),
+    (["report", "--out", ""], "--out is empty"),
+    (["report", "--out", "missing/r"], "cannot write missing/r: folder missing does not exist"),
+    (["plot", "net-wins", "--out", "missing/p.png"], "cannot write missing/p.png: folder missing does not exist"),
+    (["plot", "evolution", "empty.jsonl", "--out", "e.png"], "no generation in this deck evolution log"),
 ])  # fmt: skip
 def test_numbers_and_names_beyond_any_use_are_one_line(arena_cli, tmp_path, monkeypatch, args, fragment):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty.jsonl").write_text("")
     _one_line_error(arena_cli(*args, ok=False), fragment)
     assert not (tmp_path / "log.jsonl").exists() and arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
+    assert arena_cli.rows("select count(*) from agents") in ([], [(0,)])
+    assert not [p.name for p in tmp_path.iterdir() if p.is_dir() or p.suffix in (".png", ".html")]  # no folder, no figure
+
+
+#: More digits than int() reads (4,300): such a number names no tournament, and an opening of that many plies is none.
+HUGE = "9" * 5000
+
+
+@pytest.fixture(scope="module")
+def played_db(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("played") / "arena.db"
+    Arena(db)("run-tournament", *GOOD, "--rounds", "2", "--name", "t1", "--quiet")
+    return db
+
+
+@pytest.fixture
+def played_cli(played_db, tmp_path, monkeypatch) -> Arena:
+    """A copy of a database with one played tournament (id 1, 't1'), in a fresh working folder."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(played_db, tmp_path / "arena.db")
+    return Arena(tmp_path / "arena.db")
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["run-tournament", *GOOD, "--openings", f"random:{HUGE}"], "--openings random:N needs a whole number of plies from 1 to 1,000,000"),
+    (["run-tournament", *GOOD, "--openings", "huge.txt"], "--openings huge.txt line 1: '99999"),
+    (["run-tournament", "--resume", HUGE], "no tournament with id or name '99999"),
+    *[([command, "--tournament", HUGE], "no tournament with id or name '99999")
+      for command in ("leaderboard", "matrix", "stats", "seats", "elo-history", "matches")],
+    (["report", "--tournament", HUGE, "--out", "r"], "no tournament with id or name '99999"),
+    (["plot", "net-wins", "--tournament", HUGE, "--out", "p.png"], "no tournament with id or name '99999"),
+    (["sprt", HUGE], "no tournament with id or name '99999"),
+    (["leaderboard", "--tournament", "١"], "no tournament with id or name '١'"),  # an Arabic-Indic 1 is no id
+    (["leaderboard", "--tournament", "１"], "no tournament with id or name '１'"),  # nor a fullwidth one
+    (["leaderboard", "--tournament", "9223372036854775808"], "no tournament with id or name"),  # past a 64-bit id
+])  # fmt: skip
+def test_ids_are_ascii_numbers_of_64_bits_and_longer_numbers_name_nothing(played_cli, tmp_path, args, fragment):
+    (tmp_path / "huge.txt").write_text(HUGE + "\n")
+    result = played_cli(*args, ok=False)
+    _one_line_error(result, fragment)
+    assert len(result.stderr) < 500  # the number is not repeated whole
+    assert played_cli.rows("select count(*) from tournaments") == [(1,)] and not (tmp_path / "r").exists()
+
+
+def test_a_name_of_other_digits_than_ascii_is_a_name(played_cli):
+    played_cli("run-tournament", *GOOD, "--rounds", "1", "--name", "１", "--quiet")  # not read as id 1 ('t1')
+    assert played_cli.json("leaderboard", "--tournament", "１") == played_cli.json("leaderboard", "--tournament", "2")
+    _one_line_error(played_cli("run-tournament", *GOOD, "--name", "12", ok=False), "cannot be a number")
+
+
+def test_agent_names_outside_the_old_wording_still_register_and_play(played_cli):
+    """The rule is a name that reads back in a spec: x(y) and emoji are fine and play under their names."""
+    played_cli("agents", "register", "x(y)", "--type", "random", "--param", "seed=5")
+    played_cli("agents", "register", "🙂", "--type", "random", "--param", "seed=6")
+    played_cli("run-tournament", "--game", "connect_four", "--agents", "x(y),🙂,greedy", "--rounds", "1", "--quiet")
+    assert {row["agent"] for row in played_cli.json("leaderboard")} == {"x(y)", "🙂", "greedy"}
 
 
 def test_logs_that_are_not_text_or_not_json_are_refused_in_one_line(arena_cli, tmp_path):

@@ -239,7 +239,7 @@ def test_registering_with_a_game_checks_the_checkpoint(arena_cli, ttt_checkpoint
         (["--game", "tic_tac_toe", "--opponent", "nope"], "unknown opponent 'nope'"),
         (["--game", "tic_tac_toe", "--opponent", "minimax:depth=0"], "parameter 'depth'"),
         (["--game", "gwent_lite", "--opponent", "minimax"], "cannot play 'gwent_lite'"),
-        (["--game", "tic_tac_toe", "--episodes", "0"], "--episodes must be at least 1"),
+        (["--game", "tic_tac_toe", "--episodes", "0"], "--episodes must be between 1 and 10,000,000"),
         (["--game", "tic_tac_toe", "--hidden", "64,x"], "--hidden"),
         (["--game", "tic_tac_toe", "--lr", "0"], "--lr must be a positive number"),
         (["--game", "tic_tac_toe", "--algorithm", "ppo"], "'ppo'"),

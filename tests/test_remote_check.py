@@ -82,7 +82,7 @@ def test_a_person_who_leaves_forfeits(arena_cli):
     assert bad.exit_code == 2 and "--seat" in bad.stderr
     for name in ("", "ada lovelace", 'ada"', "a,b"):  # the name becomes part of the agent's spec (human:name=...)
         bad = arena_cli("play", "--game", "tic_tac_toe", "--against", "greedy", "--name", name, ok=False)
-        assert bad.exit_code == 2 and "--name must be a plain name" in bad.stderr, bad.stderr
+        assert bad.exit_code == 2 and "--name: a person's name" in bad.stderr, bad.stderr
 
 
 def test_a_person_plays_a_loose_file_plugin_agent_given_by_plugins_dir(tmp_path):

@@ -251,6 +251,7 @@ def test_an_agent_has_one_colour_in_every_figure(built: dict[str, Any]) -> None:
 
 def test_plot_every_kind(built: dict[str, Any]) -> None:
     arena, root = built["arena"], built["root"]
+    (root / "plots").mkdir(exist_ok=True)  # a missing folder is refused, as by arena train
     for kind in PLOT_KINDS:
         out = root / "plots" / f"{kind}.png"
         arena("plot", kind, "--tournament", "small", "--out", str(out))

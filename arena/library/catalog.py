@@ -10,9 +10,10 @@ from arena import agents as agent_specs
 from arena.api import Game
 from arena.errors import ArenaError, about
 from arena.observations import observation_shape
-from arena.params import parse_game_spec
+from arena.params import check_name, parse_game_spec
 from arena.plugins import Registry
 from db import queries
+from db.queries import is_number
 from db.session import Database, open_database
 
 
@@ -105,6 +106,17 @@ def agents(registry: Registry, database: Database) -> dict[str, Any]:
     return {"types": agent_types(registry), "named": named_agents(database)}
 
 
+def check_agent_name(registry: Registry, name: str) -> None:
+    """The rule for a named agent's name, the same from `arena agents register` and POST /api/v1/agents: a name in an
+    agent spec (arena.params.check_name), without '/' (it is part of page addresses), not digits alone (read as an id)
+    and not an agent type's."""
+    check_name(name, "an agent's name", "name", also="/")
+    if is_number(name):
+        raise ArenaError(f"an agent's name is not digits alone (a number is read as a tournament or match id), got {name!r}", "name")
+    if name in registry.agents:
+        raise ArenaError(f"'{name}' is an agent type; choose another name", "name")
+
+
 def register_agent(
     registry: Registry, database: Database, name: str, type_id: str, params: dict[str, str],
     game_spec: str | None = None, checkpoint: str | None = None,
@@ -112,20 +124,15 @@ def register_agent(
     """Check and save a named agent (type plus parameters, optional game and checkpoint); returns it."""
     from arena import tournament
 
-    if len(name) > 200:
-        raise ArenaError(f"an agent name is at most 200 characters, got {len(name)}", "name")
-    if name.isdecimal():
-        raise ArenaError(f"bad agent name {name!r}: not digits alone (a number is read as a tournament or match id)", "name")
-    if not name or any(ch in name for ch in ",:= /") or not name.isprintable():
-        raise ArenaError(f"bad agent name {name!r}: use letters, digits, '-', '_' or '.' (no ',', ':', '=' or spaces)", "name")
-    if name in registry.agents:
-        raise ArenaError(f"'{name}' is an agent type; choose another name", "name")
+    check_agent_name(registry, name)
     raw = {str(k): str(v) for k, v in params.items()}
     with about("type"):
         agent_cls = registry.agent_class(type_id)
     checkpoint = os.path.abspath(checkpoint) if checkpoint else None
     if checkpoint is not None and not os.path.isfile(checkpoint):
-        raise ArenaError(f"checkpoint file {checkpoint} does not exist", "checkpoint")
+        kind = "does not exist" if not os.path.exists(checkpoint) else "is a folder" if os.path.isdir(checkpoint) else \
+            "is not a regular file (a device, a pipe or a socket)"
+        raise ArenaError(f"checkpoint file {checkpoint} {kind}", "checkpoint")
     if game_spec is not None:
         with about("game"):
             game_obj = tournament.make_game(registry, game_spec)

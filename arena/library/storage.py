@@ -1,6 +1,7 @@
 """Opening the database, for the skins (they never import `db` themselves)."""
 
 from db.changes import DataVersion
+from db.queries import id_from_text, is_number
 from db.session import (
     HEAD_REVISION,
     Database,
@@ -13,4 +14,4 @@ from db.session import (
 )
 
 __all__ = ["HEAD_REVISION", "DataVersion", "Database", "StorageError", "database_exists", "database_status", "display_url",
-           "open_database", "resolve_url"]  # fmt: skip
+           "id_from_text", "is_number", "open_database", "resolve_url"]  # fmt: skip

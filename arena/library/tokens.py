@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.params import breaks_spec
+from arena.params import check_name
 from db import tokens as store
 from db.session import Database
 
@@ -40,8 +40,7 @@ def create(database: Database, name: str, kind: str = "user") -> str:
     """A new token for `name`: returned once, only its digest is stored."""
     if kind not in KINDS:
         raise ArenaError(f"unknown token kind '{kind}' (choose: {', '.join(KINDS)})")
-    if len(name) > 200 or breaks_spec(name):  # the name is an agent's (pull:name=NAME, browser:name=NAME)
-        raise ArenaError(f"bad token name {name!r}: 1 to 200 characters, no spaces, ',', ':', '=' or '\"'")
+    check_name(name, "a token's name")  # the name is an agent's (pull:name=NAME, browser:name=NAME)
     token = "arena_" + secrets.token_urlsafe(32)
     if not store.add(database, name, kind, token[:PREFIX_LENGTH], _digest(token)):
         raise ArenaError(f"a token named '{name}' exists already (revoke it first)")

@@ -7,7 +7,7 @@ from typing import Any
 
 from arena import results
 from arena import tournament as tournaments
-from arena.errors import ArenaError, about
+from arena.errors import ArenaError, about, shown
 from arena.match import DEFAULT_MAX_TURNS
 from arena.params import parse_specs
 from arena.plugins import Registry
@@ -27,7 +27,7 @@ def one(database: Database, key: str | int) -> dict[str, Any]:
     with database.session() as session:
         found = queries.find_tournament(session, key)
         if found is None:
-            raise ArenaError(f"no tournament with id or name '{key}'")
+            raise ArenaError(f"no tournament with id or name '{shown(str(key))}'")
         return results.tournament_row(found, queries.played_count(session, found.id))
 
 

@@ -16,10 +16,9 @@ from typing import Any
 
 from arena import hookimpl
 from arena.api import AgentInfo, Game, State
-from arena.errors import ArenaError
 from arena.library.matches import render_svg
 from arena.match import AGENT_DISCONNECTED, Forfeit
-from arena.params import MAX_TIME_PER_MOVE, Param, breaks_spec
+from arena.params import MAX_TIME_PER_MOVE, Param, check_name
 from arena.remote.pull import PullAgent
 
 #: Seconds a person has for a move (the `timeout` parameter's default; on the play page, the opponents' time per move
@@ -34,9 +33,7 @@ def hub_name(person: str) -> str:
 
 
 def check_person(name: str) -> str:
-    if len(name) > 200 or breaks_spec(name):
-        raise ArenaError(f"name: a person's name is 1 to 200 characters without spaces, ',', ':', '=' or '\"', got {name!r}")
-    return name
+    return check_name(name, "name: a person's name")
 
 
 class BrowserAgent(PullAgent):

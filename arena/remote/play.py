@@ -10,14 +10,13 @@ from arena.agents import AgentEntry
 from arena.errors import ArenaError, about
 from arena.library.tournaments import renamed_notes
 from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE
-from arena.params import breaks_spec, parse_specs
+from arena.params import check_name, parse_specs
 from arena.plugins import Registry
 from db.session import Database
 
 
 def human_spec(name: str) -> str:
-    if breaks_spec(name):
-        raise ArenaError(f"--name must be a plain name (no spaces, ',', ':', '=' or '\"'), got {name!r}")
+    check_name(name, "--name: a person's name")
     return "human" if name == "human" else f"human:name={name}"
 
 
@@ -35,6 +34,9 @@ def one_match(
         raise ArenaError("--against needs at least one agent", "against")
     if not 0 <= seat <= len(opponents):
         raise ArenaError(f"--seat must be between 0 and {len(opponents)}, got {seat}", "seat")
+    if people_against and person in opponents:  # not "listed twice": the person's own seat is --seat
+        raise ArenaError(f"--against {person}: that is you, the person at this terminal, and your seat is --seat {seat}; an "
+                         f"opponent is another agent (a second person here: human:name=NAME)", "against")  # fmt: skip
     agents = opponents[:seat] + [person] + opponents[seat:]
     request = tournament.TournamentRequest(
         game=game_spec, agents=",".join(agents), rounds=1, seed=secrets.randbelow(2**31) if seed is None else seed,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import Any
@@ -12,7 +13,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, shown
 from arena.library.storage import StorageError
 
 log = logging.getLogger("arena.server")
@@ -53,6 +54,37 @@ def naming(field: str | None, message: str) -> str:
     return f"{field}: {message}"
 
 
+class _Huge:
+    """A number literal longer than int() reads, where it stood in a body."""
+
+
+def unreadable_body(body: bytes, cause: ValueError) -> tuple[str, str]:
+    """(field, message) for a JSON body the parser refused with a ValueError that is no syntax error: the top-level field
+    whose value holds a number of more than 4,300 digits (int()'s limit), else the body as a whole (e.g. not UTF-8)."""
+    def number(text: str) -> int | _Huge:
+        try:
+            return int(text)
+        except ValueError:
+            return _HUGE
+
+    def holds(value: Any) -> bool:
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else [value]
+        return value is _HUGE or (isinstance(value, dict | list) and any(holds(item) for item in items))
+
+    try:
+        parsed = json.loads(body, parse_int=number)
+    except ValueError:
+        parsed = None
+    for key, value in parsed.items() if isinstance(parsed, dict) else ():
+        if holds(value):
+            return str(key), f"{key}: a number of more than 4,300 digits (no field takes one)"
+    reason = "not UTF-8 text" if isinstance(cause, UnicodeDecodeError) else str(cause).split(":")[0]
+    return "body", f"body: cannot be read as JSON ({reason})"
+
+
+_HUGE = _Huge()
+
+
 def is_page(request: Request) -> bool:
     """A request for a page (a person reads the answer), not for the JSON API."""
     return not request.url.path.startswith("/api/") and request.url.path != "/openapi.json"
@@ -86,10 +118,14 @@ def install(app: FastAPI) -> None:
         problems: list[Any] = list(exc.errors())
         first = problems[0] if problems else {}
         location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path", "header")]
+        text = first.get("msg", "invalid request")
         if first.get("type") == "json_invalid":  # its location is a character offset, not a field
             location = ["body"]
+        elif not location and tuple(first.get("loc", ())) == ("body",):  # the body as a whole: none, or not an object
+            location, given = ["body"], first.get("input")
+            text = ("missing (or null): send a JSON object (Content-Type: application/json)" if given is None
+                    else f"a JSON object is needed, not {shown(json.dumps(given), 40)}")  # fmt: skip
         field = location[0] if location else None
-        text = first.get("msg", "invalid request")
         message = f"{'.'.join(location)}: {text}" if location else text
         details = [{"field": ".".join(str(p) for p in e.get("loc", ())[1:]), "message": e.get("msg")} for e in problems]
         if is_page(request):
@@ -98,6 +134,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400 and isinstance(exc.__cause__, ValueError):  # FastAPI could not parse the JSON body
+            field, message = unreadable_body(await request.body(), exc.__cause__)
+            return error(request, 422, message, field)
         return error(request, exc.status_code, str(exc.detail), None, getattr(exc, "headers", None))
 
     @app.exception_handler(StorageError)

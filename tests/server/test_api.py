@@ -105,6 +105,9 @@ def test_tokens_from_the_cli_bot_tokens_and_revoking(server: Server) -> None:
         assert server.cli("tokens", "create", bad, ok=False).exit_code == 2, bad
 
 
+#: More digits than Python's int() reads (4,300).
+HUGE = "9" * 5000
+
 BAD_BODIES = [
     ({"agents": ["random", "greedy"]}, 422, "game"),
     ({"game": "connect_four"}, 422, "agents"),
@@ -141,6 +144,9 @@ BAD_BODIES = [
     ({"game": "connect_four", "agents": ["random", ":::"]}, 400, "agents"),
     ({"game": "connect_four", "agents": ["random", "greedy"], "format": "gauntlet", "challenger": "nope"}, 400, "challenger"),
     ({"game": "incan_gold:players=99", "agents": ["random", "greedy"]}, 400, "game"),
+    # more digits than int() reads (4,300): no action id, no number of plies
+    ({"game": "connect_four", "agents": ["random", "greedy"], "openings": [HUGE]}, 400, "openings"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "openings": "random:" + HUGE}, 400, "openings"),
 ]
 
 
@@ -166,11 +172,33 @@ def test_bad_fields_are_named_never_a_500_and_nothing_is_written(server: Server,
     ("/api/v1/leaderboard?tournament=99999999999999999999", 404), ("/api/v1/matrix?tournament=9223372036854775808", 404),
     ("/api/v1/matches?tournament=99999999999999999999", 404), ("/api/v1/tournaments/%C2%B2", 404),
     ("/api/v1/leaderboard?game=", 400), ("/api/v1/games/%20", 400),
+    # ids are ASCII digits: an Arabic-Indic or a fullwidth 1 names no tournament
+    ("/api/v1/tournaments/%D9%A1", 404), ("/api/v1/tournaments/%EF%BC%91", 404), ("/api/v1/leaderboard?tournament=%D9%A1", 404),
 ])  # fmt: skip
 def test_bad_queries_are_4xx_json(played: Server, path: str, status: int) -> None:
     response = played.client.get(path)
     assert response.status_code == status, response.text
     assert response.json()["error"]
+
+
+@pytest.mark.parametrize(("path", "field"), [
+    ("/api/v1/leaderboard?game=:", "game"), ("/api/v1/matches?game=:", "game"), ("/api/v1/seats?game=:::", "game"),
+    ("/api/v1/stats?game=a:b:c", "game"), ("/api/v1/elo-history?game=a:b:c", "game"), ("/api/v1/matrix?game=:", "game"),
+    ("/api/v1/tournaments/%D9%A1", "tournament"),
+])  # fmt: skip
+def test_query_errors_name_their_field(played: Server, path: str, field: str) -> None:
+    error = played.client.get(path).json()
+    assert error["field"] == field and field in error["error"].replace(":", " ").split()[:2], error
+
+
+def test_numbers_longer_than_int_reads_name_no_page_and_no_event(played: Server) -> None:
+    for page in (f"/tournaments/{HUGE}", f"/tournaments/{HUGE}/figures/net-wins.png"):
+        response = played.client.get(page)
+        assert response.status_code == 404 and "no tournament" in response.text, page
+    for last in (HUGE, "twelve", "-3"):  # not a count of matches: the events start afresh and end as ever
+        with played.client.stream("GET", "/api/v1/tournaments/played/events", headers={"Last-Event-ID": last}) as response:
+            text = "".join(response.iter_text())
+        assert response.status_code == 200 and "event: end" in text and "id: 12" in text, (last, text)
 
 
 def test_offsets_past_every_row_give_an_empty_page(played: Server) -> None:
@@ -215,11 +243,37 @@ def test_openings_over_http_are_given_not_read_from_a_file(server: Server, tmp_p
     ({"name": "m", "type": "minimax", "game": "gwent_lite"}, "type"),
     ({"name": "a\u0000b", "type": "random"}, "name"),
     ({"name": "l", "type": "linear", "params": {"weights": "/nonexistent/w.json"}, "game": "santorini"}, "params"),
+    ({"name": "n1", "type": "linear", "params": {"weights": "nan"}}, "params"),
+    ({"name": "n1", "type": "linear", "params": {"weights": "nan"}, "game": "santorini"}, "params"),
+    ({"name": 'a"b', "type": "random"}, "name"), ({"name": "a/b", "type": "random"}, "name"), ({"name": "12", "type": "random"}, "name"),
+    ({"name": "k", "type": "neural", "checkpoint": "/dev/zero"}, "checkpoint"),
+    ({"name": "k", "type": "neural", "checkpoint": "/"}, "checkpoint"),
 ])  # fmt: skip
 def test_named_agent_errors_name_the_body_field(server: Server, body: dict, field: str) -> None:
     response = server.client.post("/api/v1/agents", json=body, headers=server.auth)
     assert response.status_code == 400 and response.json()["field"] == field, response.text
     assert server.get("/api/v1/agents")["named"] == []
+
+
+def test_agent_names_follow_one_rule_that_the_message_says(server: Server) -> None:
+    refused = server.client.post("/api/v1/agents", json={"name": 'a"b', "type": "random"}, headers=server.auth).json()
+    cli = server.cli("agents", "register", 'a"b', "--type", "random", ok=False).stderr.strip()
+    assert cli == f"Error: {refused['error']}" and 'any of , : = " /' in cli  # the same words from the CLI and over HTTP
+    for name in ("x(y)", "🙂", "bob@3"):  # what the rule allows registers
+        assert server.client.post("/api/v1/agents", json={"name": name, "type": "random"}, headers=server.auth).status_code == 201
+
+
+@pytest.mark.parametrize(("content", "field", "fragment"), [
+    (b'{"game": "tic_tac_toe", "agents": ["random", "greedy"], "rounds": ' + HUGE.encode() + b"}", "rounds", "4,300 digits"),
+    (b'{"game": "tic_tac_toe", "agents": ["random", "greedy"], "openings": [' + HUGE.encode() + b"]}", "openings", "4,300 digits"),
+    (b"null", "body", "missing"), (b"", "body", "missing"), (None, "body", "missing"), (b"[1, 2]", "body", "a JSON object"),
+    (b'\xff{"game": 1}', "body", "not UTF-8"),
+])  # fmt: skip
+def test_bodies_that_cannot_be_read_say_why_and_where(server: Server, content: bytes | None, field: str, fragment: str) -> None:
+    headers = server.auth if content is None else {**server.auth, "content-type": "application/json"}
+    response = server.client.post("/api/v1/tournaments", content=content, headers=headers)
+    assert response.status_code == 422 and response.json()["field"] == field and fragment in response.json()["error"], response.text
+    assert len(response.text) < 1000  # the number is not repeated
 
 
 def test_a_time_per_move_that_is_no_number_says_so(server: Server) -> None:

@@ -45,9 +45,9 @@ def body_field(message: str) -> str | None:
         if re.search(pattern, message):
             return field
     guessed = guess_field(message)
-    if guessed in ("agents", "agent"):  # about the agent the body describes: its parameters, else its type
-        return "params" if re.search(r"weights|\beval\b|\bmodel\b", message) else "type"
-    return guessed
+    if re.search(r"weights|\beval\b|\bmodel\b", message) and guessed in ("agents", "agent", None):  # a parameter's value
+        return "params"
+    return "type" if guessed in ("agents", "agent") else guessed  # about the agent the body describes
 
 
 @router.post("/agents", status_code=201, summary="Register a named agent (needs a token)")

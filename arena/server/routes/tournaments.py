@@ -16,6 +16,7 @@ from starlette.responses import Response
 from arena.errors import ArenaError
 from arena.library import ladders
 from arena.library import tournaments as library
+from arena.library.storage import id_from_text
 from arena.match import DEFAULT_MAX_TURNS
 from arena.params import MAX_TIME_PER_MOVE
 from arena.server.deps import DatabaseDep, RegistryDep, SettingsDep, Writer
@@ -115,7 +116,7 @@ async def tournament_events(
     tournament_id: Annotated[int, Depends(_existing)], request: Request, database: DatabaseDep, settings: SettingsDep,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> AsyncIterator[ServerSentEvent]:  # fmt: skip
-    seen = int(last_event_id) if last_event_id and last_event_id.isdecimal() else None
+    seen = id_from_text(last_event_id) if last_event_id else None  # not a count of matches: start afresh
     status_seen: str | None = "running" if seen is not None else None  # a reconnect already had the running events
     while True:
         status, done, total = await run_in_threadpool(library.progress, database, tournament_id)
