@@ -56,6 +56,8 @@ MAX_RESPAWN_WAIT = 60.0
 #: exits with ABANDONED_EXIT (the server starts another): one very long match cannot hold a worker after a cancel.
 ABANDON_SECONDS = 10.0
 ABANDONED_EXIT = 75
+#: The tournament held by a worker that died this many times (on this server) fails instead of being resumed again.
+WORKER_DEATHS = 3
 
 
 @dataclass
@@ -260,6 +262,7 @@ class QueueRunner:
         self.stop = StopFlag(self.context)
         self.slots: list[Slot] = []
         self.watcher: threading.Thread | None = None
+        self.deaths: dict[int, int] = {}  # tournament id -> how many workers died holding it
 
     def start(self, database: Database) -> None:
         taken_back = queue.release_all(database, f"{self.settings.worker_id}/")
@@ -287,18 +290,31 @@ class QueueRunner:
         """A new worker, of the same name, in place of a dead one (after a wait if it died right after its start)."""
         quick = time.monotonic() - dead.started < QUICK_DEATH_SECONDS
         wait = min(max(2 * dead.wait, WATCH_SECONDS), MAX_RESPAWN_WAIT) if quick else 0.0
+        ended = how_it_ended(dead.process.exitcode)
         try:
             held = queue.held_by(database, dead.worker)
+            fate = self._fate(database, dead.worker, held, ended)
         except Exception:  # noqa: BLE001  (the database away for a moment: the line says less, the worker is replaced)
-            held = []
-        log.error("queue worker %s (pid %s) died, %s; %s; replaced%s", dead.worker, dead.process.pid,
-                  how_it_ended(dead.process.exitcode),
-                  f"tournament {held[0]} it held is resumed when its lease ({self.settings.lease_seconds:.0f} s) runs out"
-                  if held else "it held no tournament", f" in {wait:.0f} s" if wait else "")  # fmt: skip
+            fate = "its tournament unknown (the database did not answer)"
+        log.error("queue worker %s (pid %s) died, %s; %s; replaced%s", dead.worker, dead.process.pid, ended, fate,
+                  f" in {wait:.0f} s" if wait else "")  # fmt: skip
         dead.process.join()
         if wait and self.stop.wait(wait):
             return dead  # the server stops meanwhile: nothing to replace
         return self._spawn(dead.worker, wait)
+
+    def _fate(self, database: Database, worker: str, held: list[int], ended: str) -> str:
+        """What becomes of the tournament a dead worker held: resumed after its lease, or, the WORKER_DEATHS-th time a
+        worker died holding it (an agent that kills the process playing it), failed with the reason."""
+        if not held:
+            return "it held no tournament"
+        tournament_id = held[0]
+        deaths = self.deaths[tournament_id] = self.deaths.get(tournament_id, 0) + 1
+        if deaths < WORKER_DEATHS:
+            return f"tournament {tournament_id} it held is resumed when its lease ({self.settings.lease_seconds:.0f} s) runs out"
+        error = f"the queue workers playing it died {deaths} times (the last {ended}): an agent of it kills its process?"
+        queue.release(database, tournament_id, worker, status="failed", error=error)
+        return f"tournament {tournament_id} it held failed: {error}"
 
     def stop_soon(self) -> None:
         """Ask every worker to stop after its current match and claim nothing more (safe from a signal handler)."""

@@ -210,3 +210,28 @@ def test_a_cancel_frees_the_queue_worker_even_in_the_middle_of_a_very_long_match
     assert f"exit code {ABANDONED_EXIT}" in died and "; replaced" in died
     assert http.get(f"{server.url}/api/v1/tournaments/{endless['id']}").json()["status"] == "cancelled"
     assert server.stop() in (0, -signal.SIGTERM)
+
+
+def test_a_tournament_that_kills_its_workers_fails_after_three_deaths(tmp_path: Path, serve) -> None:  # noqa: ANN001
+    """An agent that ends the process it plays in (crasher: os._exit) takes the queue worker down each time the
+    tournament is resumed: the third death marks it failed, with the reason, and the queue goes on."""
+    from arena.server.runner import WORKER_DEATHS
+
+    db_path = tmp_path / "arena.db"
+    token = tokens.create(open_database(f"sqlite:///{db_path}"), "e2e")
+    server = serve(db_path)
+    auth = {"Authorization": f"Bearer {token}"}
+    killer = http.post(server.url + "/api/v1/tournaments", headers=auth,
+                       json={"game": "tic_tac_toe", "agents": ["crasher:how=exit", "random"], "rounds": 1}).json()  # fmt: skip
+    later = http.post(server.url + "/api/v1/tournaments", headers=auth,
+                      json={"game": "tic_tac_toe", "agents": ["random", "greedy"], "rounds": 2}).json()  # fmt: skip
+    for tournament, status in ((killer, "failed"), (later, "done")):
+        url = f"{server.url}/api/v1/tournaments/{tournament['id']}"
+        deadline = time.monotonic() + 120
+        while http.get(url).json()["status"] != status:
+            assert time.monotonic() < deadline, f"tournament {tournament['id']} not {status}:\n{server.log.read_text()}"
+            time.sleep(0.2)
+    assert f"died {WORKER_DEATHS} times (the last exit code 3)" in http.get(f"{server.url}/api/v1/tournaments/{killer['id']}").json()["error"]
+    died = [line for line in server.log.read_text().splitlines() if "died" in line and "queue worker" in line]
+    assert len(died) == WORKER_DEATHS and f"tournament {killer['id']} it held failed" in died[-1]
+    assert server.stop() in (0, -signal.SIGTERM)
