@@ -579,7 +579,8 @@ def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warn
         r = dict(r, bt_interval=_bt_interval(r))
         table.append([r[c] for c in LEADERBOARD_COLUMNS])
     notes: list[str | tuple[str, str]] = [
-        "#: agents share a rank unless the games tell them apart (Bradley-Terry 95%: intervals apart, or a test of the two)."
+        "#: agents share a rank unless their Bradley-Terry 95% intervals are apart (or, where the prior sets the ends that "
+        "face each other, a test of the two tells them apart)."
     ]
     if any(r.get("bt_low_by_prior") or r.get("bt_high_by_prior") for r in rows):
         notes.append(("BT 95%", "BT 95%: >high (<low) = the games set no upper (lower) limit: the agent, with the agents that took "

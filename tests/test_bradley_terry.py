@@ -88,16 +88,30 @@ def test_a_clear_head_to_head_separates_agents_whose_intervals_overlap():
 
 
 def test_the_pairwise_test_separates_equal_agents_about_one_time_in_twenty():
-    """Two equally strong agents (60 games) beside a third 200 Elo below: told apart in about 5% of 400 runs."""
+    """Two equally strong agents (60 games between them) that both beat a third every time (so their upper ends come
+    from the prior and the pair's own test decides): told apart in about 5% of 400 runs."""
     rng = random.Random(3)
     apart = 0
     for _ in range(400):
         a_wins = sum(rng.random() < 0.5 for _ in range(60))
-        c_vs = [sum(rng.random() < 1 / (1 + 10 ** (-200 / 400)) for _ in range(60)) for _ in range(2)]
-        _, ranks = _ranks({("a", "b", 1.0): a_wins, ("a", "b", 0.0): 60 - a_wins, ("a", "c", 1.0): c_vs[0],
-                           ("a", "c", 0.0): 60 - c_vs[0], ("b", "c", 1.0): c_vs[1], ("b", "c", 0.0): 60 - c_vs[1]})  # fmt: skip
+        _, ranks = _ranks({("a", "b", 1.0): a_wins, ("a", "b", 0.0): 60 - a_wins, ("a", "c", 1.0): 30, ("b", "c", 1.0): 30})
         apart += ranks["a"] != ranks["b"]
     assert 0.02 <= apart / 400 <= 0.09, apart
+
+
+def test_a_field_of_equal_agents_keeps_the_intervals_rule():
+    """24 equal agents, 6 games a pair, everyone scoring: no interval end is the prior's, so only intervals that are
+    apart separate ranks (rarely), not a 5% test per pair (about 14 of the 276 pairs)."""
+    rng = random.Random(5)
+    names = [f"a{i:02d}" for i in range(24)]
+    cells = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            wins = sum(rng.random() < 0.5 for _ in range(6))
+            cells[(a, b, 1.0)], cells[(a, b, 0.0)] = wins, 6 - wins
+    ratings, ranks = _ranks(cells)
+    assert not any(r.low_by_prior or r.high_by_prior for r in ratings.values())
+    assert ranks == separated_ranks({agent: (r.low, r.high) for agent, r in ratings.items()})
 
 
 def _two_agents(wins, losses, draws=0):
