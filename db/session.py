@@ -29,6 +29,8 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_TIMEOUT_MS = 60_000
 #: Seconds to wait for a PostgreSQL server to answer before saying it is down.
 CONNECT_TIMEOUT = 10
+#: The query options of a sqlite:/// URL that the driver reads itself; others are SQLite URI parameters (uri=true).
+PYSQLITE_OPTIONS = {"timeout", "isolation_level", "detect_types", "check_same_thread", "cached_statements", "uri"}
 #: SQLSTATEs of PostgreSQL transactions that may simply be tried again: serialization failure, deadlock.
 RETRYABLE_SQLSTATES = ("40001", "40P01")
 
@@ -71,6 +73,10 @@ def _parse(resolved: str) -> URL:
     backend = parsed.get_backend_name()
     if backend not in ("sqlite", "postgresql"):
         raise StorageError(f"unsupported database {backend!r} in {display_url(resolved)} (use sqlite:/// or postgresql://)")
+    ignored = sorted(set(parsed.query) - PYSQLITE_OPTIONS) if backend == "sqlite" and "uri" not in parsed.query else []
+    if ignored:  # the driver would ignore them with a warning (mode=ro, and then write all the same)
+        raise StorageError(f"SQLite URL option(s) {', '.join(ignored)} in {display_url(resolved)} are read only as a SQLite "
+                           f"URI: write sqlite:///file:PATH?{'&'.join(f'{k}=...' for k in ignored)}&uri=true")  # fmt: skip
     return parsed
 
 

@@ -76,6 +76,7 @@ def test_bad_tournament_options(arena_cli, args, fragment):
     (["play", "--game", "tic_tac_toe", "--against", "random", "--max-turns", "99999999999999999999"], "--max-turns"),
     (["evolve-decks", "--population", "99999999999999", "--survivors", "2", "--out", "log.jsonl"], "an evolution may play"),
     (["--db", "x" * 300 + ".db", "leaderboard"], "File name too long"),
+    (["--db", "sqlite:///y.db?mode=ro", "leaderboard"], "option(s) mode in sqlite:///y.db?mode=ro are read only as a SQLite URI"),
     (["run-tournament", "--resume", "1", "--rounds", "5"], "do not give --rounds"),
     (["agents", "register", "twice", "--type", "random", "--param", "seed=1", "--param", "seed=2"], "'seed' given twice"),
     (["--plugins-dir", "nowhere", "games"], "Directory 'nowhere' does not exist"),
