@@ -103,9 +103,11 @@ def holds(database: Database, tournament_id: int, worker: str) -> bool:
 
 
 def held_by(database: Database, worker: str) -> list[int]:
-    """The tournaments `worker` holds (running under its claim, whether or not its lease has run out)."""
+    """The tournaments `worker` holds: running under its claim with a lease not yet run out (one it gave up, a ladder
+    that gave way say, keeps its claimed_by but its lease ended when it was released)."""
     with database.engine.connect() as connection:
-        rows = connection.execute(select(Tournament.id).where(Tournament.claimed_by == worker, Tournament.status == "running"))
+        rows = connection.execute(select(Tournament.id).where(
+            Tournament.claimed_by == worker, Tournament.status == "running", Tournament.lease_until > utcnow()))  # fmt: skip
         return sorted(int(row[0]) for row in rows)
 
 

@@ -43,6 +43,9 @@ def test_a_trained_network_exports_to_onnx_with_the_same_outputs(arena_cli, tmp_
     out = tmp_path / (source.stem + ".onnx")
     result = arena_cli("export", str(source), "--out", str(out))
     assert result.stdout.strip() == str(out) and "largest difference" in result.stderr
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # as any new file: readable by a server of another user
     original, exported = load_model(str(source)), load_model(str(out))
     assert exported.format == "onnx" and exported.metadata is not None
     assert exported.metadata["game"] == game and exported.metadata["format"] == "onnx"
@@ -99,6 +102,10 @@ def test_refusals_say_why_in_one_line_and_write_nothing(arena_cli, tmp_path):
         ([str(source), "--out", str(tmp_path / "nowhere" / "x.onnx")], "no folder"),
         ([str(source), "--out", str(tmp_path / "x.onnx"), "--game", "chess"], "chess"),
     ]
+    (tmp_path / "folder.onnx").mkdir()
+    cases.append(([str(source), "--out", str(tmp_path / "folder.onnx")], "that is a folder"))
+    before.append("folder.onnx")
+    before.sort()
     for args, says in cases:
         result = arena_cli("export", *args, ok=False)
         assert result.exit_code == 2 and says in result.stderr, (args, result.stderr)

@@ -114,3 +114,16 @@ def test_another_programs_database_is_refused_and_left_as_it_was(arena_db):
     assert arena_db.rows(tables) == [("users",)]
     if journal is not None:
         assert arena_db.rows("pragma journal_mode") == journal  # not switched to WAL
+
+
+def test_a_released_tournament_is_not_held_any_more(arena_db):
+    """db.queue.held_by names only live claims: a tournament a worker released (a ladder that gave way) keeps its
+    claimed_by, but is not the one a worker that dies afterwards is blamed for (arena.server.runner)."""
+    from db import queue
+
+    arena_db("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--queue")
+    with open_database(arena_db.url) as database:
+        claimed = queue.claim(database, "w/0", 30.0)
+        assert claimed is not None and queue.held_by(database, "w/0") == [claimed]
+        queue.release(database, claimed, "w/0")
+        assert queue.held_by(database, "w/0") == []

@@ -58,6 +58,8 @@ def export_onnx(source: str, out: str, game: arena.Game | None, game_class: Call
     whose class `game_class(id)` gives). ArenaError, and nothing written, when it cannot be."""
     if Path(out).suffix != ".onnx":
         raise arena.ArenaError(f"--out {out}: name the ONNX file FILE.onnx")
+    if Path(out).is_dir():
+        raise arena.ArenaError(f"--out {out}: that is a folder")
     if Path(out).exists() and Path(out).resolve() == Path(source).resolve():
         raise arena.ArenaError(f"--out {out}: that is the network being exported")
     model = load_model(source)
@@ -80,6 +82,9 @@ def export_onnx(source: str, out: str, game: arena.Game | None, game_class: Call
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         difference = _check_same(load_model(temporary), game, batch, expected, source)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # as any new file (mkstemp's is 0600: a server of another user could not read it)
         os.replace(temporary, out)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

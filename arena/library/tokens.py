@@ -20,7 +20,7 @@ PREFIX_LENGTH = 12  # "arena_" and six random characters: indexed, so a check re
 #: A token's last_used_at is written at most this often (seconds), so that a check stays a read, not a write per request.
 TOUCH_EVERY = 60.0
 
-_touched: dict[tuple[str, int], float] = {}  # (database URL, token id) -> when this process last wrote last_used_at
+_touched: dict[tuple[str, str], float] = {}  # (database URL, token digest) -> when this process last wrote last_used_at
 _touched_lock = threading.Lock()
 
 
@@ -56,14 +56,15 @@ def check(database: Database, token: str, kind: str | None = None) -> Holder | N
         if hmac.compare_digest(stored, digest):
             if kind is not None and token_kind != kind:
                 return None
-            _touch(database, token_id)
+            _touch(database, token_id, digest)
             return Holder(name, token_kind)
     return None
 
 
-def _touch(database: Database, token_id: int) -> None:
-    """Record that a token was used (`arena tokens list`'s last_used_at), at most once per TOUCH_EVERY seconds."""
-    key, now = (database.url, token_id), time.monotonic()
+def _touch(database: Database, token_id: int, digest: str) -> None:
+    """Record that a token was used (`arena tokens list`'s last_used_at), at most once per TOUCH_EVERY seconds (keyed
+    by its digest: a revoked token's id may be given to the next one made)."""
+    key, now = (database.url, digest), time.monotonic()
     with _touched_lock:
         if now - _touched.get(key, -TOUCH_EVERY) < TOUCH_EVERY:
             return

@@ -67,13 +67,19 @@ def unreadable_body(body: bytes, cause: ValueError) -> tuple[str, str]:
         except ValueError:
             return _HUGE
 
-    def holds(value: Any) -> bool:
-        items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else [value]
-        return value is _HUGE or (isinstance(value, dict | list) and any(holds(item) for item in items))
+    def holds(value: Any) -> bool:  # without recursion: a body may nest thousands deep
+        todo = [value]
+        while todo:
+            item = todo.pop()
+            if item is _HUGE:
+                return True
+            if isinstance(item, dict | list):
+                todo.extend(item.values() if isinstance(item, dict) else item)
+        return False
 
     try:
         parsed = json.loads(body, parse_int=number)
-    except ValueError:
+    except (ValueError, RecursionError):
         parsed = None
     for key, value in parsed.items() if isinstance(parsed, dict) else ():
         if holds(value):
@@ -124,7 +130,7 @@ def install(app: FastAPI) -> None:
         elif not location and tuple(first.get("loc", ())) == ("body",):  # the body as a whole: none, or not an object
             location, given = ["body"], first.get("input")
             text = ("missing (or null): send a JSON object (Content-Type: application/json)" if given is None
-                    else f"a JSON object is needed, not {shown(json.dumps(given), 40)}")  # fmt: skip
+                    else f"a JSON object is needed, not {shown(json.dumps(given, default=repr), 40)}")  # fmt: skip
         field = location[0] if location else None
         message = f"{'.'.join(location)}: {text}" if location else text
         details = [{"field": ".".join(str(p) for p in e.get("loc", ())[1:]), "message": e.get("msg")} for e in problems]

@@ -99,9 +99,16 @@ class Claimed:
 
     def _abandon_if_stuck(self) -> None:
         """In a queue worker's process: if the match under way outlasts abandon_after, end the process (the server
-        replaces it; the tournament is no longer this worker's, and what was played is stored)."""
+        replaces it; the tournament is no longer this worker's). Results wait up to FLUSH_SECONDS to be written: the
+        matches finished in the last of those before the cancel are lost with the process (a taken-over tournament's
+        new holder plays them again)."""
         if self.abandon_after is None or self.finished.wait(self.abandon_after):
             return
+        try:
+            if queue.status(self.database, self.tournament_id) in ("done", "failed"):
+                return  # it ended as it should: the worker is only taking its executor down
+        except Exception:  # noqa: BLE001  (the database away: the match under way is still stuck)
+            pass
         log.error("tournament %s: no longer held by %s (cancelled or taken over), and its match under way has not ended "
                   "%.0f s later: this worker exits, the server starts another", self.tournament_id, self.worker,
                   self.abandon_after)  # fmt: skip
@@ -299,8 +306,8 @@ class QueueRunner:
         log.error("queue worker %s (pid %s) died, %s; %s; replaced%s", dead.worker, dead.process.pid, ended, fate,
                   f" in {wait:.0f} s" if wait else "")  # fmt: skip
         dead.process.join()
-        if wait and self.stop.wait(wait):
-            return dead  # the server stops meanwhile: nothing to replace
+        if self.stop.is_set() or (wait and self.stop.wait(wait)):
+            return dead  # the server stops (or stopped meanwhile): nothing to replace
         return self._spawn(dead.worker, wait)
 
     def _fate(self, database: Database, worker: str, held: list[int], ended: str) -> str:

@@ -99,6 +99,13 @@ def test_tokens_from_the_cli_bot_tokens_and_revoking(server: Server) -> None:
     used = {t["name"]: t["last_used_at"] for t in server.cli.json("tokens", "list")}
     assert used["carol"] is not None and used["robot"] is None  # a bot token refused by a user endpoint is not "used"
     server.cli("tokens", "revoke", "carol")
+    for name in ("erin", "dave"):  # dave's row takes the id of erin's, revoked: still recorded when used within the minute
+        made = server.cli("tokens", "create", name).stdout.strip()
+        assert server.client.post("/api/v1/agents", json={"name": f"{name}-agent", "type": "random"},
+                                  headers={"Authorization": f"Bearer {made}"}).status_code == 201  # fmt: skip
+        assert {t["name"]: t["last_used_at"] for t in server.cli.json("tokens", "list")}[name] is not None
+        if name == "erin":
+            server.cli("tokens", "revoke", "erin")
     assert server.client.delete("/api/v1/agents/mine", headers={"Authorization": f"Bearer {token}"}).status_code == 401
     assert server.cli("tokens", "create", "robot", ok=False).exit_code == 2
     for bad in ("eve,depth=3", "a:b", "x=y", 'q"'):  # a token's name is an agent's (browser:name=..., pull:name=...)
@@ -274,6 +281,18 @@ def test_bodies_that_cannot_be_read_say_why_and_where(server: Server, content: b
     response = server.client.post("/api/v1/tournaments", content=content, headers=headers)
     assert response.status_code == 422 and response.json()["field"] == field and fragment in response.json()["error"], response.text
     assert len(response.text) < 1000  # the number is not repeated
+
+
+def test_bodies_of_another_content_type_or_nested_without_end_are_a_422(server: Server) -> None:
+    """Not JSON (a form, plain text): FastAPI hands the raw bytes on, which must not reach json.dumps as they are; a huge
+    number followed by thousands of nested lists must not exhaust the recursion of the check that names its field."""
+    for content_type in ("text/plain", "application/x-www-form-urlencoded"):
+        for path in ("/api/v1/tournaments", "/api/v1/agents"):
+            response = server.client.post(path, content=b"rounds=1", headers={**server.auth, "content-type": content_type})
+            assert response.status_code == 422 and response.json()["field"] == "body", response.text
+    deep = b'{"rounds": ' + HUGE.encode() + b', "x": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    response = server.client.post("/api/v1/tournaments", content=deep, headers={**server.auth, "content-type": "application/json"})
+    assert 400 <= response.status_code < 500, response.text
 
 
 def test_a_time_per_move_that_is_no_number_says_so(server: Server) -> None:

@@ -194,7 +194,11 @@ def test_a_cancel_frees_the_queue_worker_even_in_the_middle_of_a_very_long_match
     endless = http.post(server.url + "/api/v1/tournaments", headers=auth, json={
         "game": "connect_four", "agents": ["mcts:simulations=10000000", "random"], "rounds": 1}).json()  # fmt: skip
     wait_for(lambda: http.get(f"{server.url}/api/v1/tournaments/{endless['id']}").json()["status"] == "running", "its claim")
-    time.sleep(1.0)  # the first move's search under way
+    (started,) = [line for line in server.log.read_text().splitlines() if "queue worker" in line and ": pid " in line]
+    worker = psutil.Process(int(started.rsplit(": pid ", 1)[1]))
+    assert worker in server.children()  # a process this test's server started
+    claimed_cpu = worker.cpu_times().user
+    wait_for(lambda: worker.cpu_times().user > claimed_cpu + 2.0, "the first move's search under way (2 s of CPU)")
     assert http.post(f"{server.url}/api/v1/tournaments/{endless['id']}/cancel", headers=auth).json()["status"] == "cancelled"
     cancelled_at = time.monotonic()
     later = http.post(server.url + "/api/v1/tournaments", headers=auth,
