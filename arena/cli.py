@@ -856,6 +856,9 @@ def db_check(ctx: Context, as_json: bool) -> None:
         return
     if not exists:
         state = f"no file yet (a command that stores something creates it, at {data['head']})"
+    elif data["foreign_tables"]:
+        state = (f"another program's tables ({', '.join(data['foreign_tables'][:5])}) and no Arena schema: no command uses "
+                 "it; give Arena a database of its own")  # fmt: skip
     elif data["revision"] is None:
         state = f"empty (any command creates the schema at {data['head']})"
     elif not data["known"]:

@@ -229,11 +229,14 @@ def database_status(database: Database) -> dict[str, Any]:
     try:
         server = server_version(database)
         revision = current_revision(database)
+        with database.engine.connect() as connection:
+            foreign = sorted(inspect(connection).get_table_names()) if revision is None else []
     except SQLAlchemyError as exc:
         raise StorageError(f"cannot open database {database.display}: {_short(exc)}") from None
     known = revision is None or revision in known_revisions()
     return {"url": database.display, "dialect": database.dialect, "server": server, "revision": revision,
-            "head": HEAD_REVISION, "current": revision == HEAD_REVISION, "known": known}  # fmt: skip
+            "head": HEAD_REVISION, "current": revision == HEAD_REVISION, "known": known,
+            "foreign_tables": foreign}  # fmt: skip
 
 
 def known_revisions() -> set[str]:

@@ -114,6 +114,8 @@ def test_another_programs_database_is_refused_and_left_as_it_was(arena_db):
     assert arena_db.rows(tables) == [("users",)]
     if journal is not None:
         assert arena_db.rows("pragma journal_mode") == journal  # not switched to WAL
+    checked = arena_db("db", "check").stdout  # looking is fine, and says what it found
+    assert "another program's tables (users) and no Arena schema" in checked and arena_db.json("db", "check")["foreign_tables"] == ["users"]
 
 
 def test_a_released_tournament_is_not_held_any_more(arena_db):
