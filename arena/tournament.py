@@ -465,6 +465,7 @@ def play(
     plugins_dirs: Sequence[str] = (), isolate: bool = False, memory_limit: int | None = None,
     concurrent: int = 1, notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None,
     executor: Executor | None = None, trust_agents: bool = False, idle: Callable[[float], None] | None = None,
+    keep_pending: Callable[[Callable[[], None]], None] | None = None,
 ) -> int:  # fmt: skip
     """Play every pending match of the tournament; returns how many were played.
 
@@ -479,6 +480,9 @@ def play(
     admits the agents that joined at each batch boundary and plays until its budget, or until it is
     cancelled; settled without a budget, it calls `idle(seconds)` (default: sleep) between looks for
     joins; `idle` may raise to stop (the server's queue worker does, when it is stopped or loses its claim).
+    `keep_pending` is given a function that stores the matches played and not yet written (results are written in
+    batches), for another thread to call when this one is stuck in a match that will not end (not for an SPRT, whose
+    stored state must follow its matches).
     """
     if concurrent < 1:
         raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
@@ -488,7 +492,7 @@ def play(
         executor = LocalPool(workers)
     with frozen_heap(), executor.held():  # one Ray connection for every part of an adaptive tournament
         args = (database, registry, tournament_id, executor, progress, plugins_dirs, isolate, memory_limit, concurrent, notify, log,
-                trust_agents)  # fmt: skip
+                trust_agents, keep_pending)  # fmt: skip
         played = _play(*args)
         while True:
             cancelled, open_ladder = _state(database, tournament_id)
@@ -541,6 +545,7 @@ def _play(
     database: Database, registry: Registry, tournament_id: int, executor: Executor, progress: Progress | None,
     plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None, concurrent: int = 1,
     notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None, trust_agents: bool = False,
+    keep_pending: Callable[[Callable[[], None]], None] | None = None,
 ) -> int:  # fmt: skip
     monitor = None
     with database.session() as session:
@@ -578,6 +583,8 @@ def _play(
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
     last_flush = time.monotonic()
+    if keep_pending is not None and monitor is None:  # (a match stored already is left as it is: a second write is harmless)
+        keep_pending(lambda: queries.save_results(database, keys, list(buffer)))
     interrupted = False
     outcomes = executor.results(setup, registry, tasks)
     try:

@@ -18,6 +18,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +81,10 @@ class Claimed:
         self.next_look = time.monotonic() + GIVE_WAY_SECONDS
         self.turn_ends = time.monotonic() + self.turn_seconds
         self.idling = False
+        self.save_pending: Callable[[], None] | None = None  # tournament.play's: store the matches not yet written
+
+    def keep_pending(self, save: Callable[[], None]) -> None:
+        self.save_pending = save
 
     def _beat(self) -> None:
         renew_at = time.monotonic() + self.lease_seconds / 3
@@ -98,10 +103,9 @@ class Claimed:
                 log.exception("renewing the claim on tournament %s", self.tournament_id)
 
     def _abandon_if_stuck(self) -> None:
-        """In a queue worker's process: if the match under way outlasts abandon_after, end the process (the server
-        replaces it; the tournament is no longer this worker's). Results wait up to FLUSH_SECONDS to be written: the
-        matches finished in the last of those before the cancel are lost with the process (a taken-over tournament's
-        new holder plays them again)."""
+        """In a queue worker's process: if the match under way outlasts abandon_after, store the matches finished and
+        not yet written (tournament.play's keep_pending), then end the process (the server replaces it; the tournament
+        is no longer this worker's)."""
         if self.abandon_after is None or self.finished.wait(self.abandon_after):
             return
         try:
@@ -109,9 +113,14 @@ class Claimed:
                 return  # it ended as it should: the worker is only taking its executor down
         except Exception:  # noqa: BLE001  (the database away: the match under way is still stuck)
             pass
+        try:
+            if self.save_pending is not None:
+                self.save_pending()  # the matches finished before it, not yet written
+        except Exception:  # noqa: BLE001  (the database away: they are played again by whoever resumes it)
+            log.exception("storing the played matches of tournament %s", self.tournament_id)
         log.error("tournament %s: no longer held by %s (cancelled or taken over), and its match under way has not ended "
-                  "%.0f s later: this worker exits, the server starts another", self.tournament_id, self.worker,
-                  self.abandon_after)  # fmt: skip
+                  "%.0f s later: this worker exits (the matches played before it are stored), the server starts another",
+                  self.tournament_id, self.worker, self.abandon_after)  # fmt: skip
         logging.shutdown()
         os._exit(ABANDONED_EXIT)
 
@@ -146,7 +155,8 @@ def play_claimed(database: Database, registry: Registry, tournament_id: int, set
     try:
         executor = make_executor(settings.executor, settings.match_workers, settings.ray_address)
         played = tournament.play(database, registry, tournament_id, settings.match_workers, claimed.progress,
-                                 settings.plugins_dirs, executor=executor, idle=claimed.idle)  # fmt: skip
+                                 settings.plugins_dirs, executor=executor, idle=claimed.idle,
+                                 keep_pending=claimed.keep_pending)  # fmt: skip
         log.info("tournament %s: played %s matches, done", tournament_id, played)
         return "done"
     except GivesWay:

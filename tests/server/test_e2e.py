@@ -191,8 +191,10 @@ def test_a_cancel_frees_the_queue_worker_even_in_the_middle_of_a_very_long_match
     token = tokens.create(open_database(f"sqlite:///{db_path}"), "e2e")
     server = serve(db_path)
     auth = {"Authorization": f"Bearer {token}"}
+    # Its first match (random against greedy) is over in milliseconds and waits in the batch of results to write
+    # (ARENA_FLUSH_SECONDS 0.2 here); the second never ends.
     endless = http.post(server.url + "/api/v1/tournaments", headers=auth, json={
-        "game": "connect_four", "agents": ["mcts:simulations=10000000", "random"], "rounds": 1}).json()  # fmt: skip
+        "game": "connect_four", "agents": ["random", "greedy", "mcts:simulations=10000000"], "rounds": 1}).json()  # fmt: skip
     wait_for(lambda: http.get(f"{server.url}/api/v1/tournaments/{endless['id']}").json()["status"] == "running", "its claim")
     (started,) = [line for line in server.log.read_text().splitlines() if "queue worker" in line and ": pid " in line]
     worker = psutil.Process(int(started.rsplit(": pid ", 1)[1]))
@@ -213,6 +215,7 @@ def test_a_cancel_frees_the_queue_worker_even_in_the_middle_of_a_very_long_match
     (died,) = [line for line in lines if "died" in line]
     assert f"exit code {ABANDONED_EXIT}" in died and "; replaced" in died
     assert http.get(f"{server.url}/api/v1/tournaments/{endless['id']}").json()["status"] == "cancelled"
+    assert [row[0] for row in stored(db_path, endless["id"])] == [0, 0]  # the finished match kept (its two seats)
     assert server.stop() in (0, -signal.SIGTERM)
 
 
