@@ -174,18 +174,24 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     return target
 
 
-def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write through a temporary file in the same folder and rename, so a reader never sees half a file."""
+def write_atomically(path: str | os.PathLike[str], data: bytes, check: Callable[[str], object] | None = None) -> None:
+    """Write through a temporary file in the same folder and rename, so a reader never sees half a file; `check` is
+    called on the temporary file before the rename (what it raises leaves nothing written)."""
     target = check_writable(path)
     temporary = target.parent / f".{target.name}.{os.getpid()}.tmp"
     try:
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)  # the umask applies, as for open()
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
+        if check is not None:
+            check(str(temporary))
         os.replace(temporary, target)
     except OSError as exc:
         temporary.unlink(missing_ok=True)
         raise arena.ArenaError(f"cannot write {target}: {exc.strerror or exc}") from None
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 def save_checkpoint(

@@ -99,11 +99,11 @@ def test_refusals_say_why_in_one_line_and_write_nothing(arena_cli, tmp_path):
         ([str(tmp_path / "t.onnx"), "--out", str(tmp_path / "u.onnx")], "ONNX already"),
         ([str(table), "--out", str(tmp_path / "q.onnx")], "not a network"),
         ([str(source), "--out", str(tmp_path / "x.onnx"), "--game", "connect_four"], "tic_tac_toe"),
-        ([str(source), "--out", str(tmp_path / "nowhere" / "x.onnx")], "no folder"),
+        ([str(source), "--out", str(tmp_path / "nowhere" / "x.onnx")], f"folder {tmp_path / 'nowhere'} does not exist"),
         ([str(source), "--out", str(tmp_path / "x.onnx"), "--game", "chess"], "chess"),
     ]
     (tmp_path / "folder.onnx").mkdir()
-    cases.append(([str(source), "--out", str(tmp_path / "folder.onnx")], "that is a folder"))
+    cases.append(([str(source), "--out", str(tmp_path / "folder.onnx")], "folder.onnx: it is a folder"))
     before.append("folder.onnx")
     before.sort()
     for args, says in cases:

@@ -8,7 +8,8 @@ is dynamic, and the board's too for a network whose metadata says `size_independ
 (`arena.json`: game, version, parameters, training) goes into the ONNX metadata property `arena`.
 
 Nothing is written unless the ONNX file fits the game and gives the same outputs as the original on real
-positions of the game (random plies from its start): `check_fits`, then both run on the same batch.
+positions of the game (random plies from its start): `check_fits`, then both run on the same batch, on the
+temporary file that `agents.neural.write_atomically` renames only then.
 """
 
 from __future__ import annotations
@@ -16,9 +17,7 @@ from __future__ import annotations
 import io
 import json
 import logging
-import os
 import random
-import tempfile
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ import arena
 from agents.models import check_fits, load_model
 from agents.models.base import ONNX_METADATA_KEY, Model, first_line
 from agents.models.sniff import ARENA_MLP, ONNX, TORCH_EXPORT, TORCHSCRIPT, sanitised_pt2
+from agents.neural import check_writable, write_atomically
 from arena.observations import require_observation_shape
 from arena.plugins import CommandContext, command_registry, plugins_dir_option
 
@@ -58,8 +58,7 @@ def export_onnx(source: str, out: str, game: arena.Game | None, game_class: Call
     whose class `game_class(id)` gives). ArenaError, and nothing written, when it cannot be."""
     if Path(out).suffix != ".onnx":
         raise arena.ArenaError(f"--out {out}: name the ONNX file FILE.onnx")
-    if Path(out).is_dir():
-        raise arena.ArenaError(f"--out {out}: that is a folder")
+    check_writable(out)  # a folder, or no folder to write in: refused before the export's work
     if Path(out).exists() and Path(out).resolve() == Path(source).resolve():
         raise arena.ArenaError(f"--out {out}: that is the network being exported")
     model = load_model(source)
@@ -74,21 +73,13 @@ def export_onnx(source: str, out: str, game: arena.Game | None, game_class: Call
     expected = model.run(batch)
     data = _onnx_bytes(model, batch, len(expected) if expected[1] is not None else 1)
     data = _with_metadata(data, model.metadata)
-    folder = Path(out).resolve().parent
-    if not folder.is_dir():
-        raise arena.ArenaError(f"--out {out}: no folder {folder}")
-    handle, temporary = tempfile.mkstemp(suffix=".onnx", prefix=".export-", dir=folder)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        difference = _check_same(load_model(temporary), game, batch, expected, source)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # as any new file (mkstemp's is 0600: a server of another user could not read it)
-        os.replace(temporary, out)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    difference = 0.0
+
+    def same_outputs(written: str) -> None:  # on the temporary file, before it takes the name `out`
+        nonlocal difference
+        difference = _check_same(load_model(written), game, batch, expected, source)
+
+    write_atomically(out, data, check=same_outputs)
     return Exported(out, model.format, game.label(), 1 if expected[1] is None else 2, difference)
 
 
