@@ -197,7 +197,9 @@ def _seat(agents: Sequence[Agent], time_per_move: float | None, network_allowanc
         if agent.remote:
             agent.network_allowance = network_allowance
             agent.network_time = 0.0
-    return [None if time_per_move is None else time_per_move + (network_allowance if a.remote else 0.0) for a in agents]
+    # A remote agent (arena.remote.push.RemoteAgent) knows its own deadline: the time per move and the network
+    # allowance, or more for a person on the play page (arena.remote.browser).
+    return [None if time_per_move is None else a.deadline() if a.remote else time_per_move for a in agents]  # type: ignore[attr-defined]
 
 
 def _ended(agents: Sequence[Agent], result: MatchResult) -> MatchResult:

@@ -21,8 +21,7 @@ from arena.match import AGENT_DISCONNECTED, Forfeit
 from arena.params import MAX_TIME_PER_MOVE, Param, check_name
 from arena.remote.pull import PullAgent
 
-#: Seconds a person has for a move (the `timeout` parameter's default; on the play page, the opponents' time per move
-#: plus the network allowance that tops it up to this, arena.server.play).
+#: Seconds a person has for a move (the `timeout` parameter's default), whatever the opponents' time per move.
 PERSON_SECONDS = 600.0
 #: Hub names of browser seats start with this; a pull bot may not announce one (arena/server/routes/bots.py).
 HUB_PREFIX = "browser:"
@@ -43,8 +42,8 @@ class BrowserAgent(PullAgent):
         id="browser", version="1", description="a person playing on `arena serve`'s play page (the board drawn, moves clicked)",
         params=(
             Param("name", "", "the person: the name of their user token"),
-            Param("timeout", PERSON_SECONDS, "seconds per move when the match sets no time per move (a person is given time)",
-                  min=0.001, max=MAX_TIME_PER_MOVE),
+            Param("timeout", PERSON_SECONDS, "seconds the person has per move (more when the match's time per move, with "
+                  "its network allowance, is longer: a person is given time)", min=0.001, max=MAX_TIME_PER_MOVE),
             Param("wait", 30.0, "seconds a match waits at its start for the person's page", min=0.0, max=MAX_TIME_PER_MOVE),
         ),
     )  # fmt: skip
@@ -58,6 +57,10 @@ class BrowserAgent(PullAgent):
     def check_game(cls, game: Game, params: dict[str, Any]) -> None:
         check_person(str(params.get("name", "")))
         super().check_game(game, params)
+
+    def deadline(self) -> float:
+        """A person is not held to the agents' time per move: `timeout`, or the match's deadline if that is longer."""
+        return max(float(self.params["timeout"]), super().deadline())
 
     def act_message(self, state: State) -> dict[str, Any]:
         message = super().act_message(state)

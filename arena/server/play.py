@@ -1,9 +1,10 @@
 """Tables: people playing matches on `arena serve`'s play page (agent `browser`, arena.remote.browser).
 
 A table is one person's live one-match tournament, made by `arena.remote.play.one_match` (as `arena
-play` makes its own) and played by `tournament.play` in a thread of the server, where the opponents'
-moves are computed, each within the table's time per move (`Settings.play_time_per_move`, the match's
-time per move: search agents keep to it, so no opponent spec holds a table for hours). The person's
+play` makes its own) and played by `tournament.play` in a thread of the server, with the opponents in
+agent processes of their own (`isolate`), each move within the table's time per move
+(`Settings.play_time_per_move`, the match's time per move: search agents keep to it, and one that does
+not, or crashes, is stopped and forfeits, so no opponent holds a table or the server). The person's
 seat is fed through the bot hub like a pull bot's: the hub sends the table `start`, `act` (with the
 seat's own `view` of the board) and `end`; the page reads the table by long-polling, and a click
 answers the pending `act`. The match is stored and rated like any other.
@@ -11,8 +12,8 @@ answers the pending `act`. The match is stored and rated like any other.
 Faults: a move that is not one of the pending act's legal ids is refused (nothing is sent); a person
 who leaves (the Leave button, or a page not seen for `Settings.play_idle_seconds` while a move is
 awaited) forfeits with `agent_disconnected`, at once or, while an opponent thinks, when its move is
-made; one who does not move within PERSON_SECONDS (the match's time per move plus its network
-allowance) forfeits with `timeout`. When the server stops, the match is not scored: its tournament is
+made; one who does not move within the browser agent's `timeout` (PERSON_SECONDS, not the opponents' time per
+move) forfeits with `timeout`. When the server stops, the match is not scored: its tournament is
 cancelled. All of a table's state changes on the event loop's thread.
 """
 
@@ -23,6 +24,7 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +37,7 @@ from arena.library import matches as matches_library
 from arena.library import tournaments as tournaments_library
 from arena.library.storage import Database
 from arena.plugins import Registry
-from arena.remote.browser import PERSON_SECONDS, check_person, hub_name
+from arena.remote.browser import check_person, hub_name
 from arena.remote.hub import Hub, Link
 from arena.remote.play import one_match
 from arena.remote.pull import drop_relay
@@ -93,9 +95,11 @@ class Table:
 class Tables:
     """The live tables of one server, by tournament id (finished ones stay readable until the server stops)."""
 
-    def __init__(self, hub: Hub, database: Database, registry: Registry, idle_seconds: float, time_per_move: float) -> None:
+    def __init__(self, hub: Hub, database: Database, registry: Registry, idle_seconds: float, time_per_move: float,
+                 plugins_dirs: Sequence[str] = ()) -> None:  # fmt: skip
         self.hub, self.database, self.registry, self.idle_seconds = hub, database, registry, idle_seconds
-        self.time_per_move = time_per_move  # the opponents'; the person's seat gets the rest of PERSON_SECONDS on top
+        self.time_per_move = time_per_move  # the opponents'; the person's seat keeps the browser agent's own time
+        self.plugins_dirs = tuple(plugins_dirs)  # for the opponents' processes
         self.tables: dict[int, Table] = {}
         self.opening: set[str] = set()
         self.watchers: set[asyncio.Future[None]] = set()
@@ -128,8 +132,7 @@ class Tables:
 
         def create() -> tuple[int, str]:
             tournament_id = one_match(self.registry, self.database, game, against, seat, spec, people_against=False,
-                                      time_per_move=self.time_per_move,
-                                      network_allowance=max(PERSON_SECONDS - self.time_per_move, 0.0))  # fmt: skip
+                                      time_per_move=self.time_per_move)  # fmt: skip
             return tournament_id, str(tournaments_library.one(self.database, tournament_id)["game_spec"])
 
         tournament_id, game_spec = await run_in_threadpool(create)
@@ -151,7 +154,7 @@ class Tables:
     def _play(self, table: Table) -> None:
         outcome, error = "over", None
         try:
-            tournament.play(self.database, self.registry, table.id)
+            tournament.play(self.database, self.registry, table.id, isolate=True, plugins_dirs=self.plugins_dirs)
         except Exception as exc:  # noqa: BLE001  (the server stopping: ServerStopping; or the match could not be played)
             outcome, error = "cancelled", f"the match was not scored: {type(exc).__name__}: {exc}"
             log.warning("game %s: %s", table.id, error)

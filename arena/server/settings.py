@@ -33,5 +33,5 @@ class Settings:
     play_idle_seconds: float = 60.0
     #: Seconds an opponent on the play page may think per move: the match's time per move, so that no opponent spec
     #: (mcts:simulations=10000000) holds a table, and the server's CPU, for hours; search agents stop in time. The
-    #: person still has arena.remote.browser.PERSON_SECONDS (the rest comes as the match's network allowance).
+    #: person still has the browser agent's own `timeout` (arena.remote.browser.PERSON_SECONDS).
     play_time_per_move: float = 10.0

@@ -88,3 +88,16 @@ def test_a_person_plays_tic_tac_toe_in_the_browser(tmp_path: Path, serve, browse
     (match,) = cli.json("matches", "--game", "tic_tac_toe")
     assert [s["agent"] for s in match["seats"]] == ["browser:name=alice", "random"]
     assert match["turns"] == len(played) * 2 - (1 if match["turns"] % 2 else 0)
+
+    # An opponent that crashes before the person's first move: the page still says who won, and why.
+    browser.get(server.url + "/play")
+    wait.until(lambda d: d.find_elements(By.ID, "start"))
+    for name, value in (("game", "tic_tac_toe"), ("against", "crasher:how=exit"), ("seat", "1")):
+        field = browser.find_element(By.ID, name)
+        field.clear()
+        field.send_keys(value)
+    browser.find_element(By.ID, "start").click()
+    wait.until(lambda d: d.find_elements(By.ID, "table") and status()[0] in FINAL and d.find_elements(By.ID, "stored"))
+    ending = browser.find_element(By.ID, "status").text
+    assert ending.startswith("You win after 0 moves (agent_crashed: "), ending
+    assert server.process.poll() is None

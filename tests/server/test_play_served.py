@@ -60,11 +60,33 @@ def test_a_runaway_opponent_thinks_within_the_play_time_per_move_and_leave_lets_
     stored = http.get(server.url + f"/api/v1/tournaments/{final['id']}").json()
     assert stored["time_per_move"] == THINK
 
-    # The person's own time per move is still the browser agent's 600 s (the network allowance tops it up).
+    # The person's own time per move is still the browser agent's 600 s, not the opponents' time per move.
     again = http.post(server.url + "/api/v1/play", json={"game": "tic_tac_toe", "against": "random", "seat": 0}, headers=person)
     assert again.status_code == 201, again.text
     game = server.url + again.headers["location"]
     assert _until(game, person, ("your_move",))["deadline_ms"] == 600_000
     assert http.post(game + "/leave", headers=person).status_code == 200
     assert _until(game, person, FINAL)["end"]["reason"] == "agent_disconnected"
+    assert "Traceback" not in server.log.read_text()
+
+
+def test_plugin_opponents_that_hang_or_crash_forfeit_and_the_server_plays_on(tmp_path: Path, serve) -> None:  # noqa: ANN001
+    """The opponents play in processes of their own: one that ignores its time (sleeping or spinning) is stopped
+    and forfeits by timeout, one that ends its process forfeits as crashed, and neither holds the server."""
+    db_path = tmp_path / "arena.db"
+    database = open_database(f"sqlite:///{db_path}")
+    person = {"Authorization": f"Bearer {tokens.create(database, 'alice')}"}
+    server = serve(db_path, None, "--workers", "0", "--play-time-per-move", "0.5")
+    for how, reason in (("hang", "timeout"), ("spin", "timeout"), ("exit", "agent_crashed"), ("segfault", "agent_crashed")):
+        started = http.post(server.url + "/api/v1/play", headers=person,
+                            json={"game": "tic_tac_toe", "against": f"crasher:how={how}", "seat": 1})  # fmt: skip
+        assert started.status_code == 201, started.text
+        began = time.monotonic()
+        final = _until(server.url + started.headers["location"], person, FINAL)
+        assert time.monotonic() - began < 30, how
+        assert final["status"] == "over" and final["result"]["reason"] == reason, (how, final)
+        seats = {seat["agent"]: seat["outcome"] for seat in final["result"]["seats"]}
+        assert seats == {"browser:name=alice": "win", f"crasher:how={how}": "loss"}, (how, final)
+    assert server.process.poll() is None
+    assert http.get(server.url + "/api/v1/games").status_code == 200
     assert "Traceback" not in server.log.read_text()

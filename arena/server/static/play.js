@@ -18,13 +18,21 @@
       });
   }
 
+  // The end as the seat was told it, else as stored (an opponent that fails before the person's first move).
+  function ending(t) {
+    if (t.end) { return t.end; }
+    if (!t.result) { return null; }
+    var mine = t.result.seats.filter(function (s) { return s.seat === t.seat; })[0];
+    return {outcome: mine ? mine.outcome : null, turns: t.result.turns, reason: t.result.reason, detail: t.result.detail};
+  }
+
   function outcome(t) {
-    var seat = t.end ? t.end.outcome : null;
+    var end = ending(t);
     var words = {win: "You win", loss: "You lose", draw: "A draw"};
-    var text = (words[seat] || "The game ended");
-    if (t.end) {
-      text += " after " + t.end.turns + " moves";
-      if (t.end.reason !== "normal") { text += " (" + t.end.reason + (t.end.detail ? ": " + t.end.detail : "") + ")"; }
+    var text = (words[end ? end.outcome : null] || "The game ended");
+    if (end) {
+      text += " after " + end.turns + " moves";
+      if (end.reason !== "normal") { text += " (" + end.reason + (end.detail ? ": " + end.detail : "") + ")"; }
     }
     return text + ".";
   }
