@@ -85,7 +85,7 @@ def weights_bytes(game: arena.Game, weights: Sequence[float], details: Mapping[s
 
 def write_weights(path: str | os.PathLike[str], game: arena.Game, weights: Sequence[float], details: Mapping[str, Any]) -> None:
     """Write a weights file atomically (a reader never sees half of it)."""
-    from agents.neural import write_atomically
+    from arena.files import write_atomically
 
     write_atomically(path, weights_bytes(game, weights, details))
 

@@ -47,6 +47,7 @@ import numpy as np
 import arena
 from agents.models import DEVICES, Model, model_for
 from agents.models.choose import choose_actions
+from arena.files import write_atomically
 from arena.observations import require_observation_shape
 from arena.params import canonical, validate_params
 
@@ -155,43 +156,6 @@ def checkpoint_bytes(layers: Sequence[tuple[np.ndarray, np.ndarray]], metadata: 
             with archive.open(zipfile.ZipInfo(f"{name}.npy", date_time=_FIXED_ZIP_TIME), "w") as member:
                 np.lib.format.write_array(member, array, allow_pickle=False)
     return buffer.getvalue()
-
-
-def check_writable(path: str | os.PathLike[str]) -> Path:
-    """Raise ArenaError unless a file can be created at `path` (tried for real, then removed)."""
-    target = Path(path)
-    if target.is_dir():
-        raise arena.ArenaError(f"cannot write {target}: it is a folder")
-    folder = target.parent
-    if not folder.is_dir():
-        raise arena.ArenaError(f"cannot write {target}: folder {folder} does not exist")
-    probe = folder / f".{target.name}.{os.getpid()}.probe"
-    try:
-        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        os.unlink(probe)
-    except OSError as exc:
-        raise arena.ArenaError(f"cannot write {target}: {exc.strerror or exc}") from None
-    return target
-
-
-def write_atomically(path: str | os.PathLike[str], data: bytes, check: Callable[[str], object] | None = None) -> None:
-    """Write through a temporary file in the same folder and rename, so a reader never sees half a file; `check` is
-    called on the temporary file before the rename (what it raises leaves nothing written)."""
-    target = check_writable(path)
-    temporary = target.parent / f".{target.name}.{os.getpid()}.tmp"
-    try:
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)  # the umask applies, as for open()
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        if check is not None:
-            check(str(temporary))
-        os.replace(temporary, target)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise arena.ArenaError(f"cannot write {target}: {exc.strerror or exc}") from None
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def save_checkpoint(

@@ -70,7 +70,6 @@ import numpy as np
 import arena
 from agents import train_nets, train_priority, train_state
 from agents.neural import (
-    check_writable,
     choose_action,
     forward,
     game_description,
@@ -87,6 +86,7 @@ from agents.train_pool import (
     pool_record,
 )
 from arena.agents import AgentEntry, one_agent, resolve, seated_game
+from arena.files import check_writable
 from arena.library.catalog import stored_agent_lookup
 from arena.match import DEFAULT_MAX_TURNS, DRAW, LOSS, WIN, outcomes_from_returns
 from arena.params import Spec

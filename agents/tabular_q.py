@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agents.models.qtable import FORMAT_NAME, FORMAT_VERSION
-from agents.neural import choose_action, game_description, write_atomically
+from agents.neural import choose_action, game_description
 from agents.train_state import random_state, set_random_state
+from arena.files import write_atomically
 from arena.seeding import derive_seed
 
 if TYPE_CHECKING:

@@ -49,7 +49,6 @@ from agents import train_state
 from agents._search import has_features, linear_evaluation
 from agents.linear_weights import weights_metadata, write_weights
 from agents.minimax import MinimaxAgent
-from agents.neural import check_writable
 from agents.neural_train import (
     DEFAULT_LR,
     NOT_SETTINGS,
@@ -74,6 +73,7 @@ from agents.neural_train import (
     write_train_row,
 )
 from arena.agents import AgentEntry
+from arena.files import check_writable
 from arena.match import DRAW, outcomes_from_returns, play_match
 from arena.params import Spec
 from arena.plugins import Registry

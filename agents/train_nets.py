@@ -139,7 +139,7 @@ def save_torchscript(torch: Any, module: Any, path: str, metadata: dict[str, Any
     """The module as TorchScript, with Arena's metadata JSON beside the code (extra file `arena.json`)."""
     import io
 
-    from agents.neural import write_atomically
+    from arena.files import write_atomically
 
     scripted = torch.jit.script(module.eval())
     buffer = io.BytesIO()

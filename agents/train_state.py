@@ -54,7 +54,7 @@ def file_digest(path: str | os.PathLike[str]) -> str:
 
 def write_state(checkpoint: str | os.PathLike[str], meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> Path:
     """Write the state of the run that just wrote `checkpoint`, tied to that file by its digest."""
-    from agents.neural import write_atomically
+    from arena.files import write_atomically
 
     meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta, "checkpoint_sha256": file_digest(checkpoint)}
     buffer = io.BytesIO()

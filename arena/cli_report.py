@@ -76,7 +76,8 @@ _need_matplotlib = figures.need_matplotlib
 def report_command(ctx: _Context, out_text: str, tournament_key: str | None, game_spec: str | None) -> None:
     """Write every figure as PNG plus one self-contained report.html (figures, tables, settings)."""
     _need_matplotlib()
-    from arena.report import build_report, check_writable
+    from arena.files import check_writable
+    from arena.report import build_report
 
     if not out_text.strip():  # Path("") is the current folder
         raise ArenaError("--out is empty: give the folder for the report (e.g. --out report)")
@@ -129,7 +130,7 @@ def plot_command(ctx: _Context, kind: str, files: tuple[str, ...], out: Path, to
     else:
         if files:
             raise ArenaError(f"arena plot {kind} takes no file argument (only 'training' and 'evolution' do)")
-        from arena.report import check_writable
+        from arena.files import check_writable
 
         if out.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise ArenaError(f"--out must end in .png, .svg or .pdf, got '{out.name}'")

@@ -15,7 +15,6 @@ import base64
 import html
 import io
 import json
-import os
 import shlex
 import time
 from collections import Counter
@@ -32,6 +31,7 @@ import numpy as np
 
 from arena import ratings
 from arena.errors import ArenaError
+from arena.files import check_writable
 from arena.leaderboard import leaderboard
 from arena.stats import (
     AgentCounts,
@@ -358,19 +358,6 @@ def build_report(agg: Aggregates, out_dir: Path) -> Report:
     _write(report.html, render_html(agg, images))
     report.seconds["html"] = time.perf_counter() - start
     return report
-
-
-def check_writable(target: Path, new_folder: bool = False) -> None:
-    """Fail before loading or drawing anything unless `target` can be written: a file in a folder that exists or, with
-    `new_folder`, a folder that exists or can be made in one that does. A missing folder is refused, not made (as by
-    arena train, evolve-decks and --db); creates nothing."""
-    folder = target if new_folder and target.exists() else target.parent
-    if not folder.exists():
-        raise ArenaError(f"cannot write {target}: folder {folder} does not exist")
-    if not folder.is_dir():
-        raise ArenaError(f"cannot write {target}: {folder} is not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ArenaError(f"cannot write {target}: permission denied")
 
 
 # ---------------------------------------------------------------- HTML

@@ -9,7 +9,7 @@ is dynamic, and the board's too for a network whose metadata says `size_independ
 
 Nothing is written unless the ONNX file fits the game and gives the same outputs as the original on real
 positions of the game (random plies from its start): `check_fits`, then both run on the same batch, on the
-temporary file that `agents.neural.write_atomically` renames only then.
+temporary file that `arena.files.write_atomically` renames only then.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import arena
 from agents.models import check_fits, load_model
 from agents.models.base import ONNX_METADATA_KEY, Model, first_line
 from agents.models.sniff import ARENA_MLP, ONNX, TORCH_EXPORT, TORCHSCRIPT, sanitised_pt2
-from agents.neural import check_writable, write_atomically
+from arena.files import check_writable, write_atomically
 from arena.observations import require_observation_shape
 from arena.plugins import CommandContext, command_registry, plugins_dir_option
 
