@@ -8,6 +8,7 @@ import json
 import math
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -46,6 +47,8 @@ MAX_NAME = 200
 #: Results are written at least this often ($ARENA_FLUSH_SECONDS overrides), and at most this many matches at a time.
 FLUSH_SECONDS = float(os.environ.get("ARENA_FLUSH_SECONDS", "2.0"))
 FLUSH_MATCHES = 2000
+#: Seconds keep_pending's save waits for the play thread to finish a write of its own before leaving it to that thread.
+PENDING_WAIT_SECONDS = 10.0
 
 Progress = Callable[[int, int], None]
 
@@ -481,8 +484,8 @@ def play(
     cancelled; settled without a budget, it calls `idle(seconds)` (default: sleep) between looks for
     joins; `idle` may raise to stop (the server's queue worker does, when it is stopped or loses its claim).
     `keep_pending` is given a function that stores the matches played and not yet written (results are written in
-    batches), for another thread to call when this one is stuck in a match that will not end (not for an SPRT, whose
-    stored state must follow its matches).
+    batches), with an SPRT's state as of those matches, for another thread to call when this one is stuck in a match
+    that will not end.
     """
     if concurrent < 1:
         raise ArenaError(f"--concurrent-matches must be at least 1, got {concurrent}")
@@ -582,21 +585,34 @@ def _play(
     if progress:
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
+    # The buffer and the test's state change together under this lock, so that keep_pending's save (from another
+    # thread) stores matches and state that agree; a match stored already is left as it is (a second write is harmless).
+    pending = threading.Lock()
     last_flush = time.monotonic()
-    if keep_pending is not None and monitor is None:  # (a match stored already is left as it is: a second write is harmless)
-        keep_pending(lambda: queries.save_results(database, keys, list(buffer)))
+    if keep_pending is not None:
+
+        def save_pending() -> None:
+            if not pending.acquire(timeout=PENDING_WAIT_SECONDS):  # the play thread is itself writing: it stores them
+                return
+            try:
+                queries.save_results(database, keys, list(buffer), sprt_state(monitor))
+            finally:
+                pending.release()
+
+        keep_pending(save_pending)
     interrupted = False
     outcomes = executor.results(setup, registry, tasks)
     try:
         for outcome in outcomes:
-            buffer.append(outcome)
-            done += 1
-            # The test counts the match before it is stored: its state is stored with the matches it has seen.
-            decided = monitor is not None and monitor.update(outcome.schedule_index, outcome.seating, outcome.ranks)
-            if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
-                queries.save_results(database, keys, buffer, sprt_state(monitor))
-                buffer.clear()
-                last_flush = time.monotonic()
+            with pending:
+                buffer.append(outcome)
+                done += 1
+                # The test counts the match before it is stored: its state is stored with the matches it has seen.
+                decided = monitor is not None and monitor.update(outcome.schedule_index, outcome.seating, outcome.ranks)
+                if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
+                    queries.save_results(database, keys, buffer, sprt_state(monitor))
+                    buffer.clear()
+                    last_flush = time.monotonic()
             if progress:
                 progress(done, total)
             if decided:

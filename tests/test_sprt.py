@@ -7,6 +7,7 @@ import random
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 
 import numpy as np
@@ -294,3 +295,47 @@ def test_the_stored_state_follows_every_flush_on_sqlite_and_postgresql(arena_db,
     assert report["stored"] == {"units": report["pairs"], "counts": report["counts"], "llr": pytest.approx(report["llr"]),
                                 "decision": report["decision"] if report["decision"] in ("H0", "H1") else None, "agrees": True}  # fmt: skip
     assert report["pairs"] >= 3
+
+
+ABANDONED = """
+import os, sys, threading, time
+from arena import tournament
+from arena.library.storage import open_database
+from arena.plugins import get_registry
+
+tournament.FLUSH_SECONDS = 1e9  # nothing written by the play thread: only keep_pending's save can store them
+registry, database = get_registry(()), open_database(sys.argv[1])
+tournament_id = tournament.create(registry, database, tournament.TournamentRequest(
+    name="cut", game="connect_four", agents="center,greedy", rounds=200, seed=4, openings="random:3", sprt="elo0=0,elo1=20"))
+saves = []
+
+def abandon() -> None:  # as the queue worker's heartbeat does for a match that will not end: store, then exit
+    saves[0]()
+    os._exit(75)
+
+def progress(done: int, total: int) -> None:
+    if done >= 7:
+        threading.Thread(target=abandon).start()
+        time.sleep(60)  # the play thread, stuck
+
+tournament.play(database, registry, tournament_id, progress=progress, keep_pending=saves.append)
+"""
+
+
+def test_an_abandoned_sprt_stores_its_pending_matches_with_their_state(tmp_path):
+    """A worker abandoning an SPRT tournament stuck in a match (arena.server.runner) stores the matches it played and
+    had not written, with the test's state as of them: the stored state agrees with its matches, and the resumed
+    test ends as a run never abandoned."""
+    db = tmp_path / "arena.db"
+    cut = subprocess.run([sys.executable, "-c", ABANDONED, f"sqlite:///{db}"], capture_output=True, text=True, timeout=120)
+    assert cut.returncode == 75, cut.stderr
+    arena = Arena(db, plugins_dirs=())
+    assert _done(arena, "cut") == 7  # all of them, written by the save alone
+    report = arena.json("sprt", "cut")
+    assert report["decision"] == "continue" and report["stored"]["agrees"] and report["stored"]["units"] == report["pairs"]
+    arena("run-tournament", "--resume", "cut", "--quiet")
+    arena("run-tournament", "--game", "connect_four", "--agents", "center,greedy", "--rounds", "200", "--seed", "4",
+          "--openings", "random:3", "--sprt", "elo0=0,elo1=20", "--name", "whole", "--quiet")  # fmt: skip
+    cut, whole = arena.json("sprt", "cut"), arena.json("sprt", "whole")
+    assert cut["decision"] in ("H0", "H1") and {**cut, "tournament": 0} == {**whole, "tournament": 0}
+    assert _matches(arena, "cut") == _matches(arena, "whole")
