@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.api import Agent, Game
-from arena.errors import ArenaError
+from arena.errors import ArenaError, plugin_code
 from arena.params import Param, Spec, format_value, parse_specs, validate_params
 from arena.plugins import Registry
 from arena.seeding import derive_seed
@@ -36,7 +36,9 @@ def validated(agent_cls: type[Agent], type_id: str, raw: dict[str, str], game: G
     game too: Agent.canonical_params), and its seat parameters apart."""
     seat_params = {k[len(SEAT_PREFIX):]: v for k, v in raw.items() if k.startswith(SEAT_PREFIX)}
     own = {k: v for k, v in raw.items() if not k.startswith(SEAT_PREFIX)}
-    return agent_cls.canonical_params(game, validate_params(declared_params(agent_cls), own, f"agent '{type_id}'")), seat_params
+    values = validate_params(declared_params(agent_cls), own, f"agent '{type_id}'")
+    with plugin_code(f"agent '{type_id}': its canonical_params"):
+        return agent_cls.canonical_params(game, values), seat_params
 
 
 def validated_alone(agent_cls: type[Agent], type_id: str, raw: dict[str, str]) -> dict[str, Any]:
@@ -44,7 +46,8 @@ def validated_alone(agent_cls: type[Agent], type_id: str, raw: dict[str, str]) -
     check_params (a checkpoint that is no checkpoint). Seat parameters (which set a game's) are refused: without a game
     they set nothing. Returns the values, defaults filled in (`seed` included)."""
     values = validate_params(declared_params(agent_cls), raw, f"agent '{type_id}'")
-    agent_cls.check_params({k: v for k, v in values.items() if k != "seed"})
+    with plugin_code(f"agent '{type_id}': its check_params"):
+        agent_cls.check_params({k: v for k, v in values.items() if k != "seed"})
     return values
 
 
@@ -114,11 +117,14 @@ def build_entry(
         raise ArenaError(f"agent '{label}' is registered for game '{restricted_to}', not '{game.info.id}'")
     entry = AgentEntry(label, type_id, dict(raw), agent_cls.info.version, restricted_to, checkpoint, params, seat_params)
     for seat in range(game.num_players):  # a bad deck is bad input now, not a crash in the middle
-        game_for_seat(type(game), game.params, entry.game_params_for(seat))
+        with plugin_code(f"game '{game.info.id}' with the seat parameters of '{label}'"):
+            game_for_seat(type(game), game.params, entry.game_params_for(seat))
     without_seed = {k: v for k, v in params.items() if k != "seed"}
-    agent_cls.check_game(game, without_seed)
+    with plugin_code(f"agent '{type_id}': its check_game"):
+        agent_cls.check_game(game, without_seed)
     # The stored version says exactly what played: a retrained checkpoint at the same path is another agent.
-    fingerprint = agent_cls.fingerprint(without_seed)
+    with plugin_code(f"agent '{type_id}': its fingerprint"):
+        fingerprint = agent_cls.fingerprint(without_seed)
     return replace(entry, version=f"{entry.version}+{fingerprint}") if fingerprint else entry
 
 

@@ -27,6 +27,19 @@ def about(field: str) -> Iterator[None]:
         raise
 
 
+@contextmanager
+def plugin_code(what: str) -> Iterator[None]:
+    """A plugin's code run where only ArenaError is expected (a game's constructor, an agent's check_game): any other
+    exception is the plugin's fault, told in one line naming `what`, never a traceback or an HTTP 500."""
+    try:
+        yield
+    except ArenaError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (whatever a plugin raises)
+        said = f": {exc}" if str(exc) else ""
+        raise ArenaError(f"{what} raised {type(exc).__name__}{said}") from exc
+
+
 def shown(text: str, limit: int = 60) -> str:
     """A user's text as a message quotes it: whole up to `limit` characters, else its start and '...' (a message does not
     repeat a 5,000-digit number)."""

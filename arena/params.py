@@ -80,6 +80,19 @@ class Param:
         return text
 
 
+def default_problem(declared: Sequence[Param], owner: str) -> str | None:
+    """Why a declared parameter's own default is not a value it takes (None: every default is): a plugin's mistake,
+    found when it registers rather than when a user who gave no value plays it."""
+    for param in declared:
+        if param.default is None:
+            continue
+        try:
+            param.convert(param.default, owner)
+        except ArenaError as exc:
+            return f"the default of its parameter '{param.name}' is refused by the parameter itself ({exc})"
+    return None
+
+
 def _kind_name(kind: builtins.type) -> str:
     return {int: "an integer", float: "a number", bool: "true or false", tuple: "a comma-separated list of numbers"}.get(
         kind, "text"

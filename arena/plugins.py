@@ -22,7 +22,7 @@ import pluggy
 from arena import hookspecs
 from arena.api import Agent, Game
 from arena.errors import ArenaError
-from arena.params import breaks_spec
+from arena.params import breaks_spec, default_problem
 
 ENTRY_POINT_GROUP = "arena"
 #: PluginInfo.source of the plugins Arena itself ships (its built-in games and agents).
@@ -212,6 +212,10 @@ def _collect(registry: Registry) -> None:
                 if not isinstance(item_id, str) or breaks_spec(item_id):
                     registry.errors.append(f"plugin '{_plugin}' registered {_kind} id {item_id!r}: an id has no spaces, ',', "
                                            "':', '=' or '\"' (it starts a spec such as id:key=value): skipped")  # fmt: skip
+                    return
+                problem = default_problem(getattr(item.info, "params", ()), f"{_kind} '{item_id}'")  # type: ignore[attr-defined]
+                if problem is not None:
+                    registry.errors.append(f"plugin '{_plugin}' registered {_kind} '{item_id}': {problem}: skipped")
                     return
                 if item_id in _table:
                     first = registry._owner[(_kind, item_id)]

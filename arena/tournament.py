@@ -17,15 +17,26 @@ from typing import Any, Literal, NamedTuple, get_args
 
 from arena.adaptive_run import adaptive_settings, extend
 from arena.agents import AgentEntry, distinct, entry_from_json, resolve_all, resolve_each, seated_game, stored_identity
-from arena.api import Agent, Game
-from arena.errors import ArenaError, about
+from arena.api import Agent, AgentInfo, Game, State
+from arena.errors import ArenaError, about, plugin_code
 from arena.executors import Executor
 from arena.heap import frozen_heap
 from arena.interleave import batch_flags, play_interleaved
 from arena.isolation import AgentProcess, IsolatedAgent, watch
 from arena.ladder import FORMAT as LADDER
 from arena.ladder import IDLE_SECONDS
-from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MAX_TURNS, MatchResult, encode_ints, match_steps, play_match
+from arena.match import (
+    AGENT_ERROR,
+    DEFAULT_MAX_TURNS,
+    DEFAULT_NETWORK_ALLOWANCE,
+    MAX_TURNS,
+    ArenaFault,
+    Forfeit,
+    MatchResult,
+    encode_ints,
+    match_steps,
+    play_match,
+)
 from arena.openings import check_file_openings, opening_for, parse_openings
 from arena.params import MAX_TIME_PER_MOVE, canonical, parse_game_spec
 from arena.plugins import Registry
@@ -55,7 +66,9 @@ Progress = Callable[[int, int], None]
 
 def make_game(registry: Registry, spec_text: str) -> Game:
     spec = parse_game_spec(spec_text)
-    return registry.game_class(spec.id)(**spec.params)
+    game_cls = registry.game_class(spec.id)
+    with plugin_code(f"game '{spec.id}'"):
+        return game_cls(**spec.params)
 
 
 @dataclass
@@ -93,12 +106,12 @@ def game_with_players(registry: Registry, spec_text: str, players: int | None) -
             raise ArenaError(f"game '{info.id}' is for {seats} players, not {players}", "players")
         if info.min_players != info.max_players:
             if "players" in params:
-                with about("game"):
+                with about("game"), plugin_code(f"game '{spec.id}'"):
                     given = game_cls(**params).num_players  # the game checks its own parameter first
                 if given != players:
                     raise ArenaError("--players and the game's players parameter disagree", "players")
             params["players"] = str(players)
-    with about("game"):
+    with about("game"), plugin_code(f"game '{spec.id}'"):
         return game_cls(**params)
 
 
@@ -330,6 +343,19 @@ def _same_code(data: dict[str, Any]) -> str:
     return json.dumps({**data, "label": None, "params": params}, sort_keys=True)
 
 
+class Unmade(Agent):
+    """Stands in for an agent whose constructor raised: its first move forfeits (`agent_error`) with the reason."""
+
+    info = AgentInfo(id="unmade", description="an agent that could not be made")
+
+    def __init__(self, game: Game, player: int, seed: int, detail: str) -> None:
+        super().__init__(game, player, seed)
+        self.detail = detail
+
+    def act(self, state: State) -> int:
+        raise Forfeit(AGENT_ERROR, self.detail)
+
+
 class Player:
     """Plays matches of one tournament: builds the game once and agents per match (in agent processes if isolated)."""
 
@@ -363,9 +389,19 @@ class Player:
             game = self._seated_games[seating] = seated_game(self.game, [self.entries[position] for position in seating])
         return game
 
+    def _made(self, position: int, game: Game, seat: int, seed: int) -> Agent:
+        """The agent at `position` made for this seat; one whose making raised forfeits at its first move (as it does
+        in an agent process), where the run would otherwise stop with the plugin's traceback."""
+        try:
+            return self.makers[position](game, seat, seed)
+        except (ArenaFault, MemoryError):
+            raise
+        except Exception as exc:  # noqa: BLE001  (a plugin's constructor: its fault, recorded in its match)
+            return Unmade(game, seat, seed, f"seat {seat}: the agent could not be made: {type(exc).__name__}: {exc}")
+
     def _agents(self, task: MatchTask, seed: int, game: Game) -> list[Agent]:
         if not self.setup.isolate:
-            agents = [self.makers[position](game, seat, seed) for seat, position in enumerate(task.seating)]
+            agents = [self._made(position, game, seat, seed) for seat, position in enumerate(task.seating)]
             if not self.trusted:  # not Arena's own: a per-move watchdog, so that a hang never stops the run
                 for agent in agents:
                     watch(agent, self.setup.time_per_move)
@@ -378,7 +414,7 @@ class Player:
             if not self.remote[position]:
                 self._process(slot).start()
         return [
-            self.makers[position](game, seat, seed) if self.remote[position] else
+            self._made(position, game, seat, seed) if self.remote[position] else
             IsolatedAgent(self._process(slot), game, seat, seed, self.setup.agents[position], self.setup.time_per_move)
             for seat, (slot, position) in enumerate(zip(slots, task.seating))
         ]  # fmt: skip

@@ -113,3 +113,27 @@ def test_the_whole_act_message_is_the_same_from_any_view(game_id):
         sent = protocol.encode(protocol.act_message(game, "m", 3, seat, state, 500.0, 1.5))
         for view in (state.view(seat), state.view(seat).view(seat)):
             assert protocol.encode(protocol.act_message(game, "m", 3, seat, view, 500.0, 1.5)) == sent
+
+
+def test_a_position_that_is_not_json_is_arenas_fault_never_the_bots() -> None:
+    """A game whose `to_json` gives something JSON cannot hold (a numpy array) stops the match unscored (ArenaFault),
+    before any bot is asked: the bot is not charged a loss for it, over push or pull."""
+    import numpy as np
+
+    from arena.match import ArenaFault, play_match
+    from arena.remote.push import HttpAgent
+
+    registry = get_registry()
+    game = registry.game_class("tic_tac_toe")()
+    state_cls = type(game.new_initial_state(0))
+    original = state_cls.to_json
+    try:
+        state_cls.to_json = lambda self, player: {"board": np.zeros(9)}  # type: ignore[method-assign]
+        with pytest.raises(ArenaFault, match="could not encode the message for a remote agent as JSON"):
+            protocol.encode({"type": "act", "state": game.new_initial_state(0).to_json(0)})
+        bot = HttpAgent(game, 0, 0, url="http://127.0.0.1:9")  # nothing listens there: never reached
+        bot.started = True
+        with pytest.raises(ArenaFault):
+            play_match(game, [bot, registry.agent_class("random")(game, 1, 0)], seed=0)
+    finally:
+        state_cls.to_json = original  # type: ignore[method-assign]

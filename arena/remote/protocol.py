@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.api import Game, State
-from arena.match import MatchResult
+from arena.match import ArenaFault, MatchResult
 
 PROTOCOL = 1
 
@@ -58,7 +58,12 @@ def end_message(match_id: str, seat: int, result: MatchResult) -> dict[str, Any]
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode()
+    """A message as sent; one that is not JSON (a game's `to_json` giving a numpy array) is Arena's fault, never the
+    bot's: the match is not scored."""
+    try:
+        return json.dumps(message, separators=(",", ":")).encode()
+    except (TypeError, ValueError) as exc:
+        raise ArenaFault(f"could not encode the message for a remote agent as JSON: {exc}") from None
 
 
 def parse_answer(body: bytes | str) -> tuple[int, float | None]:

@@ -50,7 +50,7 @@ class Relay:
         self._send({"secret": secret})
 
     def _send(self, data: dict[str, Any]) -> None:
-        self.sock.sendall(json.dumps(data, separators=(",", ":")).encode() + b"\n")
+        self.sock.sendall(protocol.encode(data) + b"\n")
 
     def request(self, data: dict[str, Any], timeout: float) -> dict[str, Any]:
         try:

@@ -169,7 +169,7 @@ class HttpAgent(RemoteAgent):
         try:
             connection_for(self.url).post("/end", protocol.encode(protocol.end_message(self.match_id, self.player, result)),
                                           END_TIMEOUT)  # fmt: skip
-        except (OSError, ValueError):  # the connection's faults; `end` changes nothing
+        except (OSError, ValueError, ArenaFault):  # the connection's faults, or a message not sent; `end` changes nothing
             pass
 
 

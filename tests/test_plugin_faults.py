@@ -1,0 +1,126 @@
+"""A plugin's own mistakes are its fault, told in one line: an agent whose constructor raises forfeits its matches
+(in this process, in worker processes and in agent processes alike), a check_game or game constructor that raises
+something other than ArenaError is one line and exit 2 on the CLI and a 400 naming the field over HTTP, and a
+parameter whose own default it refuses is reported when the plugin loads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from arena.library import tokens
+from arena.library.storage import open_database
+from arena.plugins import get_registry, load
+from arena.server import Settings, create_app
+from tests.conftest import Arena, loose_plugin
+
+SLOPPY = '''
+import arena
+
+class InitBoom(arena.Agent):
+    info = arena.AgentInfo(id="initboom")
+
+    def __init__(self, game, player, seed, **params):
+        super().__init__(game, player, seed, **params)
+        raise ValueError("could not load my table")
+
+    def act(self, state):
+        return state.legal_actions()[0]
+
+class CheckBoom(arena.Agent):
+    info = arena.AgentInfo(id="checkboom")
+
+    @classmethod
+    def check_game(cls, game, params):
+        assert game.info.id == "nowhere"
+
+    def act(self, state):
+        return state.legal_actions()[0]
+
+class BadDefault(arena.Agent):
+    info = arena.AgentInfo(id="baddefault", params=(arena.Param("noise", 2.0, "a chance", min=0, max=1),))
+
+    def act(self, state):
+        return state.legal_actions()[0]
+
+class Fussy(arena.Game):
+    info = arena.GameInfo(id="fussy", version="1", name="Fussy", params=(arena.Param("size", 3, "sides"),))
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        if self.params["size"] > 5:
+            raise ValueError("too big a board")
+
+    @property
+    def num_distinct_actions(self):
+        return 1
+
+    def new_initial_state(self, seed=None):
+        raise NotImplementedError
+
+@arena.hookimpl
+def register_agents(register):
+    register(InitBoom)
+    register(CheckBoom)
+    register(BadDefault)
+
+@arena.hookimpl
+def register_games(register):
+    register(Fussy)
+'''
+
+
+@pytest.fixture
+def plugins(tmp_path: Path) -> Path:
+    return loose_plugin(tmp_path / "plugins", "sloppy", SLOPPY)
+
+
+@pytest.mark.parametrize("how", [(), ("--workers", "2"), ("--isolate",)], ids=["in-process", "workers", "isolated"])
+def test_an_agent_whose_constructor_raises_forfeits_its_matches(tmp_path: Path, plugins: Path, how: tuple[str, ...]) -> None:
+    arena = Arena(tmp_path / "arena.db", plugins_dirs=(plugins,))
+    arena("run-tournament", "--game", "tic_tac_toe", "--agents", "initboom,random", "--rounds", "2", "--quiet", *how)
+    matches = arena.json("matches")
+    assert len(matches) == 2 and {m["reason"] for m in matches} == {"agent_error"}
+    assert all("could not load my table" in m["detail"] for m in matches)
+    assert all(s["outcome"] == ("loss" if s["agent"] == "initboom" else "win") for m in matches for s in m["seats"])
+    assert arena.json("tournaments")[0]["status"] == "done"
+
+
+def test_plugin_code_raising_is_one_line_on_the_cli(tmp_path: Path, plugins: Path) -> None:
+    arena = Arena(tmp_path / "arena.db", plugins_dirs=(plugins,))
+    for args, words in (
+        (("--game", "tic_tac_toe", "--agents", "checkboom,random"), "agent 'checkboom': its check_game raised AssertionError"),
+        (("--game", "fussy:size=9", "--agents", "random,random"), "game 'fussy' raised ValueError: too big a board"),
+    ):
+        result = arena("run-tournament", *args, ok=False)
+        assert result.exit_code == 2 and result.stderr.strip().splitlines()[-1] == f"Error: {words}", result.stderr
+        assert "Traceback" not in result.stderr
+    assert arena.json("tournaments") == []  # nothing written
+
+
+def test_plugin_code_raising_is_a_400_naming_the_field(tmp_path: Path, plugins: Path) -> None:
+    database = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    auth = {"Authorization": f"Bearer {tokens.create(database, 'writer')}"}
+    app = create_app(database, get_registry((str(plugins),)), Settings(workers=0, plugins_dirs=(str(plugins),)))
+    with TestClient(app) as client:
+        for body, field, words in (
+            ({"game": "tic_tac_toe", "agents": ["checkboom", "random"]}, "agents", "its check_game raised AssertionError"),
+            ({"game": "fussy:size=9", "agents": ["random", "random"]}, "game", "raised ValueError: too big a board"),
+        ):
+            response = client.post("/api/v1/tournaments", json=body, headers=auth)
+            assert response.status_code == 400 and response.json()["field"] == field, response.text
+            assert words in response.json()["error"]
+        response = client.post("/api/v1/agents", json={"name": "boom", "type": "checkboom", "game": "tic_tac_toe"}, headers=auth)
+        assert response.status_code == 400 and "its check_game raised AssertionError" in response.json()["error"], response.text
+
+
+def test_a_parameter_refusing_its_own_default_is_reported_when_the_plugin_loads(plugins: Path) -> None:
+    registry = load([plugins])
+    assert "baddefault" not in registry.agents and "initboom" in registry.agents
+    assert [e for e in registry.errors if "baddefault" in e] == [
+        "plugin 'sloppy' registered agent 'baddefault': the default of its parameter 'noise' is refused by the parameter "
+        "itself (bad value 2.0 for parameter 'noise' of agent 'baddefault': must be <= 1): skipped"
+    ]
+    assert not [e for e in load([]).errors if "default" in e]  # every built-in's defaults are values it takes
