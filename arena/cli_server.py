@@ -53,6 +53,10 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
         raise click.ClickException(f"the server needs its extra: pip install 'arena[server]' ({exc.name} is missing)") from None
     make_executor(executor, match_workers, ray_address)  # bad combinations fail now, not per tournament
     database, registry = ctx.database(), ctx.registry()
+    # The port is taken before the app starts: uvicorn would start it (and its queue, which takes back the tournaments
+    # of this server id) before binding, so a second server started on a busy port would take the first one's.
+    listening = listen(host, port)
+    port = listening.getsockname()[1]  # --port 0: the one the system chose
     settings = Settings(
         private=private, workers=workers, match_workers=match_workers,
         worker_id=server_id or f"{socket.gethostname()}:{port}", lease_seconds=lease_seconds, ladder_turn_seconds=ladder_turn_seconds,
@@ -60,8 +64,9 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
         play_time_per_move=play_time_per_move,
     )  # fmt: skip
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    logging.getLogger("arena.server").info("database %s; %s queue workers; reads %s", database.url, workers,
-                                           "need a token" if private else "public")  # fmt: skip
+    where = f"[{host}]" if ":" in host else host
+    logging.getLogger("arena.server").info("serving on http://%s:%s (Ctrl-C stops); database %s; %s queue workers; reads %s",
+                                           where, port, database.url, workers, "need a token" if private else "public")  # fmt: skip
     app = create_app(database, registry, settings)
 
     class Server(uvicorn.Server):
@@ -77,7 +82,25 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
             super().handle_exit(sig, frame)
 
     config = uvicorn.Config(app, host=host, port=port, access_log=False, timeout_graceful_shutdown=3, log_level="info")
-    Server(config).run()
+    Server(config).run(sockets=[listening])
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port, as uvicorn would bind it; a port in use or an address not of this machine is one
+    line (exit 2)."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise click.ClickException(f"--host {host}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart need not wait out TIME_WAIT
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 @click.group("tokens")

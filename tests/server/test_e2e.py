@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -16,7 +17,7 @@ import psutil
 from arena.library import tokens
 from arena.library.storage import open_database
 from tests.conftest import Arena
-from tests.server.serving import DEADLINE, free_port, http, wait_for
+from tests.server.serving import ARENA, DEADLINE, free_port, http, wait_for
 
 
 def events(url: str, last_event_id: str | None = None) -> list[tuple[str, str, dict]]:
@@ -242,3 +243,38 @@ def test_a_tournament_that_kills_its_workers_fails_after_three_deaths(tmp_path: 
     died = [line for line in server.log.read_text().splitlines() if "died" in line and "queue worker" in line]
     assert len(died) == WORKER_DEATHS and f"tournament {killer['id']} it held failed" in died[-1]
     assert server.stop() in (0, -signal.SIGTERM)
+
+
+def test_a_second_server_on_a_busy_port_takes_nothing_and_port_0_names_servers_apart(tmp_path: Path, serve) -> None:  # noqa: ANN001
+    """`arena serve` takes its port before its app starts: a second one started on the same port by mistake exits with
+    one line and exit 2 without taking back the running server's tournament (its app would have done so first, its
+    queue sharing the server id HOST:PORT); servers started with --port 0 get the port the system chose in their id."""
+    db_path = tmp_path / "arena.db"
+    token = tokens.create(open_database(f"sqlite:///{db_path}"), "e2e")
+    first = serve(db_path)
+    auth = {"Authorization": f"Bearer {token}"}
+    slow = {"game": "connect_four", "agents": ["mcts:simulations=2000", "greedy"], "rounds": 400}
+    long = http.post(first.url + "/api/v1/tournaments", json=slow, headers=auth).json()
+    wait_for(lambda: http.get(f"{first.url}/api/v1/tournaments/{long['id']}").json()["done"] > 0, "its first matches")
+    log = tmp_path / "second.log"
+    second = subprocess.run([ARENA, "--db", f"sqlite:///{db_path}", "serve", "--port", str(first.port)], timeout=DEADLINE,
+                            stdout=log.open("wb"), stderr=subprocess.STDOUT)  # fmt: skip
+    text = log.read_text()
+    assert second.returncode == 2 and text.strip() == f"Error: cannot listen on 127.0.0.1:{first.port}: Address already in use", text
+    assert "took back" not in first.log.read_text()
+    before = http.get(f"{first.url}/api/v1/tournaments/{long['id']}").json()["done"]
+    wait_for(lambda: http.get(f"{first.url}/api/v1/tournaments/{long['id']}").json()["done"] > before, "more of its matches")
+    assert http.post(f"{first.url}/api/v1/tournaments/{long['id']}/cancel", headers=auth).status_code == 200
+
+    # --port 0: the server's id has the port the system chose, so two such servers never share their claims.
+    log = tmp_path / "zero.log"
+    zero = subprocess.Popen([ARENA, "--db", f"sqlite:///{db_path}", "serve", "--port", "0"], stdout=log.open("wb"),
+                            stderr=subprocess.STDOUT)  # fmt: skip
+    try:
+        wait_for(lambda: "serving on" in log.read_text() and ": pid " in log.read_text(), "the --port 0 server")
+        port = int(log.read_text().split("serving on http://127.0.0.1:")[1].split()[0])
+        assert port != 0 and f"queue worker {socket.gethostname()}:{port}/0: pid" in log.read_text()
+        assert http.get(f"http://127.0.0.1:{port}/api/v1/games").status_code == 200
+    finally:
+        zero.terminate()
+        zero.wait(timeout=60)
