@@ -144,7 +144,8 @@ def tokens_revoke(ctx: _Context, name: str) -> None:
 @click.command("connect")
 @click.argument("agent_spec")
 @click.option("--server", required=True, help="The server's URL, e.g. http://arena.example:8000.")
-@click.option("--token", required=True, help="A bot token (`arena tokens create --bot NAME` on the server).")
+@click.option("--token", required=True, envvar="ARENA_BOT_TOKEN", show_envvar=True,
+              help="A bot token (`arena tokens create --bot NAME` on the server); from the environment, `ps` does not show it.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True),
               help="Append every message the server sends (start, act, end) to this file, one JSON object a line.")
 @db_options

@@ -53,7 +53,8 @@ class Registry:
             return self.games[game_id]
         except KeyError:
             known = ", ".join(sorted(self.games)) or "none"
-            raise ArenaError(f"unknown game '{game_id}' (known: {known})") from None
+            raise ArenaError(f"unknown game '{game_id}' (known: {known}; loose-file plugins load from ./plugins,"
+                             " $ARENA_PLUGINS_DIR and --plugins-dir)") from None  # fmt: skip
 
     def installed_modules(self) -> list[str]:
         """The importable modules of the plugins installed as packages (entry points) that loaded here."""

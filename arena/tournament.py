@@ -209,8 +209,11 @@ def prepare(registry: Registry, database: Database | None,
             raise ArenaError(f"game '{game.info.id}' fails a quick conformance check, so its matches would blame the agents: "
                              f"{problem} (arena.testing.check_game says more)")  # fmt: skip
     with database.session() if database is not None else contextlib.nullcontext(None) as session:
-        if session is not None and request.name is not None and queries.find_tournament(session, request.name) is not None:
-            raise ArenaError(f"a tournament named '{request.name}' exists already (use --resume to finish it)", "name")
+        existing = queries.find_tournament(session, request.name) if session is not None and request.name is not None else None
+        if existing is not None:
+            more = "" if existing.status == "done" else f"; `arena run-tournament --resume {request.name}` finishes it"
+            raise ArenaError(f"a tournament named '{request.name}' exists already ({existing.status}): choose another name{more}",
+                             "name")  # fmt: skip
         if request.name is not None and queries.is_number(request.name):
             raise ArenaError("a tournament name cannot be a number (numbers are tournament ids)", "name")
         if request.name is not None and ("/" in request.name or request.name != request.name.strip()

@@ -37,3 +37,13 @@ def test_env_database(tmp_path):
     subprocess.run([ARENA, "run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--quiet"], cwd=tmp_path,
                    env=env, check=True, capture_output=True)  # fmt: skip
     assert (tmp_path / "env.db").exists() and not (tmp_path / "arena.db").exists()
+
+
+def test_python_dash_m_arena_is_the_arena_command(tmp_path):
+    """`python -m arena` for an environment whose scripts folder is not on PATH: the same command, the same errors."""
+    base = [sys.executable, "-m", "arena"]
+    env = dict(os.environ, ARENA_DB="")
+    out = subprocess.run([*base, "leaderboard", "--json"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert out.returncode == 2 and out.stderr.startswith("Error: "), out.stderr
+    out = subprocess.run([*base, "--help"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert out.returncode == 0 and out.stdout.startswith("Usage: arena "), out.stdout

@@ -61,9 +61,9 @@ class Stage:
             argv += [mode] + ([str(log)] if log else [])
         return self.start(argv)
 
-    def start(self, argv: list[str], limit_memory: bool = True) -> subprocess.Popen[bytes]:
+    def start(self, argv: list[str], limit_memory: bool = True, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         """Start a bot process (killed at the end of the test) and wait for its "connected" line."""
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                                    preexec_fn=_limit_memory if limit_memory else None)  # fmt: skip
         self.bots.append(process)
         assert process.stdout is not None
@@ -240,10 +240,11 @@ def test_pull_needs_a_server() -> None:
 
 
 def test_arena_connect_serves_minimax_to_the_server(stage: Stage) -> None:
-    """`arena connect` plays minimax:depth=3 from 'another machine' (a subprocess); it beats random."""
+    """`arena connect` plays minimax:depth=3 from 'another machine' (a subprocess); it beats random. Its token comes
+    from $ARENA_BOT_TOKEN, out of sight of `ps`."""
     stage.serve()
-    argv = [ARENA, "connect", "--server", stage.server.url, "--token", stage.token("mini"), "minimax:depth=3"]  # type: ignore[union-attr]
-    stage.start(argv)
+    argv = [ARENA, "connect", "--server", stage.server.url, "minimax:depth=3"]  # type: ignore[union-attr]
+    stage.start(argv, env={**os.environ, "ARENA_BOT_TOKEN": stage.token("mini")})
     tid = stage.submit(game="connect_four", agents=["pull:name=mini", "random"], rounds=4, seed=11)
     stage.finished(tid)
     matches = stage.matches(tid)

@@ -242,8 +242,12 @@ def test_bad_input_is_one_line_exit_2_nothing_written(arena_cli, args, message):
 def test_existing_tournament_name_is_refused_without_writing(arena_cli):
     arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--name", "same", "--quiet")
     result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--name", "same", ok=False)
-    assert result.exit_code == 2 and "exists already" in result.stderr
-    assert arena_cli.rows("select count(*) from tournaments") == [(1,)]
+    assert result.stderr.strip() == "Error: a tournament named 'same' exists already (done): choose another name"
+    assert result.exit_code == 2 and arena_cli.rows("select count(*) from tournaments") == [(1,)]
+    arena_cli.execute("update tournaments set status = 'running'")  # one not finished: say how to finish it
+    result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--name", "same", ok=False)
+    assert result.stderr.strip() == ("Error: a tournament named 'same' exists already (running): choose another name; "
+                                     "`arena run-tournament --resume same` finishes it")  # fmt: skip
 
 
 def test_unreachable_and_unwritable_database(tmp_path):
