@@ -2,26 +2,31 @@
 
 Use it from any test suite, a plugin's own included:
 
-    from arena.testing import check_game, check_agent
+    from arena.testing import check_game, check_agent, check_golden, transcript
     check_game(MyGame())
     check_agent(MyAgent, MyGame())
+    check_golden("tests/golden/my_game.txt", transcript(MyGame(), seed=7, agents=("random", "greedy")))
 
 Each check raises AssertionError with a message that says what is wrong.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import gc
+import json
 import math
+import os
 import random
 import types
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from arena.api import TERMINAL, Agent, Game, State
-from arena.match import DEFAULT_NETWORK_ALLOWANCE, MatchResult, play_match
+from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, play_match
 from arena.seeding import derive_seed
 
 #: A random play-through of a game with no declared bound stops (without failing) after this many actions.
@@ -68,6 +73,17 @@ def _check_state(game: Game, state: State, where: str) -> list[int]:
     return legal
 
 
+@contextlib.contextmanager
+def _games_own_code(where: str) -> Iterator[None]:
+    """An exception of the game's own code (apply, legal_actions, render...) as an AssertionError that says where."""
+    try:
+        yield
+    except AssertionError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (whatever the game raises)
+        raise AssertionError(f"{where}: the game raised {type(exc).__name__}: {exc}") from exc
+
+
 def random_playthrough(game: Game, seed: int, check: bool = True) -> list[tuple[Any, ...]]:
     """Play random legal actions from the seed's initial state; returns the trajectory of snapshots."""
     rng = random.Random(seed)
@@ -78,12 +94,16 @@ def random_playthrough(game: Game, seed: int, check: bool = True) -> list[tuple[
     steps = 0
     while not state.is_terminal() and steps < cap:
         where = f"game '{game.info.id}' seed {seed} step {steps}"
-        legal = _check_state(game, state, where) if check else state.legal_actions()
-        state.apply(rng.choice(legal))
-        steps += 1
-        trajectory.append(_snapshot(state))
+        with _games_own_code(where):
+            legal = _check_state(game, state, where) if check else state.legal_actions()
+            action = rng.choice(legal)
+            state.apply(action)
+            steps += 1
+            trajectory.append(_snapshot(state))
     if check:
-        _check_state(game, state, f"game '{game.info.id}' seed {seed} end")
+        where = f"game '{game.info.id}' seed {seed} end"
+        with _games_own_code(where):
+            _check_state(game, state, where)
         if bound is not None:
             assert state.is_terminal(), f"game '{game.info.id}' seed {seed}: not over after max_game_length()={bound}"
     return trajectory
@@ -190,6 +210,52 @@ def check_observations(game: Game, seen: Sequence[tuple[State, int]]) -> None:
     assert np.array_equal(out, expected), f"game '{game.info.id}': State.observations differs from observation"
 
 
+def _json_text(game: Game, view: Any, where: str) -> str:
+    try:
+        return json.dumps(view, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise AssertionError(f"{where}: to_json gave what JSON cannot hold ({exc}); remote agents are sent it") from None
+
+
+def check_json_view(game: Game, seed: int) -> None:
+    """Where the game offers `State.to_json`: every seat's view is JSON (remote agents are sent it), and where it offers
+    `Game.state_from_json`, the state rebuilt from the acting seat's view shows that seat the same view, the same legal
+    actions and the same seat to move (`arena connect` plays from it)."""
+    state = game.new_initial_state(seed)
+    try:
+        state.to_json(0)
+    except NotImplementedError:
+        return
+    rng = random.Random(seed)
+    rebuilds = True
+    for step in range(300):
+        where = f"game '{game.info.id}' seed {seed} step {step}"
+        with _games_own_code(where):
+            views = [_json_text(game, state.to_json(player), f"{where} seat {player}") for player in range(game.num_players)]
+            if state.is_terminal():
+                return
+            seat = state.current_player
+            if rebuilds:
+                data = json.loads(views[seat])
+                try:
+                    if game.info.perfect_information:
+                        rebuilt = game.state_from_json(data, seat)
+                    else:
+                        rebuilt = game.state_from_json(data, seat, rng=random.Random(step))  # type: ignore[call-arg]
+                except NotImplementedError:
+                    rebuilds = False
+                else:
+                    again = _json_text(game, rebuilt.to_json(seat), f"{where}: the state rebuilt by state_from_json")
+                    assert again == views[seat], (
+                        f"{where}: state_from_json rebuilt a state whose view differs:\n got: {again}\nwant: {views[seat]}")
+                    assert rebuilt.current_player == seat, (
+                        f"{where}: state_from_json rebuilt a state with seat {rebuilt.current_player} to move, not {seat}")
+                    assert sorted(rebuilt.legal_actions()) == sorted(state.legal_actions()), (
+                        f"{where}: the state rebuilt by state_from_json has other legal actions: {rebuilt.legal_actions()} "
+                        f"against {state.legal_actions()}")  # fmt: skip
+            state.apply(rng.choice(state.legal_actions()))
+
+
 def check_game(game: Game, seeds: Iterable[int] = range(20)) -> None:
     """Every check for one configured game."""
     check_metadata(game)
@@ -202,6 +268,7 @@ def check_game(game: Game, seeds: Iterable[int] = range(20)) -> None:
         check_clone_independent(game, seed)
         check_no_shared_state(game, seed)
         check_observation(game, seed)
+        check_json_view(game, seed)
 
 
 def game_problem(game: Game, seed: int = 0) -> str | None:
@@ -273,8 +340,96 @@ def agent_problems(
 
 def check_agent(
     agent_cls: type[Agent], game: Game, params: dict[str, Any] | None = None, seeds: Iterable[int] = range(3),
-    max_turns: int = 200,
+    max_turns: int = 200, time_per_move: float | None = None,
 ) -> None:  # fmt: skip
-    """The agent answers a legal action in every seat, and the same seed gives the same match."""
-    problems = agent_problems(agent_cls, game, params, seeds, max_turns)
+    """The agent answers a legal action in every seat (within `time_per_move`, if given), and the same seed gives the
+    same match."""
+    problems = agent_problems(agent_cls, game, params, seeds, max_turns, time_per_move=time_per_move)
     assert not problems, problems[0]
+
+
+# ---------------------------------------------------------------- golden play-throughs
+# A golden file pins a game's rules, encodings, action names and rendering at once: a seeded match written out move by
+# move (`transcript`) and compared with a stored file (`check_golden`); any change shows up as a readable diff line.
+# After a deliberate rules or rendering change (bump the game's version too), rewrite the files with
+# ARENA_UPDATE_GOLDEN=1 and review the diff before committing.
+
+#: Set to 1 to (re)write golden files instead of comparing with them.
+UPDATE_ENV = "ARENA_UPDATE_GOLDEN"
+
+
+def _step_lines(turn: int, seat: int, action: int, text: str, after: State) -> list[str]:
+    return [f"turn {turn} seat {seat} action {action} {text}", after.render(), ""]
+
+
+def random_transcript(game: Game, seed: int, max_turns: int | None = None) -> str:
+    """The play-through of a uniformly random policy drawn from `random.Random(seed)`."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    limit = max_turns if max_turns is not None else (game.max_game_length() or DEFAULT_MAX_TURNS)
+    lines = [f"game {game.label()} seed {seed} policy random", state.render(), ""]
+    turn = 0
+    while not state.is_terminal() and turn < limit:
+        turn += 1
+        seat = state.current_player
+        action = rng.choice(state.legal_actions())
+        text = state.action_to_string(action)
+        state.apply(action)
+        lines += _step_lines(turn, seat, action, text, state)
+    ending = f"returns {state.returns()}" if state.is_terminal() else "stopped at the turn limit"
+    lines.append(f"result {ending} turns {turn}")
+    return "\n".join(lines) + "\n"
+
+
+def match_transcript(game: Game, seed: int, agents: Sequence[str], max_turns: int = DEFAULT_MAX_TURNS) -> str:
+    """The play-through of a match between agent specs (`"greedy:eval=heuristic"`), seated in order.
+
+    Agents are built the way a tournament builds them (same parameter checks, same per-seat seeds).
+    """
+    from arena.agents import build_entry
+    from arena.params import parse_spec
+    from arena.plugins import get_registry
+
+    registry = get_registry()
+    seated = []
+    for seat, text in enumerate(agents):
+        spec = parse_spec(text)
+        entry = build_entry(registry, str(spec), spec.id, dict(spec.params), game)
+        seated.append(entry.make(registry, game, seat, seed))
+    result = play_match(game, seated, seed, max_turns=max_turns)
+    state = game.new_initial_state(seed)
+    lines = [f"game {game.label()} seed {seed} agents {' vs '.join(agents)}", state.render(), ""]
+    for turn, action in enumerate(result.moves, start=1):
+        seat = state.current_player
+        text = state.action_to_string(action)
+        state.apply(action)
+        lines += _step_lines(turn, seat, action, text, state)
+    lines.append(f"result {result.reason} turns {result.turns} scores {result.scores}")
+    return "\n".join(lines) + "\n"
+
+
+def transcript(game: Game, seed: int, agents: Sequence[str] | None = None, max_turns: int | None = None) -> str:
+    """A match between agent specs, or with `agents=None` a seeded random policy, as text."""
+    if agents is None:
+        return random_transcript(game, seed, max_turns)
+    return match_transcript(game, seed, agents, max_turns if max_turns is not None else DEFAULT_MAX_TURNS)
+
+
+def check_golden(path: str | os.PathLike[str], text: str) -> None:
+    """Compare `text` with the golden file at `path`, or (re)write it when ARENA_UPDATE_GOLDEN=1.
+
+    A mismatch names the first differing line, which is usually the move where behaviour changed.
+    """
+    path = Path(path)
+    if os.environ.get(UPDATE_ENV) == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return
+    assert path.exists(), f"missing golden file {path}; create it with {UPDATE_ENV}=1"
+    expected = path.read_text()
+    if text == expected:
+        return
+    got_lines, want_lines = text.splitlines(), expected.splitlines()
+    for number, (got, want) in enumerate(zip(got_lines, want_lines), start=1):
+        assert got == want, f"{path.name} line {number} differs:\n got: {got}\nwant: {want}\n({UPDATE_ENV}=1 rewrites it)"
+    raise AssertionError(f"{path.name}: {len(got_lines)} lines now, {len(want_lines)} stored ({UPDATE_ENV}=1 rewrites it)")

@@ -23,7 +23,13 @@ def test_readme_plugin_examples_work(tmp_path, monkeypatch):
     check_agent(registry.agents["first_legal"], nim, {"noise": 0.5})
     check_agent(registry.agents["first_legal"], registry.games["connect_four"]())
     (conformance,) = [b for b in blocks if "from arena.testing import" in b]  # the README's conformance example runs as written
-    exec(conformance, {"Nim": registry.games["nim"], "FirstLegal": registry.agents["first_legal"]})
+    names = {"Nim": registry.games["nim"], "FirstLegal": registry.agents["first_legal"]}
+    monkeypatch.setenv("ARENA_UPDATE_GOLDEN", "1")  # the golden files written, as a plugin author first does
+    exec(conformance, dict(names))
+    written = sorted(p.name for p in (tmp_path / "tests" / "golden").iterdir())
+    assert written == ["nim_greedy.txt", "nim_random.txt"] and "take " in (tmp_path / "tests/golden/nim_greedy.txt").read_text()
+    monkeypatch.delenv("ARENA_UPDATE_GOLDEN")
+    exec(conformance, dict(names))  # then compared with them
 
 
 def readme_commands() -> list[list[str]]:

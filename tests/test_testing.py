@@ -1,0 +1,109 @@
+"""arena.testing catches the mistakes a game plugin makes: a JSON view JSON cannot hold, a state_from_json that
+rebuilds another position, and an exception in the game's own code, each named with its seed and step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import arena
+from arena.testing import check_game
+
+
+class Nim(arena.Game):
+    info = arena.GameInfo(id="nim", version="1", name="Nim", params=(arena.Param("stones", 10, "stones", min=1, max=100),))
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return 3
+
+    def new_initial_state(self, seed: int = 0) -> NimState:
+        return NimState(self.params["stones"])
+
+    def max_game_length(self) -> int:
+        return int(self.params["stones"])
+
+    def state_from_json(self, data: dict[str, Any], player: int) -> NimState:
+        state = NimState(data["stones"])
+        state.current_player = player
+        return state
+
+
+class NimState(arena.State):
+    def __init__(self, stones: int) -> None:
+        self.stones, self.current_player, self.winner = stones, 0, None
+
+    def legal_actions(self) -> list[int]:
+        return [] if self.is_terminal() else list(range(min(3, self.stones)))
+
+    def apply(self, action: int) -> None:
+        self.stones -= action + 1
+        if self.stones == 0:
+            self.winner, self.current_player = self.current_player, arena.TERMINAL
+        else:
+            self.current_player = 1 - self.current_player
+
+    def is_terminal(self) -> bool:
+        return self.current_player == arena.TERMINAL
+
+    def returns(self) -> list[float]:
+        if self.winner is None:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+
+    def clone(self) -> NimState:
+        other = type(self)(self.stones)
+        other.current_player, other.winner = self.current_player, self.winner
+        return other
+
+    def action_to_string(self, action: int) -> str:
+        return f"take {action + 1}"
+
+    def render(self) -> str:
+        return "o" * self.stones
+
+    def to_json(self, player: int) -> dict[str, Any]:
+        return {"stones": self.stones, "to_move": self.current_player}
+
+
+class SetView(NimState):
+    def to_json(self, player: int) -> dict[str, Any]:
+        return {"stones": {self.stones}}  # a set: JSON cannot hold it
+
+
+class ThrowsAtThree(NimState):
+    def apply(self, action: int) -> None:
+        if self.stones == 3:
+            raise ValueError("no rule for three stones")
+        super().apply(action)
+
+
+def _game(state_cls: type[NimState], rebuild_off_by_one: bool = False) -> Nim:
+    class Variant(Nim):
+        def new_initial_state(self, seed: int = 0) -> NimState:
+            return state_cls(self.params["stones"])
+
+        def state_from_json(self, data: dict[str, Any], player: int) -> NimState:
+            state = super().state_from_json(data, player)
+            state.stones += 1 if rebuild_off_by_one else 0
+            return state
+
+    return Variant()
+
+
+def test_a_correct_game_passes() -> None:
+    check_game(Nim(), seeds=range(5))
+
+
+@pytest.mark.parametrize(("game", "words"), [
+    (_game(SetView), "game 'nim' seed 0 step 0 seat 0: to_json gave what JSON cannot hold (Object of type set is not JSON serializable)"),
+    (_game(NimState, rebuild_off_by_one=True), "game 'nim' seed 0 step 0: state_from_json rebuilt a state whose view differs"),
+    (_game(ThrowsAtThree), "the game raised ValueError: no rule for three stones"),
+])  # fmt: skip
+def test_the_suite_catches_the_mistake_and_says_where(game: Nim, words: str) -> None:
+    with pytest.raises(AssertionError) as caught:
+        check_game(game, seeds=range(5))
+    assert words in str(caught.value), str(caught.value)
+    if "ValueError" in words:
+        assert "game 'nim' seed " in str(caught.value) and " step " in str(caught.value)
