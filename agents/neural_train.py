@@ -1238,10 +1238,6 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
                 learner.learn(trajectory, number)
                 tally.add(trajectory.outcome)
                 done = number + 1
-                promoted = promote(plan, registry, episodes, tally)
-                if promoted is not None:
-                    metrics.write("promote", episode=done, opponent=promoted)
-                    report(f"episode {done}: won {config.promote_at:.0%} or more of the last {config.window}; now against {promoted}")
                 if done == config.episodes:
                     # The state before the last, partial REINFORCE batch is applied: a longer run goes on from here.
                     final_state, final_losses = learner.state(), list(learner.losses)
@@ -1252,6 +1248,11 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
                 if plan.evaluator is not None and (done % plan.eval_every == 0 or done == config.episodes):
                     last_eval = write_eval_row(metrics, done, plan.evaluator.label, config.eval_games,
                                                evaluate(plan, registry, learner.greedy()))  # fmt: skip
+                # After this episode's rows, which show the window that earned it (the promotion empties the window).
+                promoted = promote(plan, registry, episodes, tally)
+                if promoted is not None:
+                    metrics.write("promote", episode=done, opponent=promoted)
+                    report(f"episode {done}: won {config.promote_at:.0%} or more of the last {config.window}; now against {promoted}")
                 if config.save_every and done % config.save_every == 0 and done < config.episodes:
                     write(done, learner.state(), learner.losses)
                 show_progress(bar, report, config, done, tally, last_eval, start)
@@ -1262,7 +1263,9 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
     win, draw, loss = tally.rates()
     # Where the file went is printed once, by the command (stdout), not in this line.
     resumed_line = f" (resumed after {first})" if resumed is not None else ""
-    report(f"trained {config.algorithm} on {plan.game.label()} against {config.opponent}: {config.episodes} episodes{resumed_line} "
+    now = episodes.entry.label if config.promote_at is not None and episodes.entry is not None else config.opponent
+    against = config.opponent if now == config.opponent else f"{config.opponent}, promoted up to {now}"
+    report(f"trained {config.algorithm} on {plan.game.label()} against {against}: {config.episodes} episodes{resumed_line} "
            f"in {seconds:.1f}s, {tally.line()}")  # fmt: skip
     return TrainSummary(config.episodes, len(tally.recent), win, draw, loss, seconds, config.out, plan, learner.greedy())
 

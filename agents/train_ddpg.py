@@ -96,7 +96,8 @@ class DDPG:
         self.vectors: list[np.ndarray] = []  # the action vectors executed in the episode under way
         self.steps = 0
         self.episode = 0
-        self.losses: list[float] = []
+        self.losses: list[float] = []  # the critic's, since the last metrics row
+        self.actor_losses: list[float] = []  # the actor's, since the last metrics row
 
     def actor(self, torch: Any, plan: Plan) -> Net:
         """The actor network: `--net`'s, one output per action id."""
@@ -137,7 +138,7 @@ class DDPG:
         index = self.sampler.integers(0, buffer.size, self.plan.batch)
         batch = {name: torch.from_numpy(getattr(buffer, name)[index]) for name in ActionReplay.FIELDS}
         self.critic_step(batch)
-        self.actor_step(batch["observations"], batch["masks"])
+        self.actor_losses.append(self.actor_step(batch["observations"], batch["masks"]))
         with torch.no_grad():
             for target, source in ((self.target_actor, self.network.module), (self.target_critic, self.critic)):
                 for kept, moved in zip(target.parameters(), source.parameters(), strict=True):
@@ -157,13 +158,18 @@ class DDPG:
         self.losses.append(float(loss.detach()))
 
     def actor_step(self, observations: Any, masks: Any) -> float:
-        """One step of the actor up the critic's Q(s, mu(s)); returns the mean Q before it."""
+        """One step of the actor up the critic's Q(s, mu(s)); returns its loss before it, -Q (the mean over the batch)."""
         values = self.critic(observations, self.policy(self.network, observations, masks))
         loss = -values.mean()
         self.actor_optimizer.zero_grad()
         loss.backward()  # the critic's gradients too: zeroed before its next step
         self.actor_optimizer.step()
-        return -float(loss.detach())
+        return float(loss.detach())
+
+    def train_metrics(self) -> dict[str, Any]:
+        """What the next `train` row adds: the actor's mean loss since the last row (then emptied); `loss` is the critic's."""
+        losses, self.actor_losses = self.actor_losses, []
+        return {"actor_loss": float(np.mean(losses)) if losses else None}
 
     def finish(self) -> None:
         pass
@@ -175,7 +181,7 @@ class DDPG:
                   **train_state.optimizer_arrays(self.actor_optimizer),
                   **train_state.optimizer_arrays(self.critic_optimizer, "critic_adam"), **replay_arrays}  # fmt: skip
         meta = {"noise_rng": self.noise_rng.bit_generator.state, "sampler": self.sampler.bit_generator.state,
-                "steps": self.steps, "episode": self.episode, "replay": replay}  # fmt: skip
+                "steps": self.steps, "episode": self.episode, "replay": replay, "actor_losses": list(self.actor_losses)}  # fmt: skip
         return meta, arrays
 
     def restore(self, meta: dict[str, Any], arrays: train_state.Arrays) -> None:
@@ -188,6 +194,7 @@ class DDPG:
         self.noise_rng.bit_generator.state = meta["noise_rng"]
         self.sampler.bit_generator.state = meta["sampler"]
         self.steps, self.episode = int(meta["steps"]), int(meta["episode"])
+        self.actor_losses = [float(x) for x in meta.get("actor_losses", [])]  # (none in states written before they were kept)
         self.buffer.restore(meta["replay"], arrays)
         self.network.refresh()
 

@@ -109,10 +109,11 @@ class ValidityDDPG(DDPG):
     def train_metrics(self) -> dict[str, Any]:
         """What the next `train` row adds: the valid rate, and the validity loss since the last row (then emptied)."""
         losses, self.validity_losses = self.validity_losses, []
-        return {"valid_rate": self.valid_rate(), "validity_loss": float(np.mean(losses)) if losses else None}
+        return {**super().train_metrics(), "valid_rate": self.valid_rate(),
+                "validity_loss": float(np.mean(losses)) if losses else None}  # fmt: skip
 
     def actor_step(self, observations: Any, masks: Any) -> float:
-        """One step of the actor down -Q(s, mu(s)) + MSE(validity(s), mask(s)); returns the mean Q before it."""
+        """One step of the actor down -Q(s, mu(s)) + MSE(validity(s), mask(s)); returns that loss before it."""
         torch = self.torch
         logits, validity = self.network.module.outputs(observations.view(-1, *self.plan.shape))
         values = self.critic(observations, torch.softmax(logits.masked_fill(~masks, MASKED), dim=1))
@@ -124,7 +125,7 @@ class ValidityDDPG(DDPG):
         self.actor_optimizer.zero_grad()
         loss.backward()  # the critic's gradients too: zeroed before its next step
         self.actor_optimizer.step()
-        return float(values.mean().detach())
+        return float(loss.detach())
 
     def state(self) -> tuple[dict[str, Any], Arrays]:
         meta, arrays = super().state()

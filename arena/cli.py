@@ -578,15 +578,17 @@ def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warn
     for r in rows:
         r = dict(r, bt_interval=_bt_interval(r))
         table.append([r[c] for c in LEADERBOARD_COLUMNS])
+    # Sorted by another system, the rank (Bradley-Terry's, from its intervals) says so: it does not follow the rows.
+    rank = "#" if system == "bt" else "BT #"
     notes: list[str | tuple[str, str]] = [
-        "#: agents share a rank unless their Bradley-Terry 95% intervals are apart (or, where the prior sets the ends that "
-        "face each other, a test of the two tells them apart)."
+        f"{rank}: agents share a rank unless their Bradley-Terry 95% intervals are apart (or, where the prior sets the ends "
+        "that face each other, a test of the two tells them apart)" + ("." if system == "bt" else f"; the rows are in {system} order.")
     ]
     if any(r.get("bt_low_by_prior") or r.get("bt_high_by_prior") for r in rows):
         notes.append(("BT 95%", "BT 95%: >high (<low) = the games set no upper (lower) limit: the agent, with the agents that took "
                      "points from it, never lost a point to the rest (never scored one); the weak prior sets that end"))  # fmt: skip
     drops = [Drop(column) for column in _LEADERBOARD_FIT[system]]
-    print_table(f"Leaderboard - {title} - sorted by {system}", LEADERBOARD_HEADERS, table,
+    print_table(f"Leaderboard - {title} - sorted by {system}", [rank, *LEADERBOARD_HEADERS[1:]], table,
                 fit=drops[:3] + [Shorten("agent", 16)] + drops[3:] + [Shorten("agent", 10)], note=notes)  # fmt: skip
     if warning:
         click.echo(warning, err=True)

@@ -348,6 +348,7 @@ HEATMAP_KINDS: dict[str, tuple[str, str]] = {
     "net-wins": ("Net wins: row agent's wins minus losses against column agent", "net wins of row vs column (matches)"),
     "avg-turns": ("Average match length, row agent against column agent", "mean match length (turns)"),
     "win-rate": ("Win rate of row agent against column agent", "row's wins / matches"),
+    "draw-rate": ("Draw rate of row agent against column agent", "draws / matches"),
     "games": ("Matches played, row agent against column agent", "matches"),
 }
 
@@ -360,7 +361,7 @@ def format_cell(value: float | None, kind: str) -> str:
         return f"{int(value):+d}" if value else "0"
     if kind == "games":
         return f"{int(value):d}"
-    if kind == "win-rate":
+    if kind in ("win-rate", "draw-rate"):
         return f"{value:.2f}"
     return f"{value:.1f}"
 

@@ -137,14 +137,15 @@ def distinct_games(records: Iterable[MatchRecord], moves: Mapping[int, bytes]) -
     return DistinctGames().add(records, moves).rows()
 
 
-MATRIX_KINDS = ("net-wins", "win-rate", "games", "avg-turns")
+MATRIX_KINDS = ("net-wins", "win-rate", "draw-rate", "games", "avg-turns")
 
 
 def matrix(records: Sequence[MatchRecord], kind: str, agents: Sequence[str]) -> list[list[float | None]]:
     """A square matrix over `agents`, row agent against column agent; None where undefined (game_error matches skipped).
 
     net-wins: row's wins minus its losses against column (pairwise finishes in N-player matches);
-    win-rate: row's wins / games against column; games: matches together; avg-turns: mean turns.
+    win-rate: row's wins / games against column; draw-rate: the games neither finished ahead / games (so the row's loss
+    rate is 1 - win-rate - draw-rate); games: matches together; avg-turns: mean turns.
     """
     if kind not in MATRIX_KINDS:
         raise ValueError(f"unknown matrix kind {kind!r}")
@@ -152,6 +153,7 @@ def matrix(records: Sequence[MatchRecord], kind: str, agents: Sequence[str]) -> 
     index = {agent: i for i, agent in enumerate(agents)}
     n = len(agents)
     wins = np.zeros((n, n))
+    draws = np.zeros((n, n))
     games = np.zeros((n, n))
     turns = np.zeros((n, n))
     for record in records:
@@ -167,6 +169,9 @@ def matrix(records: Sequence[MatchRecord], kind: str, agents: Sequence[str]) -> 
                 wins[i, j] += 1
             elif b.rank < a.rank:
                 wins[j, i] += 1
+            else:
+                draws[i, j] += 1
+                draws[j, i] += 1
     values: list[list[float | None]] = []
     for i in range(n):
         row: list[float | None] = []
@@ -181,6 +186,8 @@ def matrix(records: Sequence[MatchRecord], kind: str, agents: Sequence[str]) -> 
                 row.append(None)
             elif kind == "win-rate":
                 row.append(float(wins[i, j] / games[i, j]))
+            elif kind == "draw-rate":
+                row.append(float(draws[i, j] / games[i, j]))
             else:
                 row.append(float(turns[i, j] / games[i, j]))
         values.append(row)

@@ -49,6 +49,7 @@ def test_elo_trueskill_counts_matrices_stats_match_recomputation(arena_cli):
     games = arena_cli.json("matrix", "--kind", "games")
     turns = arena_cli.json("matrix", "--kind", "avg-turns")
     rate = arena_cli.json("matrix", "--kind", "win-rate")
+    drawn = arena_cli.json("matrix", "--kind", "draw-rate")
     assert net["agents"] == agents and net["kind"] == "net-wins"
     for i, x in enumerate(agents):
         for j, y in enumerate(agents):
@@ -62,6 +63,7 @@ def test_elo_trueskill_counts_matrices_stats_match_recomputation(arena_cli):
             assert games["values"][i][j] == len(between)
             assert math.isclose(turns["values"][i][j], np.mean([t for t, _ in between]))
             assert math.isclose(rate["values"][i][j], x_wins / len(between))
+            assert math.isclose(drawn["values"][i][j], (len(between) - x_wins - y_wins) / len(between))
 
     stats = arena_cli.json("stats")
     lengths = [t for t, _ in stored]

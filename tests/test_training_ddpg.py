@@ -104,7 +104,7 @@ def test_the_actor_step_raises_q_on_a_fixed_batch_and_targets_move_by_tau(tmp_pa
                 return float(ddpg.critic(observations, ddpg.policy(ddpg.network, observations, masks)).mean())
 
         start = q()
-        assert ddpg.actor_step(observations, masks) == pytest.approx(start)
+        assert ddpg.actor_step(observations, masks) == pytest.approx(-start)  # its loss before the step: -Q
         for _ in range(20):
             ddpg.actor_step(observations, masks)
         assert q() > start + 1e-4, (q(), start)
@@ -130,17 +130,27 @@ def test_promote_at_raises_the_opponents_depth_and_resumes_where_it_was(tmp_path
 
     plugins = loose_plugin(tmp_path / "plugins", "shallow", SHALLOW)
     registry = get_registry([str(plugins)])
-    config = short(tmp_path, "p.npz", opponent="shallow:depth=1", promote_at=0.5, episodes=80, algorithm="dqn")
+    config = short(tmp_path, "p.npz", opponent="shallow:depth=1", promote_at=0.5, episodes=80, algorithm="dqn", log_every=1)
     train(config, registry)
     promotions = [row for row in read_metrics(config.out) if row["kind"] == "promote"]
     assert [row["opponent"] for row in promotions] == ["shallow:depth=2", "shallow:depth=3"]
     assert promotions[0]["episode"] >= 10 and promotions[1]["episode"] >= promotions[0]["episode"] + 10
     assert read_state(config.out)[0]["opponent_now"] == "shallow:depth=3"
-    cut = short(tmp_path, "cut.npz", opponent="shallow:depth=1", promote_at=0.5, episodes=80, algorithm="dqn")
+    rows = read_metrics(config.out)
+    for promotion in promotions:  # the train row of the promoting episode shows the full window that earned it
+        (earned,) = [row for row in rows if row["kind"] == "train" and row["episode"] == promotion["episode"]]
+        assert earned["window"] == 10 and earned["win_rate"] >= 0.5
+    assert all(row["window"] > 0 for row in rows if row["kind"] == "train")
+    figure = training_figure(rows)
+    assert figure.get_suptitle().endswith("against shallow:depth=1, then shallow:depth=2, then shallow:depth=3")
+    marked = [text.get_text() for text in figure.axes[0].texts]
+    assert marked == ["now shallow:depth=2", "now shallow:depth=3"]
+    cut = short(tmp_path, "cut.npz", opponent="shallow:depth=1", promote_at=0.5, episodes=80, algorithm="dqn", log_every=1)
     with pytest.raises(TrainingInterrupted):
         train(cut, registry, stop=lambda: bool(read_metrics(cut.out)) and any(r["kind"] == "promote" for r in read_metrics(cut.out)))
     assert read_state(cut.out)[0]["opponent_now"] == "shallow:depth=2"
-    train(short(tmp_path, "cut.npz", opponent="shallow:depth=1", promote_at=0.5, episodes=80, algorithm="dqn", resume=cut.out), registry)
+    train(short(tmp_path, "cut.npz", opponent="shallow:depth=1", promote_at=0.5, episodes=80, algorithm="dqn", log_every=1,
+                resume=cut.out), registry)
     assert Path(cut.out).read_bytes() == Path(config.out).read_bytes()
 
 

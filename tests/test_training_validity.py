@@ -100,9 +100,14 @@ def test_the_valid_rate_is_drawn_and_plain_ddpg_is_unchanged(tmp_path):
     figure = training_figure(read_metrics(config.out))
     assert figure.get_suptitle() == "Training DDPG, MLP 16 dual actor, MLP 16 critic on tic_tac_toe against random"
     assert any(line.get_label().startswith("valid rate") for line in figure.axes[0].get_lines())
+    losses = [line.get_label() for line in figure.axes[1].get_lines()]  # the critic's and the actor's, as the report draws
+    assert losses[:2] == ["critic loss, squared TD error (mean since previous point)",
+                          "actor loss, -Q(s, mu(s)) + validity error (mean since previous point)"]  # fmt: skip
     plain = short(tmp_path, "p.npz")
     train(plain, REGISTRY)
     rows = read_metrics(plain.out)
+    trained = [row for row in rows if row["kind"] == "train" and row["loss"] is not None]
+    assert trained and all(isinstance(row["actor_loss"], float) for row in trained)
     assert "validity" not in rows[0] and "validity" not in load_network(plain.out).metadata["training"]
     assert not any("valid_rate" in row for row in rows) and "validity" not in read_state(plain.out)[0]["shape"]
     assert not any(line.get_label().startswith("valid rate") for line in training_figure(rows).axes[0].get_lines())

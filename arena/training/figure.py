@@ -3,7 +3,8 @@
 Like the reports' training figures (Onitama 6.1-6.9, Santorini 5-8, Dots and Boxes 5-6): the top
 panel shows the win, draw and loss rates over the last `window` training episodes (and, for DDPG with
 a validity layer, the valid rate) and, as points, the win rate against the fixed evaluation opponent; the bottom panel the training loss
-(and the exploration rate epsilon on a second axis where the algorithm has one). Several runs
+(for DDPG the critic's and the actor's) and the exploration rate epsilon on a second axis where the algorithm has
+one. A curriculum's promotions (--promote-at) are dotted lines naming the new opponent. Several runs
 (`comparison_figure`) are drawn on shared axes instead, as the Dots and Boxes report's figure 6
 compares training with and without prioritized replay: each run's mean reward over its training
 window (win rate - loss rate: rewards +1, 0, -1) and, where it has them, its evaluation win rates.
@@ -48,7 +49,18 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
     top.grid(alpha=0.3)
     top.legend(loc="best", fontsize=8)
     x, y = _series(train, "loss")
-    bottom.plot(x, y, color="#424242", label="training loss (mean since previous point)")
+    ddpg = settings.get("algorithm") == "ddpg"
+    bottom.plot(x, y, color="#424242", label="critic loss, squared TD error (mean since previous point)" if ddpg else
+                "training loss (mean since previous point)")  # fmt: skip
+    ax, ay = _series(train, "actor_loss")  # ddpg: the Onitama report's actor loss (its figures 6.1-6.9)
+    if ax:
+        actor = "-Q(s, mu(s)) + validity error" if settings.get("validity") not in (None, "actions_only") else "-Q(s, mu(s))"
+        bottom.plot(ax, ay, color=VALID_COLOR, label=f"actor loss, {actor} (mean since previous point)")
+    for row in (row for row in rows if row["kind"] == "promote"):  # --promote-at: where the opponent got stronger
+        for axis in (top, bottom):
+            axis.axvline(row["episode"], color="#757575", linestyle=":", linewidth=1.2)
+        top.annotate(f"now {row['opponent']}", (row["episode"], 1.0), xytext=(3, -3), textcoords="offset points",
+                     rotation=90, va="top", fontsize=7, color="#424242")  # fmt: skip
     bottom.set_ylabel("loss")
     bottom.set_xlabel("training episodes")
     bottom.grid(alpha=0.3)
@@ -65,7 +77,8 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
         bottom.legend(handles, labels, loc="best", fontsize=8)
     if not train and not evals:
         top.text(0.5, 0.5, "no metrics recorded yet", ha="center", va="center", transform=top.transAxes)
-    fig.suptitle(title or _title(settings))
+    promoted = [str(row["opponent"]) for row in rows if row["kind"] == "promote"]
+    fig.suptitle(title or _title(settings, promoted))
     return fig
 
 
@@ -111,11 +124,11 @@ def describe_learner(settings: dict[str, Any]) -> str:
     return f"{name}, {network}{critic}"
 
 
-def _title(settings: dict[str, Any]) -> str:
+def _title(settings: dict[str, Any], promoted: Sequence[str] = ()) -> str:
     if not settings:
         return "Training"
     opponent = settings.get("opponent", "?")
-    against = opponent
+    against = opponent + "".join(f", then {label}" for label in promoted)  # --promote-at's curriculum
     if opponent == "self" and settings.get("algorithm") in SEARCH_BOOTSTRAP:
         against = "itself"
     elif opponent == "self":

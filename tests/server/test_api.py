@@ -30,7 +30,7 @@ def test_results_equal_the_cli_on_the_same_database(played: Server) -> None:
     for system in ("bt", "elo", "trueskill"):
         assert played.get("/api/v1/leaderboard", tournament="played", system=system) == cli.json("leaderboard", "--system", system)
     assert played.get("/api/v1/leaderboard", game="connect_four") == cli.json("leaderboard", "--game", "connect_four")
-    for kind in ("net-wins", "win-rate", "games", "avg-turns"):
+    for kind in ("net-wins", "win-rate", "draw-rate", "games", "avg-turns"):
         assert played.get("/api/v1/matrix", kind=kind) == cli.json("matrix", "--kind", kind)
     assert played.get("/api/v1/stats") == cli.json("stats")
     assert played.get("/api/v1/seats", tournament="1") == cli.json("seats")
