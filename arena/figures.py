@@ -163,9 +163,13 @@ def elo_history_figure(
     match), so they are drawn faint and each agent's moving average is drawn bold on top: the
     bands and the trend both stay visible.
     """
-    fig = Figure(figsize=(11, 5.8 if len(order) <= 12 else 7.5), layout="constrained")
-    ax = fig.add_subplot()
     n_agents = len(order)
+    # Up to 16 agents the legend stands beside the lines; more would squeeze them, so it goes below, in columns.
+    below = n_agents > 16
+    ncol = (2 if max(len(a) for a in order) > 40 else 3) if below else 1
+    height = 6.5 + 0.2 * math.ceil(n_agents / ncol) if below else (5.8 if n_agents <= 12 else 7.5)
+    fig = Figure(figsize=(11, height), layout="constrained")
+    ax = fig.add_subplot()
     shortest = min((len(series[a][0]) for a in order), default=0)
     smooth = shortest >= SMOOTH_FROM
     window = max(10, shortest // 40)
@@ -209,9 +213,11 @@ def elo_history_figure(
         top = ax.secondary_xaxis("top", functions=(to_rounds, to_matches))
         top.set_xlabel("rounds completed")
         top.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ncol = 1 if n_agents <= 16 else 2
-    ax.legend(handles=handles, title="agent (final Elo)", loc="upper left", bbox_to_anchor=(1.01, 1.0),
-              fontsize=_label_fontsize(n_agents) - (1 if ncol == 2 else 0), ncol=ncol, frameon=False)  # fmt: skip
+    legend = {"handles": handles, "title": "agent (final Elo)", "fontsize": _label_fontsize(n_agents), "ncol": ncol, "frameon": False}
+    if below:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), **legend)
+    else:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), **legend)
     return fig
 
 

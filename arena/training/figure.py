@@ -12,6 +12,7 @@ window (win rate - loss rate: rewards +1, 0, -1) and, where it has them, its eva
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +20,8 @@ from matplotlib.figure import Figure
 
 WIN_COLOR, DRAW_COLOR, LOSS_COLOR, EVAL_COLOR, EPSILON_COLOR = "#2e7d32", "#9e9e9e", "#c62828", "#1565c0", "#ef6c00"
 VALID_COLOR = "#6a1b9a"
+#: Legends beside the panels, never over the curves (labels run long: "win rate against minimax:depth=2 (50 games...)").
+LEGEND: dict[str, Any] = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "fontsize": 8, "borderaxespad": 0.0}
 
 
 def _series(rows: Sequence[dict[str, Any]], key: str) -> tuple[list[int], list[float]]:
@@ -30,7 +33,7 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
     settings = next((row for row in rows if row["kind"] == "settings"), {})
     train = [row for row in rows if row["kind"] == "train"]
     evals = [row for row in rows if row["kind"] == "eval"]
-    fig = Figure(figsize=(8.5, 6.5), layout="constrained")
+    fig = Figure(figsize=(11.0, 6.5), layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
     window = train[-1]["window"] if train else settings.get("window", "?")
     for key, color, label in (("win_rate", WIN_COLOR, "win"), ("draw_rate", DRAW_COLOR, "draw"), ("loss_rate", LOSS_COLOR, "loss")):
@@ -47,7 +50,9 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
     top.set_ylim(-0.02, 1.02)
     top.set_ylabel("rate")
     top.grid(alpha=0.3)
-    top.legend(loc="best", fontsize=8)
+    ex, ey = _series(train, "epsilon")
+    beside = {**LEGEND, "bbox_to_anchor": (1.09, 1.0)} if ex else LEGEND  # past the epsilon axis's labels
+    top.legend(**beside)
     x, y = _series(train, "loss")
     ddpg = settings.get("algorithm") == "ddpg"
     bottom.plot(x, y, color="#424242", label="critic loss, squared TD error (mean since previous point)" if ddpg else
@@ -65,7 +70,6 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
     bottom.set_xlabel("training episodes")
     bottom.grid(alpha=0.3)
     handles, labels = bottom.get_legend_handles_labels()
-    ex, ey = _series(train, "epsilon")
     if ex:
         twin = bottom.twinx()
         twin.plot(ex, ey, color=EPSILON_COLOR, linestyle="--", label="epsilon (exploration)")
@@ -74,11 +78,11 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
         more = twin.get_legend_handles_labels()
         handles, labels = handles + more[0], labels + more[1]
     if handles:
-        bottom.legend(handles, labels, loc="best", fontsize=8)
+        bottom.legend(handles, labels, **beside)
     if not train and not evals:
         top.text(0.5, 0.5, "no metrics recorded yet", ha="center", va="center", transform=top.transAxes)
     promoted = [str(row["opponent"]) for row in rows if row["kind"] == "promote"]
-    fig.suptitle(title or _title(settings, promoted))
+    fig.suptitle("\n".join(textwrap.wrap(title or _title(settings, promoted), 110)))
     return fig
 
 
