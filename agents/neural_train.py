@@ -1263,8 +1263,9 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
     win, draw, loss = tally.rates()
     # Where the file went is printed once, by the command (stdout), not in this line.
     resumed_line = f" (resumed after {first})" if resumed is not None else ""
-    now = episodes.entry.label if config.promote_at is not None and episodes.entry is not None else config.opponent
-    against = config.opponent if now == config.opponent else f"{config.opponent}, promoted up to {now}"
+    opening = plan.opponent.label if plan.opponent is not None else config.opponent  # (as written: minimax:depth=1)
+    now = episodes.entry.label if episodes.entry is not None else opening
+    against = opening if now == opening else f"{opening}, promoted up to {now}"
     report(f"trained {config.algorithm} on {plan.game.label()} against {against}: {config.episodes} episodes{resumed_line} "
            f"in {seconds:.1f}s, {tally.line()}")  # fmt: skip
     return TrainSummary(config.episodes, len(tally.recent), win, draw, loss, seconds, config.out, plan, learner.greedy())

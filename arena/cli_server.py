@@ -86,21 +86,22 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """A socket bound to host:port, as uvicorn would bind it; a port in use or an address not of this machine is one
-    line (exit 2)."""
-    try:
-        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-        sock = socket.socket(family, socket.SOCK_STREAM)
-    except (OSError, UnicodeError) as exc:
-        raise click.ClickException(f"--host {host}: {getattr(exc, 'strerror', None) or exc}") from None
+    """A socket listening on host:port, as uvicorn would make it (IPv6 for a host with ':', else IPv4); a port in use
+    or an address not of this machine is one line (exit 2). Listening at once, not only bound: two sockets may bind
+    one port (SO_REUSEADDR) until one listens. Connections made before the app is up wait in the backlog."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart need not wait out TIME_WAIT
         sock.bind((host, port))
-    except OSError as exc:
+        sock.listen(LISTEN_BACKLOG)
+    except (OSError, UnicodeError) as exc:
         sock.close()
-        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    sock.set_inheritable(True)
+        raise click.ClickException(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}") from None
     return sock
+
+
+#: Connections the listening socket queues (uvicorn's own default).
+LISTEN_BACKLOG = 2048
 
 
 @click.group("tokens")

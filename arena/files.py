@@ -1,4 +1,5 @@
-"""Files Arena writes (checkpoints, exports, figures, reports): checked before any work, written whole or not at all."""
+"""Files Arena writes: where they go checked before any work (checkpoints, exports, figures, reports), and checkpoints,
+training states and exports written whole or not at all."""
 
 from __future__ import annotations
 

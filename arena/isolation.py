@@ -25,6 +25,7 @@ from multiprocessing.connection import Connection
 from typing import Any, NoReturn
 
 from arena.api import Agent, AgentInfo, Game, State
+from arena.errors import ArenaError
 from arena.interleave import grouped_act
 from arena.lifeline import bind_to_parent
 from arena.match import AGENT_CRASHED, AGENT_ERROR, TIMEOUT, Forfeit
@@ -115,7 +116,10 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
             if kind == "close":
                 continue
             try:
-                conn.send(("error", f"{type(exc).__name__}: {exc}"))
+                if kind == "new" and isinstance(exc, ArenaError):  # the agent cannot be made as configured (a file gone)
+                    conn.send(("refused", str(exc)))
+                else:
+                    conn.send(("error", f"{type(exc).__name__}: {exc}"))
             except OSError:  # the owner is gone
                 os._exit(0)
 
@@ -237,6 +241,8 @@ class AgentProcess:
             self._lose(AGENT_CRASHED, value, f"its agent process crashed: {value}")
         if kind == "error":
             raise Forfeit(AGENT_ERROR, value)
+        if kind == "refused":
+            raise ArenaError(value)
         return value
 
     def _lose(self, reason: str, detail: str, lost: str) -> NoReturn:

@@ -197,9 +197,17 @@ def _seat(agents: Sequence[Agent], time_per_move: float | None, network_allowanc
         if agent.remote:
             agent.network_allowance = network_allowance
             agent.network_time = 0.0
-    # A remote agent (arena.remote.push.RemoteAgent) knows its own deadline: the time per move and the network
-    # allowance, or more for a person on the play page (arena.remote.browser).
-    return [None if time_per_move is None else a.deadline() if a.remote else time_per_move for a in agents]  # type: ignore[attr-defined]
+    return [None if time_per_move is None else _limit(a, time_per_move, network_allowance) for a in agents]
+
+
+def _limit(agent: Agent, time_per_move: float, network_allowance: float) -> float:
+    """A seat's limit per move: the time per move; for a remote agent, its own deadline where it has one (Arena's
+    remote agents, arena.remote.push.RemoteAgent: more for a person on the play page), else the time per move plus
+    the network allowance (a plugin's agent with `remote = True`)."""
+    if not agent.remote:
+        return time_per_move
+    deadline = getattr(agent, "deadline", None)
+    return float(deadline()) if callable(deadline) else time_per_move + network_allowance
 
 
 def _ended(agents: Sequence[Agent], result: MatchResult) -> MatchResult:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -81,16 +82,22 @@ class Param:
 
 
 def default_problem(declared: Sequence[Param], owner: str) -> str | None:
-    """Why a declared parameter's own default is not a value it takes (None: every default is): a plugin's mistake,
-    found when it registers rather than when a user who gave no value plays it."""
+    """Why a declared parameter's own default is not a value it takes (None: every default is): a plugin's placeholder
+    for a value every spec must give, or its mistake; said when it registers, refused when a spec would use it."""
     for param in declared:
         if param.default is None:
             continue
         try:
             param.convert(param.default, owner)
         except ArenaError as exc:
-            return f"the default of its parameter '{param.name}' is refused by the parameter itself ({exc})"
+            return f"the default of its parameter '{param.name}' is not a value it takes ({exc})"
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _unusable_defaults(declared: tuple[Param, ...]) -> tuple[Param, ...]:
+    """The parameters whose default their own checks refuse (computed once per declaration)."""
+    return tuple(param for param in declared if default_problem([param], "") is not None)
 
 
 def _kind_name(kind: builtins.type) -> str:
@@ -130,7 +137,16 @@ def format_value(value: Any) -> str:
 
 
 def validate_params(declared: Sequence[Param], given: Mapping[str, Any], owner: str) -> dict[str, Any]:
-    """Check `given` against `declared`: unknown names and bad values raise ArenaError; defaults fill the rest."""
+    """Check `given` against `declared`: unknown names and bad values raise ArenaError; defaults fill the rest (a
+    default its parameter refuses, a plugin's placeholder for a value to give, is refused when it would be used)."""
+    try:
+        unusable = _unusable_defaults(tuple(declared))
+    except TypeError:  # a default that cannot be hashed (a plugin's list): checked each time
+        unusable = tuple(param for param in declared if default_problem([param], owner) is not None)
+    if unusable:
+        for param in unusable:
+            if param.name not in given:
+                raise ArenaError(f"{owner} needs {param.name}=VALUE: {default_problem([param], owner)}")
     if not given:  # the common case when agents are made match after match
         return {p.name: p.default for p in declared}
     by_name = {p.name: p for p in declared}

@@ -215,9 +215,8 @@ def _collect(registry: Registry) -> None:
                                            "':', '=' or '\"' (it starts a spec such as id:key=value): skipped")  # fmt: skip
                     return
                 problem = default_problem(getattr(item.info, "params", ()), f"{_kind} '{item_id}'")  # type: ignore[attr-defined]
-                if problem is not None:
-                    registry.errors.append(f"plugin '{_plugin}' registered {_kind} '{item_id}': {problem}: skipped")
-                    return
+                if problem is not None:  # a placeholder for a value to give, or a mistake: said now, refused where used
+                    registry.errors.append(f"plugin '{_plugin}' registered {_kind} '{item_id}': {problem}; a spec must give it")
                 if item_id in _table:
                     first = registry._owner[(_kind, item_id)]
                     registry.errors.append(f"duplicate {_kind} id '{item_id}': registered by plugins '{first}' and "

@@ -30,7 +30,6 @@ from arena.match import (
     DEFAULT_MAX_TURNS,
     DEFAULT_NETWORK_ALLOWANCE,
     MAX_TURNS,
-    ArenaFault,
     Forfeit,
     MatchResult,
     encode_ints,
@@ -211,7 +210,7 @@ def prepare(registry: Registry, database: Database | None,
     with database.session() if database is not None else contextlib.nullcontext(None) as session:
         existing = queries.find_tournament(session, request.name) if session is not None and request.name is not None else None
         if existing is not None:
-            more = "" if existing.status == "done" else f"; `arena run-tournament --resume {request.name}` finishes it"
+            more = f"; `arena run-tournament --resume {request.name}` finishes it" if existing.status == "running" else ""
             raise ArenaError(f"a tournament named '{request.name}' exists already ({existing.status}): choose another name{more}",
                              "name")  # fmt: skip
         if request.name is not None and queries.is_number(request.name):
@@ -394,10 +393,12 @@ class Player:
 
     def _made(self, position: int, game: Game, seat: int, seed: int) -> Agent:
         """The agent at `position` made for this seat; one whose making raised forfeits at its first move (as it does
-        in an agent process), where the run would otherwise stop with the plugin's traceback."""
+        in an agent process), where the run would otherwise stop with the plugin's traceback. An ArenaError (the agent
+        cannot be made as configured: its checkpoint gone since the tournament began) stops the run in one line, here
+        and in agent processes alike: `--resume` goes on once it is mended."""
         try:
             return self.makers[position](game, seat, seed)
-        except (ArenaFault, MemoryError):
+        except (ArenaError, MemoryError):
             raise
         except Exception as exc:  # noqa: BLE001  (a plugin's constructor: its fault, recorded in its match)
             return Unmade(game, seat, seed, f"seat {seat}: the agent could not be made: {type(exc).__name__}: {exc}")

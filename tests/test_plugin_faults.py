@@ -29,6 +29,16 @@ class InitBoom(arena.Agent):
     def act(self, state):
         return state.legal_actions()[0]
 
+class Refuser(arena.Agent):
+    info = arena.AgentInfo(id="refuser")
+
+    def __init__(self, game, player, seed, **params):
+        super().__init__(game, player, seed, **params)
+        raise arena.ArenaError("refuser: its table file is gone")
+
+    def act(self, state):
+        return state.legal_actions()[0]
+
 class CheckBoom(arena.Agent):
     info = arena.AgentInfo(id="checkboom")
 
@@ -41,6 +51,13 @@ class CheckBoom(arena.Agent):
 
 class BadDefault(arena.Agent):
     info = arena.AgentInfo(id="baddefault", params=(arena.Param("noise", 2.0, "a chance", min=0, max=1),))
+
+    def act(self, state):
+        return state.legal_actions()[0]
+
+class Netty(arena.Agent):
+    info = arena.AgentInfo(id="netty")
+    remote = True  # its own way over a network, without Arena's RemoteAgent (no deadline())
 
     def act(self, state):
         return state.legal_actions()[0]
@@ -65,6 +82,8 @@ def register_agents(register):
     register(InitBoom)
     register(CheckBoom)
     register(BadDefault)
+    register(Netty)
+    register(Refuser)
 
 @arena.hookimpl
 def register_games(register):
@@ -86,6 +105,18 @@ def test_an_agent_whose_constructor_raises_forfeits_its_matches(tmp_path: Path, 
     assert all("could not load my table" in m["detail"] for m in matches)
     assert all(s["outcome"] == ("loss" if s["agent"] == "initboom" else "win") for m in matches for s in m["seats"])
     assert arena.json("tournaments")[0]["status"] == "done"
+
+
+@pytest.mark.parametrize("how", [(), ("--workers", "2"), ("--isolate",)], ids=["in-process", "workers", "isolated"])
+def test_an_agent_that_cannot_be_made_as_configured_stops_the_run_in_one_line(tmp_path: Path, plugins: Path,
+                                                                              how: tuple[str, ...]) -> None:  # fmt: skip
+    """An ArenaError from the constructor (its file gone since the tournament began) is not the agent's move: the run
+    stops in one line, nothing scored, and the tournament can be resumed once it is mended."""
+    arena = Arena(tmp_path / "arena.db", plugins_dirs=(plugins,))
+    result = arena("run-tournament", "--game", "tic_tac_toe", "--agents", "refuser,random", "--rounds", "2", *how, ok=False)
+    assert result.exit_code == 2 and result.stderr.strip().splitlines()[-1] == "Error: refuser: its table file is gone"
+    assert "Traceback" not in result.stderr
+    assert arena.json("matches") == [] and arena.json("tournaments")[0]["status"] == "running"
 
 
 def test_plugin_code_raising_is_one_line_on_the_cli(tmp_path: Path, plugins: Path) -> None:
@@ -116,11 +147,27 @@ def test_plugin_code_raising_is_a_400_naming_the_field(tmp_path: Path, plugins: 
         assert response.status_code == 400 and "its check_game raised AssertionError" in response.json()["error"], response.text
 
 
-def test_a_parameter_refusing_its_own_default_is_reported_when_the_plugin_loads(plugins: Path) -> None:
+def test_a_parameter_refusing_its_own_default_is_said_at_load_and_must_be_given(tmp_path: Path, plugins: Path) -> None:
+    """A default its own parameter refuses (a placeholder for a value every spec must give, or a mistake) is said when the
+    plugin loads; a spec that gives the value plays, one that does not is refused in one line before anything is written."""
     registry = load([plugins])
-    assert "baddefault" not in registry.agents and "initboom" in registry.agents
+    assert "baddefault" in registry.agents
     assert [e for e in registry.errors if "baddefault" in e] == [
-        "plugin 'sloppy' registered agent 'baddefault': the default of its parameter 'noise' is refused by the parameter "
-        "itself (bad value 2.0 for parameter 'noise' of agent 'baddefault': must be <= 1): skipped"
+        "plugin 'sloppy' registered agent 'baddefault': the default of its parameter 'noise' is not a value it takes (bad "
+        "value 2.0 for parameter 'noise' of agent 'baddefault': must be <= 1); a spec must give it"
     ]
     assert not [e for e in load([]).errors if "default" in e]  # every built-in's defaults are values it takes
+    arena = Arena(tmp_path / "arena.db", plugins_dirs=(plugins,))
+    result = arena("run-tournament", "--game", "tic_tac_toe", "--agents", "baddefault,random", ok=False)
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("Error: agent 'baddefault' needs noise=VALUE: the default of its")
+    assert arena.json("tournaments") == []  # nothing written
+    arena("run-tournament", "--game", "tic_tac_toe", "--agents", "baddefault:noise=0.5,random", "--quiet")
+    assert len(arena.json("matches")) == 1
+
+
+def test_a_plugin_agent_flagged_remote_gets_the_time_per_move_and_the_allowance(tmp_path: Path, plugins: Path) -> None:
+    arena = Arena(tmp_path / "arena.db", plugins_dirs=(plugins,))
+    arena("run-tournament", "--game", "tic_tac_toe", "--agents", "netty,random", "--time-per-move", "1", "--quiet")
+    (match,) = arena.json("matches")
+    assert match["reason"] in ("normal", "turn_limit") and arena.json("tournaments")[0]["status"] == "done"

@@ -131,6 +131,8 @@ def test_a_position_that_is_not_json_is_arenas_fault_never_the_bots() -> None:
         state_cls.to_json = lambda self, player: {"board": np.zeros(9)}  # type: ignore[method-assign]
         with pytest.raises(ArenaFault, match="could not encode the message for a remote agent as JSON"):
             protocol.encode({"type": "act", "state": game.new_initial_state(0).to_json(0)})
+        with pytest.raises(ArenaFault, match="could not encode"):  # NaN is no JSON either
+            protocol.encode({"type": "act", "state": {"value": float("nan")}})
         bot = HttpAgent(game, 0, 0, url="http://127.0.0.1:9")  # nothing listens there: never reached
         bot.started = True
         with pytest.raises(ArenaFault):

@@ -61,7 +61,7 @@ def encode(message: dict[str, Any]) -> bytes:
     """A message as sent; one that is not JSON (a game's `to_json` giving a numpy array) is Arena's fault, never the
     bot's: the match is not scored."""
     try:
-        return json.dumps(message, separators=(",", ":")).encode()
+        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode()  # NaN is no JSON: bots' parsers refuse it
     except (TypeError, ValueError) as exc:
         raise ArenaFault(f"could not encode the message for a remote agent as JSON: {exc}") from None
 

@@ -278,3 +278,20 @@ def test_a_second_server_on_a_busy_port_takes_nothing_and_port_0_names_servers_a
     finally:
         zero.terminate()
         zero.wait(timeout=60)
+
+
+def test_the_port_is_taken_listening_before_the_app_starts() -> None:
+    """A bound socket that does not listen yet would let a second server bind the port too (SO_REUSEADDR) and start
+    its queue before either listens: `listen` returns a listening socket, so the second is refused at once."""
+    import click
+    import pytest
+
+    from arena.cli_server import listen
+
+    first = listen("127.0.0.1", 0)
+    try:
+        port = first.getsockname()[1]
+        with pytest.raises(click.ClickException, match=f"cannot listen on 127.0.0.1:{port}: Address already in use"):
+            listen("127.0.0.1", port)
+    finally:
+        first.close()
