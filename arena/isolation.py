@@ -118,6 +118,8 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
             try:
                 if kind == "new" and isinstance(exc, ArenaError):  # the agent cannot be made as configured (a file gone)
                     conn.send(("refused", str(exc)))
+                elif kind == "new":  # in the words of the runner's own process (arena.tournament.Player._made)
+                    conn.send(("error", f"seat {message[3]}: the agent could not be made: {type(exc).__name__}: {exc}"))
                 else:
                     conn.send(("error", f"{type(exc).__name__}: {exc}"))
             except OSError:  # the owner is gone
