@@ -34,7 +34,7 @@ from arena.output import print_json, print_table
               help="Seconds a tournament's claim lasts without renewal; a dead server's tournaments are taken over after this.")
 @click.option("--ladder-turn", "ladder_turn_seconds", default=60.0, show_default=True, type=click.FloatRange(1, 86400),
               help="Seconds a playing ladder keeps a queue worker while another ladder waits for one (they take turns).")
-@click.option("--server-id", default=None, help="This server's name in the queue (default HOST:PORT of this machine); "
+@click.option("--server-id", default=None, help="This server's name in the queue (default MACHINE:ADDRESS:PORT, as it listens); "
               "restarted with the same name, it takes its tournaments back at once.")
 @click.option("--play-time-per-move", "play_time_per_move", default=10.0, show_default=True, type=click.FloatRange(0.1, 3600),
               help="Seconds an opponent on the play page may think per move (search agents stop in time).")
@@ -58,8 +58,8 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
     listening = listen(host, port)
     port = listening.getsockname()[1]  # --port 0: the one the system chose
     settings = Settings(
-        private=private, workers=workers, match_workers=match_workers,
-        worker_id=server_id or f"{socket.gethostname()}:{port}", lease_seconds=lease_seconds, ladder_turn_seconds=ladder_turn_seconds,
+        private=private, workers=workers, match_workers=match_workers, worker_id=server_id or f"{socket.gethostname()}:{host}:{port}",
+        lease_seconds=lease_seconds, ladder_turn_seconds=ladder_turn_seconds,
         plugins_dirs=tuple(str(Path(d).resolve()) for d in ctx.plugins_dirs), executor=executor, ray_address=ray_address,
         play_time_per_move=play_time_per_move,
     )  # fmt: skip

@@ -9,12 +9,14 @@ from typing import Any
 from arena.agents import SEAT_PREFIX
 from arena.api import Game
 from arena.errors import ArenaError
-from arena.match import AGENT_CRASHED, AGENT_ERROR, GAME_ERROR, ILLEGAL_ACTION, NORMAL, TIMEOUT, TURN_LIMIT, decode_ints, replay
+from arena.match import GAME_ERROR, NORMAL, REASONS, TURN_LIMIT, decode_ints, replay
 from arena.plugins import Registry
 from arena.seeding import game_seed
 from db import queries
 
-FORFEITS = (ILLEGAL_ACTION, TIMEOUT, AGENT_ERROR, AGENT_CRASHED)
+#: Every way a seat forfeits: the runner's (illegal action, timeout, error, crash) and the remote agents' (bad reply,
+#: disconnected), each of which ends a match before the game is over.
+FORFEITS = tuple(reason for reason in REASONS if reason not in (NORMAL, TURN_LIMIT, GAME_ERROR))
 
 
 def stored_game(registry: Registry, game_id: str, version: str, params: str, seat_params: Sequence[str], what: str) -> Game:

@@ -153,3 +153,14 @@ def test_one_kept_alive_connection_made_again_after_the_bot_hung_up():
         assert connection.conn is None
         assert connection.post("/start", b"{}", 20.0) == (200, b"{}")
         connection.close()
+
+
+def test_db_verify_counts_remote_forfeits_as_forfeits(arena_cli):
+    """`bad_reply` and `agent_disconnected` are forfeits like `illegal_action`: `arena db verify` finds nothing wrong
+    with such matches (it reported 'unknown reason' and exited 1)."""
+    with fault_bot("garbage") as garbled, fault_bot("disconnect") as gone:
+        arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"http:url={garbled},http:url={gone},random",
+                  "--rounds", "1", "--quiet")  # fmt: skip
+    assert {"bad_reply", "agent_disconnected"} <= {m["reason"] for m in arena_cli.json("matches")}
+    checked = arena_cli("db", "verify")
+    assert checked.exit_code == 0, checked.stdout

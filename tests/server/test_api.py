@@ -214,6 +214,10 @@ def test_offsets_past_every_row_give_an_empty_page(played: Server) -> None:
     for page in (f"/tournaments/1?offset={huge}", f"/agents/random?offset={huge}"):
         assert played.client.get(page).status_code == 200, page
     assert played.client.get(f"/tournaments/{huge}").status_code == 404
+    largest = 2**63 - 1  # an id up to a 64-bit integer names nothing here (404); past it, not an id (422)
+    for path in (f"/api/v1/matches/{largest}", f"/matches/{largest}", f"/api/v1/tournaments/{largest}"):
+        assert played.client.get(path).status_code == 404, path
+    assert played.client.get(f"/api/v1/matches/{largest + 1}").status_code == 422
     assert played.cli("leaderboard", "--tournament", str(huge), ok=False).exit_code == 2
     assert played.cli("replay", str(huge), ok=False).exit_code == 2
 

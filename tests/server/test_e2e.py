@@ -273,7 +273,7 @@ def test_a_second_server_on_a_busy_port_takes_nothing_and_port_0_names_servers_a
     try:
         wait_for(lambda: "serving on" in log.read_text() and ": pid " in log.read_text(), "the --port 0 server")
         port = int(log.read_text().split("serving on http://127.0.0.1:")[1].split()[0])
-        assert port != 0 and f"queue worker {socket.gethostname()}:{port}/0: pid" in log.read_text()
+        assert port != 0 and f"queue worker {socket.gethostname()}:127.0.0.1:{port}/0: pid" in log.read_text()
         assert http.get(f"http://127.0.0.1:{port}/api/v1/games").status_code == 200
     finally:
         zero.terminate()

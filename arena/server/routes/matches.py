@@ -12,9 +12,10 @@ from arena.library import matches as library
 from arena.server.deps import DatabaseDep, RegistryDep
 from arena.server.reply import reply
 from arena.server.routes.results import GameQ, TournamentQ, answers
+from db.queries import MAX_ID
 
 router = APIRouter(prefix="/api/v1", tags=["matches"])
-MatchId = Annotated[int, Path(ge=1, le=2**62)]
+MatchId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 @router.get("/matches", summary="`arena matches --json`, a page at a time; the total is in X-Total-Count")

@@ -20,6 +20,7 @@ from arena.library import tournaments as tournaments_library
 from arena.output import fmt
 from arena.report import PLOT_KINDS
 from arena.server.deps import DatabaseDep, RegistryDep
+from db.queries import MAX_ID
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent.parent / "templates")
@@ -117,7 +118,7 @@ def leaderboard_page(request: Request, database: DatabaseDep, registry: Registry
 
 
 @router.get("/matches/{match_id}")
-def match_page(request: Request, match_id: Annotated[int, PathParam(ge=1, le=2**62)], database: DatabaseDep,
+def match_page(request: Request, match_id: Annotated[int, PathParam(ge=1, le=MAX_ID)], database: DatabaseDep,
                registry: RegistryDep) -> Response:  # fmt: skip
     replay = matches_library.replay(database, registry, match_id, positions=True)
     return render(request, "match.html", r=replay)

@@ -23,13 +23,14 @@ from arena.server.errors import error, guess_field
 from arena.server.play import Busy, Table, Tables
 from arena.server.reply import reply
 from arena.server.routes.pages import render
+from db.queries import MAX_ID
 
 router = APIRouter(include_in_schema=False)
 #: Signing in and out: open even on a `--private` server (whose reads need the very token it takes).
 signin_router = APIRouter(include_in_schema=False)
 api_router = APIRouter(prefix="/api/v1", tags=["play"])
 
-GameId = Annotated[int, Path(ge=1, le=2**62, description="The game's id (its tournament's id).")]
+GameId = Annotated[int, Path(ge=1, le=MAX_ID, description="The game's id (its tournament's id).")]
 LONG_POLL = 20.0  # seconds a `GET /api/v1/play/{id}` waits for a change at most
 
 
