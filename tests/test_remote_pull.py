@@ -387,3 +387,64 @@ def test_the_node_example_bot_leaves_no_process_behind_when_killed() -> None:
         for pid in children:  # end what this test started before failing
             os.kill(pid, signal.SIGKILL)
     assert gone, f"the bot's child processes {children} outlived it"
+
+
+def test_a_revoked_token_ends_the_connections_it_opened(stage: Stage) -> None:
+    """`arena tokens revoke` refuses new requests at once and ends what the token holds open within the server's
+    recheck interval (TOKEN_RECHECK_SECONDS, 5 s): a bot's WebSocket is told and closed, an event stream on a private
+    server ends, and a play long-poll that waited answers 401 instead of the game."""
+    import threading
+
+    from websockets.sync.client import connect
+
+    from arena.server.deps import TOKEN_RECHECK_SECONDS
+
+    stage.serve("--private", "--workers", "0")  # the tournament stays queued: its event stream stays open
+    assert stage.server is not None
+    url = stage.server.url
+    with connect("ws" + url[4:] + "/api/v1/bots/connect", open_timeout=DEADLINE) as socket:
+        socket.send(json.dumps({"type": "hello", "token": stage.token("alice")}))
+        assert json.loads(socket.recv(DEADLINE))["type"] == "welcome"
+        tokens.revoke(stage.database, "alice")
+        revoked = time.monotonic()
+        told = json.loads(socket.recv(DEADLINE))
+        assert told == {"type": "error", "error": "token: revoked while connected"}
+        assert time.monotonic() - revoked < TOKEN_RECHECK_SECONDS + 5
+
+    reader = {"Authorization": f"Bearer {tokens.create(stage.database, 'reader')}"}
+    queued = http.post(url + "/api/v1/tournaments", headers=stage.writer,
+                       json={"game": "tic_tac_toe", "agents": ["random", "greedy"]}).json()  # fmt: skip
+    ended: list[float] = []
+
+    def follow() -> None:
+        with http.stream("GET", f"{url}/api/v1/tournaments/{queued['id']}/events", headers=reader) as response:
+            assert response.status_code == 200
+            for _ in response.iter_lines():
+                pass
+        ended.append(time.monotonic())
+
+    stream = threading.Thread(target=follow, daemon=True)
+    stream.start()
+    time.sleep(1.0)
+    assert not ended  # open while the token is good
+    tokens.revoke(stage.database, "reader")
+    revoked = time.monotonic()
+    stream.join(DEADLINE)
+    assert ended and ended[0] - revoked < TOKEN_RECHECK_SECONDS + 5
+
+    person = {"Authorization": f"Bearer {tokens.create(stage.database, 'pat')}"}
+    game = http.post(url + "/api/v1/play", headers=person, json={"game": "tic_tac_toe", "against": "random", "seat": 0})
+    assert game.status_code == 201, game.text
+    where = url + game.headers["location"]
+    state = http.get(where, headers=person).json()
+    while state["status"] != "your_move":  # then nothing changes until the person moves: the poll waits its 3 s
+        state = http.get(where, headers=person, params={"seen": state["version"], "wait": 5}).json()
+    answers: list[int] = []
+    poll = threading.Thread(target=lambda: answers.append(
+        http.get(where, headers=person, params={"seen": state["version"], "wait": 3}).status_code), daemon=True)
+    poll.start()
+    time.sleep(0.5)
+    tokens.revoke(stage.database, "pat")
+    poll.join(DEADLINE)
+    assert answers == [401]
+    assert "Traceback" not in (stage.tmp_path / "serve.log").read_text()

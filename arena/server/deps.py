@@ -34,6 +34,10 @@ async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
+#: Seconds between checks of the token of a connection that stays open (a bot's WebSocket, an event stream on a private
+#: server): a token revoked meanwhile ends it within this long; a new request is refused at once.
+TOKEN_RECHECK_SECONDS = 5.0
+
 DatabaseDep = Annotated[Database, Depends(get_database)]
 RegistryDep = Annotated[Registry, Depends(get_registry)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]

@@ -54,7 +54,7 @@ class ServeProcess:
             if self.process.poll() is not None:
                 raise AssertionError(f"arena serve exited with {self.process.returncode}:\n{self.log.read_text()}")
             try:
-                if httpx.get(self.url + "/api/v1/games", timeout=2).status_code == 200:
+                if httpx.get(self.url + "/api/v1/games", timeout=2).status_code in (200, 401):  # (401: a --private one)
                     return time.monotonic() - self.started
             except httpx.HTTPError:
                 time.sleep(0.05)

@@ -10,6 +10,7 @@ too, may come as a text frame or as a binary one holding UTF-8 text.
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
@@ -21,6 +22,7 @@ from arena.library import tokens
 from arena.remote.browser import HUB_PREFIX as BROWSER_PREFIX
 from arena.remote.hub import Hub
 from arena.remote.protocol import PROTOCOL
+from arena.server.deps import TOKEN_RECHECK_SECONDS
 from arena.server.reply import reply
 
 router = APIRouter(prefix="/api/v1", tags=["bots"])
@@ -47,10 +49,8 @@ async def _refuse(websocket: WebSocket, error: str) -> None:
     await websocket.close(POLICY_VIOLATION)
 
 
-async def _hello(websocket: WebSocket) -> str | None:
-    """The name the bot may play as, or None (refused, and told why)."""
-    import asyncio
-
+async def _hello(websocket: WebSocket) -> tuple[str, str] | None:
+    """The name the bot may play as and its token, or None (refused, and told why)."""
     try:
         message = await asyncio.wait_for(websocket.receive(), HELLO_SECONDS)
     except TimeoutError:
@@ -85,7 +85,17 @@ async def _hello(websocket: WebSocket) -> str | None:
     if name.startswith(BROWSER_PREFIX):  # those hub names are the play page's (arena.remote.browser)
         await _refuse(websocket, f"agent: names starting with '{BROWSER_PREFIX}' are people's on the play page, not bots'")
         return None
-    return holder.name
+    return holder.name, token
+
+
+async def _until_revoked(websocket: WebSocket, token: str) -> None:
+    """Check the bot's token every TOKEN_RECHECK_SECONDS; once it is revoked, tell the bot and close (its seats in play
+    forfeit as a disconnect)."""
+    while True:
+        await asyncio.sleep(TOKEN_RECHECK_SECONDS)
+        if await run_in_threadpool(tokens.check, websocket.app.state.database, token, "bot") is None:
+            await _refuse(websocket, "token: revoked while connected")
+            return
 
 
 @socket_router.websocket("/bots/connect")
@@ -95,11 +105,13 @@ async def connect(websocket: WebSocket) -> None:
     if hub is None or hub.stopping:
         await _refuse(websocket, "this server takes no bots (it is stopping, or it was started without its hub)")
         return
-    name = await _hello(websocket)
-    if name is None:
+    said = await _hello(websocket)
+    if said is None:
         return
+    name, token = said
     await websocket.send_text(json.dumps({"type": "welcome", "protocol": PROTOCOL, "agent": name}))
     link = await hub.connected(name, websocket.send_text)
+    watcher = asyncio.ensure_future(_until_revoked(websocket, token))
     try:
         while True:
             message = await websocket.receive()
@@ -111,6 +123,7 @@ async def connect(websocket: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        watcher.cancel()
         await hub.disconnected(link)
 
 

@@ -197,7 +197,11 @@ async def api_state(request: Request, game_id: GameId, seen: Annotated[int, Quer
         table, tables = await _table(request, game_id)
     except ArenaError as exc:
         return refused(request, exc)
-    return reply(await tables.watch(table, seen, wait) if wait > 0 and seen >= 0 else table.snapshot())
+    if not (wait > 0 and seen >= 0):
+        return reply(table.snapshot())
+    state = await tables.watch(table, seen, wait)
+    await run_in_threadpool(people.person, request)  # a token revoked while it waited answers 401, not the game
+    return reply(state)
 
 
 @api_router.post("/play/{game_id}/move", summary="Play a move: one of the pending move's legal action ids")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import AsyncIterator
 from typing import Annotated
 
@@ -14,12 +15,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from arena.errors import ArenaError
-from arena.library import ladders
+from arena.library import ladders, tokens
 from arena.library import tournaments as library
 from arena.library.storage import id_from_text
 from arena.match import DEFAULT_MAX_TURNS
 from arena.params import MAX_TIME_PER_MOVE
-from arena.server.deps import DatabaseDep, RegistryDep, SettingsDep, Writer
+from arena.server.deps import TOKEN_RECHECK_SECONDS, DatabaseDep, RegistryDep, SettingsDep, Writer, presented_token
 from arena.server.errors import error
 from arena.server.reply import reply
 from arena.tournament import MAX_SCHEDULED, MAX_TURNS, Format
@@ -118,7 +119,12 @@ async def tournament_events(
 ) -> AsyncIterator[ServerSentEvent]:  # fmt: skip
     seen = id_from_text(last_event_id) if last_event_id else None  # not a count of matches: start afresh
     status_seen: str | None = "running" if seen is not None else None  # a reconnect already had the running events
+    recheck = time.monotonic() + TOKEN_RECHECK_SECONDS
     while True:
+        if settings.private and time.monotonic() >= recheck:  # a token revoked since the stream opened ends it
+            recheck = time.monotonic() + TOKEN_RECHECK_SECONDS
+            if await run_in_threadpool(tokens.check, database, presented_token(request) or "") is None:
+                return
         status, done, total = await run_in_threadpool(library.progress, database, tournament_id)
         if done != seen or status != status_seen:
             yield _event(status, done, total)
