@@ -9,10 +9,10 @@ from starlette.responses import Response
 
 from arena.library import analysis
 from arena.library import matches as library
+from arena.library.storage import MAX_ID
 from arena.server.deps import DatabaseDep, RegistryDep
 from arena.server.reply import reply
 from arena.server.routes.results import GameQ, TournamentQ, answers
-from db.queries import MAX_ID
 
 router = APIRouter(prefix="/api/v1", tags=["matches"])
 MatchId = Annotated[int, Path(ge=1, le=MAX_ID)]

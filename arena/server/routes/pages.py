@@ -17,10 +17,10 @@ from arena.errors import ArenaError
 from arena.library import analysis, catalog, figures
 from arena.library import matches as matches_library
 from arena.library import tournaments as tournaments_library
+from arena.library.storage import MAX_ID
 from arena.output import fmt
 from arena.report import PLOT_KINDS
 from arena.server.deps import DatabaseDep, RegistryDep
-from db.queries import MAX_ID
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent.parent / "templates")

@@ -18,12 +18,12 @@ from starlette.responses import RedirectResponse, Response
 from arena.errors import ArenaError
 from arena.library import catalog
 from arena.library import tokens as tokens_library
+from arena.library.storage import MAX_ID
 from arena.server import people
 from arena.server.errors import error, guess_field
 from arena.server.play import Busy, Table, Tables
 from arena.server.reply import reply
 from arena.server.routes.pages import render
-from db.queries import MAX_ID
 
 router = APIRouter(include_in_schema=False)
 #: Signing in and out: open even on a `--private` server (whose reads need the very token it takes).
