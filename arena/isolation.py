@@ -28,7 +28,7 @@ from arena.api import Agent, AgentInfo, Game, State
 from arena.errors import ArenaError
 from arena.interleave import grouped_act
 from arena.lifeline import bind_to_parent
-from arena.match import AGENT_CRASHED, AGENT_ERROR, TIMEOUT, Forfeit
+from arena.match import AGENT_CRASHED, AGENT_ERROR, TIMEOUT, Forfeit, unmade
 from arena.params import format_value
 
 #: Seconds past the time per move before a silent agent is killed (pickling and scheduling take some).
@@ -119,7 +119,7 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
                 if kind == "new" and isinstance(exc, ArenaError):  # the agent cannot be made as configured (a file gone)
                     conn.send(("refused", str(exc)))
                 elif kind == "new":  # in the words of the runner's own process (arena.tournament.Player._made)
-                    conn.send(("error", f"seat {message[3]}: the agent could not be made: {type(exc).__name__}: {exc}"))
+                    conn.send(("error", unmade(message[3], exc)))
                 else:
                     conn.send(("error", f"{type(exc).__name__}: {exc}"))
             except OSError:  # the owner is gone

@@ -48,6 +48,11 @@ class ServerStopping(ArenaFault):
     """The server is stopping (a pull bot's hub is going): the match is not scored; the tournament goes back to the queue."""
 
 
+def unmade(seat: int, exc: BaseException) -> str:
+    """The forfeit's detail for an agent whose constructor raised `exc` (in the runner's process or an agent process)."""
+    return f"seat {seat}: the agent could not be made: {type(exc).__name__}: {exc}"
+
+
 DEFAULT_MAX_TURNS = 200
 #: The longest turn limit (a match of a million actions is a runaway, not a game), and the longest opening.
 MAX_TURNS = 1_000_000

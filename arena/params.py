@@ -143,10 +143,9 @@ def validate_params(declared: Sequence[Param], given: Mapping[str, Any], owner: 
         unusable = _unusable_defaults(tuple(declared))
     except TypeError:  # a default that cannot be hashed (a plugin's list): checked each time
         unusable = tuple(param for param in declared if default_problem([param], owner) is not None)
-    if unusable:
-        for param in unusable:
-            if param.name not in given:
-                raise ArenaError(f"{owner} needs {param.name}=VALUE: {default_problem([param], owner)}")
+    for param in unusable:
+        if param.name not in given:
+            raise ArenaError(f"{owner} needs {param.name}=VALUE: {default_problem([param], owner)}")
     if not given:  # the common case when agents are made match after match
         return {p.name: p.default for p in declared}
     by_name = {p.name: p for p in declared}

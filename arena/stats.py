@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -137,7 +137,8 @@ def distinct_games(records: Iterable[MatchRecord], moves: Mapping[int, bytes]) -
     return DistinctGames().add(records, moves).rows()
 
 
-MATRIX_KINDS = ("net-wins", "win-rate", "draw-rate", "games", "avg-turns")
+MatrixKind = Literal["net-wins", "win-rate", "draw-rate", "games", "avg-turns"]
+MATRIX_KINDS: tuple[str, ...] = get_args(MatrixKind)
 
 
 def matrix(records: Sequence[MatchRecord], kind: str, agents: Sequence[str]) -> list[list[float | None]]:

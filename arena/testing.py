@@ -210,7 +210,7 @@ def check_observations(game: Game, seen: Sequence[tuple[State, int]]) -> None:
     assert np.array_equal(out, expected), f"game '{game.info.id}': State.observations differs from observation"
 
 
-def _json_text(game: Game, view: Any, where: str) -> str:
+def _json_text(view: Any, where: str) -> str:
     try:
         return json.dumps(view, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -231,7 +231,7 @@ def check_json_view(game: Game, seed: int) -> None:
     for step in range(300):
         where = f"game '{game.info.id}' seed {seed} step {step}"
         with _games_own_code(where):
-            views = [_json_text(game, state.to_json(player), f"{where} seat {player}") for player in range(game.num_players)]
+            views = [_json_text(state.to_json(player), f"{where} seat {player}") for player in range(game.num_players)]
             if state.is_terminal():
                 return
             seat = state.current_player
@@ -245,7 +245,7 @@ def check_json_view(game: Game, seed: int) -> None:
                 except NotImplementedError:
                     rebuilds = False
                 else:
-                    again = _json_text(game, rebuilt.to_json(seat), f"{where}: the state rebuilt by state_from_json")
+                    again = _json_text(rebuilt.to_json(seat), f"{where}: the state rebuilt by state_from_json")
                     assert again == views[seat], (
                         f"{where}: state_from_json rebuilt a state whose view differs:\n got: {again}\nwant: {views[seat]}")
                     assert rebuilt.current_player == seat, (

@@ -35,6 +35,7 @@ from arena.match import (
     encode_ints,
     match_steps,
     play_match,
+    unmade,
 )
 from arena.openings import check_file_openings, opening_for, parse_openings
 from arena.params import MAX_TIME_PER_MOVE, canonical, parse_game_spec
@@ -64,10 +65,7 @@ Progress = Callable[[int, int], None]
 
 
 def make_game(registry: Registry, spec_text: str) -> Game:
-    spec = parse_game_spec(spec_text)
-    game_cls = registry.game_class(spec.id)
-    with plugin_code(f"game '{spec.id}'"):
-        return game_cls(**spec.params)
+    return game_with_players(registry, spec_text, None)
 
 
 @dataclass
@@ -401,7 +399,7 @@ class Player:
         except (ArenaError, MemoryError):
             raise
         except Exception as exc:  # noqa: BLE001  (a plugin's constructor: its fault, recorded in its match)
-            return Unmade(game, seat, seed, f"seat {seat}: the agent could not be made: {type(exc).__name__}: {exc}")
+            return Unmade(game, seat, seed, unmade(seat, exc))
 
     def _agents(self, task: MatchTask, seed: int, game: Game) -> list[Agent]:
         if not self.setup.isolate:

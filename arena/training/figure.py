@@ -33,6 +33,7 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
     settings = next((row for row in rows if row["kind"] == "settings"), {})
     train = [row for row in rows if row["kind"] == "train"]
     evals = [row for row in rows if row["kind"] == "eval"]
+    promotions = [row for row in rows if row["kind"] == "promote"]  # --promote-at: where the opponent got stronger
     fig = Figure(figsize=(11.0, 6.5), layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
     window = train[-1]["window"] if train else settings.get("window", "?")
@@ -61,7 +62,7 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
     if ax:
         actor = "-Q(s, mu(s)) + validity error" if settings.get("validity") not in (None, "actions_only") else "-Q(s, mu(s))"
         bottom.plot(ax, ay, color=VALID_COLOR, label=f"actor loss, {actor} (mean since previous point)")
-    for row in (row for row in rows if row["kind"] == "promote"):  # --promote-at: where the opponent got stronger
+    for row in promotions:
         for axis in (top, bottom):
             axis.axvline(row["episode"], color="#757575", linestyle=":", linewidth=1.2)
         top.annotate(f"now {row['opponent']}", (row["episode"], 1.0), xytext=(3, -3), textcoords="offset points",
@@ -81,8 +82,7 @@ def training_figure(rows: Sequence[dict[str, Any]], title: str | None = None) ->
         bottom.legend(handles, labels, **beside)
     if not train and not evals:
         top.text(0.5, 0.5, "no metrics recorded yet", ha="center", va="center", transform=top.transAxes)
-    promoted = [str(row["opponent"]) for row in rows if row["kind"] == "promote"]
-    fig.suptitle("\n".join(textwrap.wrap(title or _title(settings, promoted), 110)))
+    fig.suptitle("\n".join(textwrap.wrap(title or _title(settings, [str(row["opponent"]) for row in promotions]), 110)))
     return fig
 
 

@@ -11,6 +11,7 @@ from arena.library import analysis
 from arena.server.answers import Answers
 from arena.server.deps import DatabaseDep, RegistryDep
 from arena.server.reply import reply
+from arena.stats import MatrixKind
 
 router = APIRouter(prefix="/api/v1", tags=["results"])
 
@@ -33,7 +34,7 @@ async def leaderboard(request: Request, tournament: TournamentQ = None, game: Ga
 
 @router.get("/matrix", summary="`arena matrix --kind K --json`")
 async def matrix(request: Request, tournament: TournamentQ = None, game: GameQ = None,
-                 kind: Literal["net-wins", "win-rate", "draw-rate", "games", "avg-turns"] = "net-wins") -> Response:  # fmt: skip
+                 kind: MatrixKind = "net-wins") -> Response:  # fmt: skip
     database, registry = request.app.state.database, request.app.state.registry
     return await answers(request).get(request, ("matrix", tournament, game, kind),
                                       lambda: analysis.select(database, registry, tournament, game),
