@@ -5,18 +5,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-from sqlalchemy import delete, func, literal, select, tuple_, update
+from sqlalchemy import delete, func, insert, literal, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from db import bulk
 from db.models import CacheEntry, LadderJoin, Match, MatchSeat, NamedAgent, SprtStateRow, Tournament, utcnow
 from db.records import MatchRecord, SeatRecord
-from db.session import BUSY_TIMEOUT_MS, Database, retrying
+from db.session import BUSY_TIMEOUT_MS, Database, retrying, serialised_write
 
 #: Milliseconds a run stopping on Ctrl-C waits on a SQLite lock for its last write (see save_results).
 IMPATIENT_MS = 3000
@@ -105,16 +104,27 @@ def extend_schedule(database: Database, tournament_id: int, schedule: bytes, sch
     retrying(write)
 
 
-def add_ladder_join(database: Database, tournament_id: int, label: str, entry: dict[str, Any]) -> bool:
-    """Queue an agent to join a ladder (admitted at its next batch boundary); False if that label waits already."""
+def add_ladder_join(database: Database, tournament_id: int, label: str, entry: dict[str, Any], most: int) -> Literal["added", "in", "full"]:
+    """Queue an agent to join a ladder (admitted at its next batch boundary), unless its label is in the ladder already,
+    playing or waiting ("in"), or the ladder holds `most` agents so counted ("full"); "added" when queued. The count and
+    the write are one transaction serialised with every other join (and the ladder's row locked), so joins at once
+    cannot take the ladder past `most` together."""
 
-    def write() -> bool:
-        try:
-            with database.session() as session, session.begin():
-                session.add(LadderJoin(tournament_id=tournament_id, label=label, entry=json.dumps(entry, sort_keys=True)))
-            return True
-        except IntegrityError:
-            return False
+    def write() -> Literal["added", "in", "full"]:
+        with serialised_write(database) as connection:
+            query = select(Tournament.settings).where(Tournament.id == tournament_id)
+            if connection.dialect.name != "sqlite":
+                query = query.with_for_update()
+            settings = json.loads(connection.execute(query).scalar_one())
+            joined = connection.execute(select(LadderJoin.label).where(LadderJoin.tournament_id == tournament_id)).scalars()
+            labels = {agent["label"] for agent in settings["agents"]} | set(joined)
+            if label in labels:
+                return "in"
+            if len(labels) >= most:
+                return "full"
+            connection.execute(insert(LadderJoin).values(tournament_id=tournament_id, label=label, entry=json.dumps(entry, sort_keys=True)))
+            connection.commit()
+        return "added"
 
     return retrying(write)
 

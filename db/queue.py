@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, case, or_, select, update
 
 from db.models import Tournament, utcnow
-from db.session import Database, retrying
+from db.session import Database, retrying, serialised_write
 
 #: Formats that never end by themselves (a continuous ladder): claimed after every other tournament (among them,
 #: the one that waited longest first), and their worker goes to another tournament that waits (gives_way).
@@ -34,29 +34,21 @@ def claim(database: Database, worker: str, lease_seconds: float) -> int | None:
 
     def attempt() -> int | None:
         now = utcnow()
-        with database.engine.connect() as connection:
-            sqlite = connection.dialect.name == "sqlite"
-            if sqlite:
-                connection.exec_driver_sql("BEGIN IMMEDIATE")
-            try:
-                endless = Tournament.format.in_(ENDLESS)
-                waited = case((endless, Tournament.lease_until)).asc().nulls_first()  # ladders: the longest released first
-                query = select(Tournament.id).where(_claimable(now)).order_by(endless, waited, Tournament.id).limit(1)
-                if not sqlite:
-                    query = query.with_for_update(skip_locked=True)
-                tournament_id = connection.execute(query).scalar()
-                if tournament_id is None:
-                    connection.rollback()
-                    return None
-                won = connection.execute(
-                    update(Tournament)
-                    .where(Tournament.id == tournament_id, _claimable(now))
-                    .values(status="running", claimed_by=worker, lease_until=now + timedelta(seconds=lease_seconds))
-                ).rowcount
-                connection.commit()
-            except BaseException:
-                connection.rollback()
-                raise
+        with serialised_write(database) as connection:
+            endless = Tournament.format.in_(ENDLESS)
+            waited = case((endless, Tournament.lease_until)).asc().nulls_first()  # ladders: the longest released first
+            query = select(Tournament.id).where(_claimable(now)).order_by(endless, waited, Tournament.id).limit(1)
+            if connection.dialect.name != "sqlite":
+                query = query.with_for_update(skip_locked=True)
+            tournament_id = connection.execute(query).scalar()
+            if tournament_id is None:
+                return None
+            won = connection.execute(
+                update(Tournament)
+                .where(Tournament.id == tournament_id, _claimable(now))
+                .values(status="running", claimed_by=worker, lease_until=now + timedelta(seconds=lease_seconds))
+            ).rowcount
+            connection.commit()
         return tournament_id if won == 1 else None
 
     return retrying(attempt)

@@ -9,12 +9,13 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -312,6 +313,20 @@ def _sqlite_file(url: str) -> Path | None:
         return None
     path = parsed.database.removeprefix("file:") if parsed.query.get("uri") else parsed.database
     return Path(path).expanduser()
+
+
+@contextmanager
+def serialised_write(database: Database) -> Iterator[Connection]:
+    """A connection in one write transaction that is serialised with every other such transaction: on SQLite it begins
+    with BEGIN IMMEDIATE (the writers' lock at once), on PostgreSQL the caller locks its row (SELECT ... FOR UPDATE).
+    Commit inside; anything left uncommitted, or an exception, rolls back."""
+    with database.engine.connect() as connection:
+        if connection.dialect.name == "sqlite":
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        try:
+            yield connection
+        finally:
+            connection.rollback()  # after a commit there is nothing left to undo
 
 
 def retrying(operation: Callable[[], T], attempts: int = 8) -> T:

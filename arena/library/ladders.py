@@ -49,17 +49,24 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
         stored = settings["agents"] + [data for _, data in queries.ladder_joins(session, found.id)]
         labels = [data["label"] for data in stored]
         if entry.label not in labels and len(set(labels)) >= MAX_AGENTS:  # one already in is told so (AlreadyIn)
-            raise ArenaError(f"ladder {found.id} has {MAX_AGENTS} agents (playing or waiting to join), the most a ladder "
-                             "takes: it takes no more agents")  # fmt: skip
+            raise full(found.id)
         twin = same_agent(registry, resolved[0], stored, game)
         if twin is not None:
             raise ArenaError(f"agent: '{resolved[0].label}' and '{twin}', in ladder {found.id} already, are {SAME_AGENT}")
         ladder_id = found.id
-    if entry.label in labels or not queries.add_ladder_join(database, ladder_id, entry.label, entry.to_json()):
+    added = "in" if entry.label in labels else queries.add_ladder_join(database, ladder_id, entry.label, entry.to_json(), MAX_AGENTS)
+    if added == "full":  # another join took the last place since the check above
+        raise full(ladder_id)
+    if added == "in":
         raise AlreadyIn(f"agent '{entry.label}' is in ladder {ladder_id} already (give another seed or name to add a copy)")
     # waiting first, then the row: a ladder that admits the agent in between shows it in the row's agents
     joining = waiting(database, ladder_id)
     return {**one(database, ladder_id), "joining": joining}
+
+
+def full(ladder_id: int) -> ArenaError:
+    return ArenaError(f"ladder {ladder_id} has {MAX_AGENTS} agents (playing or waiting to join), the most a ladder takes: "
+                      "it takes no more agents")  # fmt: skip
 
 
 def waiting(database: Database, ladder_id: int) -> list[str]:

@@ -213,3 +213,42 @@ def test_fields_beyond_the_scheduler_limit_are_refused_and_write_nothing(server:
         assert f"has {MAX_AGENTS} agents" in refused.json()["error"] and "\n" not in refused.json()["error"]
     assert join(server, "full", field[0]).status_code == 409  # one in already is told so
     assert joins_count(server) == MAX_AGENTS - 200
+
+
+def test_joins_at_once_never_take_a_ladder_past_its_limit(database_url: str, monkeypatch) -> None:  # noqa: ANN001
+    """Eight joins at once to a ladder with one place left (the limit lowered to 4): one is queued and seven are told the
+    ladder is full, on SQLite and PostgreSQL (the count and the write are one serialised transaction; checked and
+    written in two steps, several got in)."""
+    import threading
+
+    from arena.library import ladders
+    from arena.plugins import get_registry
+    from db.session import open_database
+
+    monkeypatch.setattr(ladders, "MAX_AGENTS", 4)
+    cli = Arena(database_url)
+    cli("run-tournament", "--game", "tic_tac_toe", "--agents", ",".join(FIELD), "--format", "ladder", "--name", "lad", "--queue")
+    registry = get_registry()
+    answers: list[str] = []
+    start = threading.Barrier(8)
+
+    def one_join(seed: int) -> None:
+        start.wait(timeout=30)
+        try:
+            ladders.join(registry, database, "lad", f"mcts:simulations=5,seed={seed}")
+            answers.append("joined")
+        except ladders.AlreadyIn:
+            answers.append("in")
+        except Exception as exc:  # noqa: BLE001
+            answers.append("full" if "has 4 agents" in str(exc) else repr(exc))
+
+    with open_database(database_url) as database:
+        threads = [threading.Thread(target=one_join, args=(seed,)) for seed in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    assert sorted(answers) == ["full"] * 7 + ["joined"], answers
+    refused = cli("tournaments", "join", "lad", "greedy:seed=9", ok=False)
+    assert refused.exit_code == 2 and "has 4 agents" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    assert cli.rows("select count(*) from ladder_joins") == [(1,)]
