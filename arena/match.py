@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import secrets
 import time
 from array import array
 from collections.abc import Callable, Generator, Sequence
@@ -156,6 +157,13 @@ Decision = tuple[int, State]
 Answer = tuple[Any, float]
 
 
+def new_match_id() -> str:
+    """The protocol's id of a match being played: 64 random bits in hex, new for every match played (a resumed match
+    played again too). Not its seed: two tournaments of one seed, or the two games of a pair, which share one, play
+    matches of one seed at once, and a remote bot keys its matches by this id."""
+    return secrets.token_hex(8)
+
+
 def match_steps(
     game: Game,
     agents: Sequence[Agent],
@@ -177,7 +185,7 @@ def match_steps(
     other seat is asked inline. The result (the generator's return value) is the same either way.
     """
     deal = seed if game_seed is None else game_seed
-    match_id = match_id if match_id is not None else f"{seed & 0xFFFFFFFFFFFFFFFF:016x}"
+    match_id = match_id if match_id is not None else new_match_id()
     limits = _seat(agents, time_per_move, network_allowance, match_id)
     try:
         result, state = yield from _steps(game, agents, deal, max_turns, time_per_move, limits, opening, batched, False, trusted)

@@ -142,6 +142,24 @@ def test_pull_bots_play_a_round_robin_and_share_the_load(stage: Stage, tmp_path:
     assert all(s["network_time"] > 0 for s in seats)
 
 
+def test_two_tournaments_of_one_seed_at_once_give_their_matches_distinct_ids(stage: Stage, tmp_path: Path) -> None:
+    """A bot keys its matches by match_id: two tournaments of one seed played at once (two workers), and the two games
+    of each pair, which share a seed, are told apart; every match is played to its end."""
+    stage.serve("--workers", "2")
+    log = tmp_path / "messages.jsonl"
+    stage.bot("pybot", log=log)
+    body = {"game": "connect_four", "agents": ["pull:name=pybot", "random"], "rounds": 2, "seed": 7, "openings": "random:2"}
+    first, second = stage.submit(**body, name="a"), stage.submit(**body, name="b")
+    played = 0
+    for tid in (first, second):
+        stage.finished(tid)
+        matches = stage.matches(tid)
+        assert {m["reason"] for m in matches} == {"normal"}
+        played += len(matches)
+    starts = [m["match_id"] for m in read_log(log) if m["type"] == "start"]
+    assert len(starts) == played == len(set(starts)) == 8, starts
+
+
 def test_a_bot_killed_mid_match_and_restarted_gets_the_pending_act_again(stage: Stage, tmp_path: Path) -> None:
     stage.serve()
     log = tmp_path / "messages.jsonl"

@@ -123,6 +123,16 @@ def _legal_count(state: State) -> int:
     return 0 if state.is_terminal() else len(state.legal_actions())
 
 
+def _position(state: State, perfect_information: bool) -> dict[str, Any]:
+    """One position of a replay for spectators: its SVG where the game draws one, its text, the seat to move and the
+    legal-move count. A game of hidden information draws only public information (README, "Board pictures"), but its
+    `render()` may show everything (Gwent Lite's both hands): its text is left out where the SVG is drawn."""
+    svg = render_svg(state)
+    text = state.render() if perfect_information or svg is None else None
+    return {"text": text, "svg": svg, "to_move": None if state.is_terminal() else state.current_player,
+            "legal_moves": _legal_count(state)}  # fmt: skip
+
+
 def replay(database: Database, registry: Registry, match_id: int, positions: bool = False) -> dict[str, Any]:
     """`arena replay --json`; `positions` adds every position rendered (text and, where the game draws it, SVG),
     starting with the initial one, and per move the legal-move count before it and the mover's mean think time."""
@@ -141,7 +151,7 @@ def replay(database: Database, registry: Registry, match_id: int, positions: boo
         move["agent"] = seat.get("agent")
         made = seat.get("moves") or 0
         move["think_time"] = (seat.get("think_time") or 0.0) / made if made else None  # per-move times are not stored
-    data["positions"] = [{"text": s.render(), "svg": render_svg(s), "to_move": None if s.is_terminal() else s.current_player,
-                          "legal_moves": _legal_count(s)} for s in states]  # fmt: skip
+    public = loaded.game.info.perfect_information
+    data["positions"] = [_position(s, public) for s in states]
     data["turns"], data["tournament"] = loaded.data["turns"], loaded.data["tournament"]
     return data

@@ -88,7 +88,7 @@ class Table:
             "id": self.id, "person": self.person, "game": self.game, "against": self.against, "seat": self.seat,
             "status": self.status, "version": self.version, "board": self.board, "legal": legal,
             "deadline_ms": None if act is None else act.get("deadline_ms"), "move": None if act is None else act.get("seq"),
-            "played": self.played, "end": self.end, "result": self.result, "error": self.error,
+            "played": self.played, "leaving": self.leaving, "end": self.end, "result": self.result, "error": self.error,
         }  # fmt: skip
 
 
@@ -119,6 +119,9 @@ class Tables:
         check_person(person)
         going = self.live_of(person)
         if going is not None or person in self.opening:
+            if going is not None and going.leaving is not None:  # one page per person: the hub knows them by name
+                raise Busy(f"you left game {going.id}: it ends (your forfeit is stored) once the opponents' move in hand is "
+                           "made, within their time per move; start another then")  # fmt: skip
             raise Busy(f"you are playing game {going.id if going else '(starting)'} already: finish it or leave it first")
         self.loop = asyncio.get_running_loop()
         self.opening.add(person)  # a second request of theirs while this one creates the match is refused too

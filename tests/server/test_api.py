@@ -61,6 +61,16 @@ def test_replay_renders_every_position(played: Server) -> None:
     assert all(m["legal_moves"] >= 1 and m["agent"] and m["think_time"] is not None for m in replay["moves"])
 
 
+def test_a_hidden_information_replay_shows_spectators_only_public_information(server: Server) -> None:
+    """Gwent Lite's render() shows both hands: the replay's positions carry only its SVG (hands face down), on the API
+    and on the page; a perfect-information game keeps its text (above)."""
+    server.cli("run-tournament", "--game", "gwent_lite", "--agents", "random,greedy", "--rounds", "1", "--seed", "3", "--quiet")
+    replay = server.get("/api/v1/matches/1/replay")
+    assert all(p["text"] is None and "face down" in p["svg"] for p in replay["positions"][:-1])
+    page = server.client.get("/matches/1").text
+    assert "face down" in page and "hand [" not in page
+
+
 def test_named_agents_register_show_remove(server: Server) -> None:
     body = {"name": "careful", "type": "greedy", "params": {"eval": "heuristic"}, "game": "connect_four"}
     created = server.client.post("/api/v1/agents", json=body, headers=server.auth)

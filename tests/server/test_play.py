@@ -163,6 +163,8 @@ def test_bad_input_names_the_field(player: Player) -> None:
         api = client.post("/api/v1/play", json={"game": "tic_tac_toe", "against": "random", **body}, headers={"X-Arena-Form": player.form})
         assert api.status_code == 400 and api.json()["field"] == field and "--" not in api.json()["error"], api.text
     assert client.post("/api/v1/play", json={"game": "tic_tac_toe"}, headers={"X-Arena-Form": player.form}).status_code == 422
+    as_text = client.post("/api/v1/play", json={"game": "tic_tac_toe", "against": "random", "seat": "1"}, headers={"X-Arena-Form": player.form})
+    assert as_text.status_code == 422 and as_text.json()["field"] == "seat", as_text.text  # a number is a JSON number
     assert client.get("/api/v1/play/12345").status_code == 404
     assert client.get("/play/12345").status_code == 404
 

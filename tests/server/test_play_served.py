@@ -49,8 +49,12 @@ def test_a_runaway_opponent_thinks_within_the_play_time_per_move_and_leave_lets_
                         json={"game": "connect_four", "against": "mcts:simulations=10000000", "seat": 1})  # fmt: skip
     assert started.status_code == 201, started.text
     game = server.url + started.headers["location"]
-    assert http.post(game + "/leave", headers=person).status_code == 200
+    leaving = http.post(game + "/leave", headers=person)
+    assert leaving.status_code == 200 and leaving.json()["leaving"] == "left the game", leaving.text
     left = time.monotonic()
+    # Another game waits until the forfeit of the one they left is stored (one page per person), and says so.
+    early = http.post(server.url + "/api/v1/play", json={"game": "tic_tac_toe", "against": "random", "seat": 0}, headers=person)
+    assert early.status_code == 409 and "you left game" in early.json()["error"], early.text
     final = _until(game, person, FINAL)
     assert time.monotonic() - left < 10 * THINK, "the opponent's move was not cut short by the time per move"
     assert final["status"] == "over" and final["end"]["reason"] == "agent_disconnected", final

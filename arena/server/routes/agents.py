@@ -20,7 +20,7 @@ router = APIRouter(prefix="/api/v1", tags=["agents"])
 class AgentCreate(BaseModel):
     """`arena agents register NAME --type T --param K=V ... [--game G] [--checkpoint FILE]`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # JSON's own types: "1" is no number
     name: str = Field(min_length=1, max_length=200)
     type: str = Field(min_length=1, max_length=100)
     params: dict[str, str | int | float | bool] = {}

@@ -37,14 +37,14 @@ LONG_POLL = 20.0  # seconds a `GET /api/v1/play/{id}` waits for a change at most
 class PlayCreate(BaseModel):
     """A game for the signed-in person: the game spec, the opponents (agent specs or named agents), their own seat."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # JSON's own types: "1" is no number
     game: str = Field(min_length=1, max_length=500, examples=["connect_four"])
     against: str = Field(min_length=1, max_length=2000, examples=["minimax:depth=2"])
     seat: int = Field(default=0, ge=0, le=63)
 
 
 class Move(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # JSON's own types: "1" is no number
     action: int = Field(ge=0, le=2**31, description="The action id, one of the pending move's legal ids.")
 
 

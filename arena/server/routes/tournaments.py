@@ -82,7 +82,7 @@ def cancel_tournament(key: Key, database: DatabaseDep, _holder: Writer) -> Respo
 class LadderJoin(BaseModel):
     """An agent to join a ladder at its next batch boundary."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # JSON's own types: "1" is no number
     agent: str = Field(min_length=1, max_length=2000, examples=["minimax:depth=2"],
                        description="An agent spec or a named agent, checked as tournament creation checks agents.")
 
