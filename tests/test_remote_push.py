@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import socket
+import sys
+import time
 
 import pytest
 
 from arena.errors import ArenaError
 from arena.match import ArenaFault, play_match
 from arena.plugins import get_registry
-from tests._bots import fault_bot, push_bot
+from tests._bots import FAULT_BOTS, fault_bot, push_bot, running
 
 REGISTRY = get_registry()
 
@@ -65,6 +67,19 @@ def test_each_fault_forfeits_with_its_reason(bot, reason, detail):
         result = play_match(game, agents(url, game, 1), seed=4, time_per_move=limit, network_allowance=0.05)
     assert (result.reason, result.outcomes) == (reason, ["win", "loss"])
     assert detail in result.detail
+
+
+@pytest.mark.parametrize("part", ["body", "head"])
+def test_an_answer_sent_a_byte_at_a_time_is_cut_off_at_its_deadline(part):
+    """Each byte comes within any per-read timeout, the whole in 10 s: the seat forfeits `timeout` at its deadline
+    (0.3 s per move), not when the bot has finished (it held a run, and a server's queue worker, for as long as it liked)."""
+    game = REGISTRY.game_class("tic_tac_toe")()
+    with running([sys.executable, str(FAULT_BOTS / "trickle.py"), "0", part]) as url:
+        start = time.monotonic()
+        result = play_match(game, agents(url, game, 1), seed=4, time_per_move=0.25, network_allowance=0.05)
+        took = time.monotonic() - start
+    assert (result.reason, result.outcomes) == ("timeout", ["win", "loss"]), result.detail
+    assert took < 2.0, f"the match took {took:.1f} s"
 
 
 def test_a_fault_loses_one_match_and_the_tournament_goes_on(arena_cli):

@@ -12,9 +12,11 @@ in time), `Disconnected` (the socket closed before the answer) and `NotHttp` (an
 from __future__ import annotations
 
 import http.client
+import io
 import select
 import socket
 import threading
+import time
 from urllib.parse import urlsplit
 
 
@@ -83,13 +85,20 @@ class BotConnection:
         return conn
 
     def post(self, path: str, body: bytes, timeout: float) -> tuple[int, bytes]:
-        """POST `body` to `{url}{path}`; the status and the body of the answer, all within `timeout` seconds a step."""
+        """POST `body` to `{url}{path}`; the status and the body of the answer, all within `timeout` seconds (the
+        connection and the request a step each, the answer in all: a bot sending it a byte at a time is cut off)."""
         conn = self._usable(timeout)
         try:
             # http.client sends a bytes body in the same `send` as the headers.
             conn.request("POST", self.prefix + path, body=body, headers=self.headers)
-            response = conn.getresponse()
-            data = response.read(MAX_ANSWER_BYTES + 1)
+            real = conn.sock
+            conn.sock = _Deadline(real, timeout)
+            try:
+                response = conn.getresponse()
+                data = response.read(MAX_ANSWER_BYTES + 1)
+            finally:
+                if isinstance(conn.sock, _Deadline):  # (getresponse drops the socket of a closing answer)
+                    conn.sock = real
             if len(data) > MAX_ANSWER_BYTES:
                 self.close()
                 raise NotHttp(f"an answer of more than {MAX_ANSWER_BYTES:,} bytes (a move's answer takes a few)")
@@ -116,6 +125,32 @@ class BotConnection:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+
+
+class _Deadline:
+    """A socket as http.client reads an answer through it, every read given what is left of one deadline."""
+
+    def __init__(self, sock: socket.socket, seconds: float) -> None:
+        self.sock, self.until = sock, time.monotonic() + seconds
+
+    def recv_into(self, buffer: memoryview, nbytes: int = 0, flags: int = 0) -> int:
+        left = self.until - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the answer was not complete by its deadline")
+        self.sock.settimeout(left)
+        return self.sock.recv_into(buffer, nbytes, flags)
+
+    def makefile(self, mode: str = "rb", buffering: int | None = None) -> io.BufferedReader:
+        return io.BufferedReader(socket.SocketIO(self, "rb"))  # type: ignore[arg-type]
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def _decref_socketios(self) -> None:
+        pass
 
 
 def _readable(sock: socket.socket) -> bool:
