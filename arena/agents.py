@@ -122,10 +122,26 @@ def build_entry(
     without_seed = {k: v for k, v in params.items() if k != "seed"}
     with plugin_code(f"agent '{type_id}': its check_game"):
         agent_cls.check_game(game, without_seed)
-    # The stored version says exactly what played: a retrained checkpoint at the same path is another agent.
-    with plugin_code(f"agent '{type_id}': its fingerprint"):
-        fingerprint = agent_cls.fingerprint(without_seed)
-    return replace(entry, version=f"{entry.version}+{fingerprint}") if fingerprint else entry
+    return replace(entry, version=installed_version(registry, entry))
+
+
+def installed_version(registry: Registry, entry: AgentEntry) -> str:
+    """The version `entry` plays as now: its type's version, plus its fingerprint where it has one (a checkpoint's
+    digest), so the stored version says exactly what played: a retrained checkpoint at the same path is another agent."""
+    agent_cls = registry.agent_class(entry.type_id)
+    with plugin_code(f"agent '{entry.type_id}': its fingerprint"):
+        fingerprint = agent_cls.fingerprint({k: v for k, v in entry.params.items() if k != "seed"})
+    return f"{agent_cls.info.version}+{fingerprint}" if fingerprint else agent_cls.info.version
+
+
+def check_as_stored(entry: AgentEntry, stored: dict[str, Any], now: str | None = None, tournament: int | None = None) -> None:
+    """Refuse an agent that is no longer what its tournament stored (`stored`, AgentEntry.to_json with its version):
+    `now` (default: `entry.version`) is the version it plays as; results would mix."""
+    before, now = stored.get("version"), entry.version if now is None else now
+    if before is not None and before != now:
+        since = "its tournament" if tournament is None else f"tournament {tournament}"
+        raise ArenaError(f"agent '{entry.label}' changed since {since} started (version {before}, now {now}), so its "
+                         "results would mix: start a new tournament")  # fmt: skip
 
 
 #: Why a registered name followed by parameters is refused (resolve, one_agent).

@@ -70,7 +70,7 @@ def _limit_memory(megabytes: int | None) -> None:
 def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory_limit: int | None) -> None:
     """The agent process: build agents on request (each named by the runner's handle) and answer for them."""
     bind_to_parent(os.getppid())  # the forkserver, which itself ends with the process that owns it
-    from arena.agents import entry_from_json
+    from arena.agents import check_as_stored, entry_from_json, installed_version
     from arena.plugins import get_registry
     from arena.tournament import make_game
 
@@ -96,7 +96,9 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
                 if key not in games:  # the same game, with the seat parameters (decks) of this seating
                     games[key] = type(base)(**game_params)
                 game = games[key]
-                agent = entry_from_json(registry, entry_json, game).make(registry, game, seat, seed)
+                entry = entry_from_json(registry, entry_json, game)
+                agent = entry.make(registry, game, seat, seed)
+                check_as_stored(entry, entry_json, installed_version(registry, entry))  # after: the files it read
                 agent.time_per_move = time_per_move
                 agents[handle] = agent
                 conn.send(("ok", agent.batch_key() is not None))

@@ -16,7 +16,17 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple, get_args
 
 from arena.adaptive_run import adaptive_settings, extend
-from arena.agents import AgentEntry, distinct, entry_from_json, resolve_all, resolve_each, seated_game, stored_identity
+from arena.agents import (
+    AgentEntry,
+    check_as_stored,
+    distinct,
+    entry_from_json,
+    installed_version,
+    resolve_all,
+    resolve_each,
+    seated_game,
+    stored_identity,
+)
 from arena.api import Agent, AgentInfo, Game, State
 from arena.errors import ArenaError, about, plugin_code
 from arena.executors import Executor
@@ -363,7 +373,13 @@ class Player:
         self.setup = setup
         self.preload = registry.installed_modules()  # what agent processes are forked with (arena.isolation.forkserver)
         self.game = make_game(registry, setup.game_spec)
+        self.registry = registry
         self.entries = [entry_from_json(registry, data, self.game) for data in setup.agents]
+        for entry, data in zip(self.entries, setup.agents):  # a worker of the run (a process, a Ray task) checks too
+            check_as_stored(entry, data)
+        # Agents whose version holds a fingerprint (a checkpoint's digest): checked again each time one is made, since
+        # a file rewritten during the run would otherwise be played under the version stored at its start.
+        self.fingerprinted = [entry.version != registry.agent_class(entry.type_id).info.version for entry in self.entries]
         self.makers = [entry.maker(registry) for entry in self.entries]
         # Remote agents already live outside this process: they are never isolated.
         self.remote = [registry.agent_class(entry.type_id).remote for entry in self.entries]
@@ -395,7 +411,11 @@ class Player:
         cannot be made as configured: its checkpoint gone since the tournament began) stops the run in one line, here
         and in agent processes alike: `--resume` goes on once it is mended."""
         try:
-            return self.makers[position](game, seat, seed)
+            agent = self.makers[position](game, seat, seed)
+            entry = self.entries[position]
+            if self.fingerprinted[position]:  # after making it: a file read then is the one that must not have changed
+                check_as_stored(entry, self.setup.agents[position], installed_version(self.registry, entry))
+            return agent
         except (ArenaError, MemoryError):
             raise
         except Exception as exc:  # noqa: BLE001  (a plugin's constructor: its fault, recorded in its match)
@@ -574,12 +594,7 @@ def _check_unchanged(tournament: Tournament, game: Game, started: Sequence[dict[
             f"version {game.info.version} is installed, so its results would mix: start a new tournament"
         )
     for data, entry in zip(started, entries):
-        before = data.get("version")
-        if before is not None and before != entry.version:
-            raise ArenaError(
-                f"agent '{entry.label}' changed since tournament {tournament.id} started (version {before}, now "
-                f"{entry.version}), so its results would mix: start a new tournament"
-            )
+        check_as_stored(entry, data, tournament=tournament.id)
 
 
 def _play(

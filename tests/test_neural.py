@@ -300,3 +300,31 @@ def test_results_record_which_network_played_and_a_retrained_one_cannot_resume(a
     refused = arena_cli("run-tournament", "--resume", "second", ok=False)
     one_error_line(refused, "changed since tournament 2 started", f"1+{digest}")
     assert arena_cli.rows("select count(*) from matches m join tournaments t on t.id = m.tournament_id where t.name = 'second'") == [(0,)]
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_a_network_rewritten_during_a_run_stops_it_and_nothing_is_stored_under_the_old_version(arena_cli, tmp_path, isolate):
+    """The file is rewritten after the first match: the next agent made (in this process, or in its agent process
+    under --isolate, as in Ray workers) finds its digest changed and the run stops in one line, resumable; every
+    stored match was played by the network its version names (the new file played under the old digest before)."""
+    from arena import tournament
+    from arena.errors import ArenaError
+    from db.session import open_database
+
+    net = init_checkpoint(game(), tmp_path / "net.npz", hidden=(8,), seed=1)
+    digest = hashlib.sha256(net.read_bytes()).hexdigest()[:12]
+    database = open_database(f"sqlite:///{arena_cli.db_path}")
+    request = tournament.TournamentRequest(game="tic_tac_toe", agents=f"neural:checkpoint={net},random", rounds=4, name="t")
+    tournament_id = tournament.create(REGISTRY, database, request)
+    rewritten: list[int] = []
+
+    def progress(done: int, total: int) -> None:
+        if done >= 1 and not rewritten:
+            init_checkpoint(game(), net, hidden=(8,), seed=2)  # retrained at the same path, mid-run
+            rewritten.append(done)
+
+    with pytest.raises(ArenaError, match="changed since its tournament started"):
+        tournament.play(database, REGISTRY, tournament_id, progress=progress, isolate=isolate)
+    database.close()
+    stored = arena_cli.rows("select agent_version from match_seats where agent_type = 'neural'")
+    assert rewritten and 1 <= len(stored) < 8 and set(stored) == {(f"1+{digest}",)}
