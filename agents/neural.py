@@ -104,8 +104,12 @@ def forward(weights: Sequence[np.ndarray], biases: Sequence[np.ndarray], x: np.n
 
 
 def choose_action(outputs: np.ndarray, legal: Sequence[int], rng: random.Random | None) -> int:
-    """The legal action with the highest output; with `rng`, a draw from the softmax of the legal outputs."""
+    """The legal action with the highest output; with `rng`, a draw from the softmax of the legal outputs. A NaN among
+    them is a fault of the network (argmax would take it as the highest): ValueError, the agent's forfeit."""
     values = outputs[list(legal)].astype(np.float64)
+    if np.isnan(values).any():
+        named = ", ".join(str(action) for action, value in zip(legal, values) if np.isnan(value))
+        raise ValueError(f"the network's output is NaN for legal action(s) {named}")
     if rng is None or len(legal) == 1:
         return int(legal[int(np.argmax(values))])
     weights = np.exp(values - values.max())
@@ -416,7 +420,7 @@ class NeuralAgent(arena.Agent):
         return id(self.model)
 
     @classmethod
-    def act_batch(cls, agents: Sequence[arena.Agent], views: Sequence[arena.State]) -> list[int]:
+    def act_batch(cls, agents: Sequence[arena.Agent], views: Sequence[arena.State]) -> list[int | Exception]:
         """One forward pass for the batch: observations written into the model's reused input array (by the
         game's `State.observations`, the whole batch at once where the game can), then masking and choosing
         for every row at once (`choose_actions`, the answers `act` gives one by one)."""

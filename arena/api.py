@@ -293,11 +293,11 @@ class Agent(ABC):
         return None
 
     @classmethod
-    def act_batch(cls, agents: Sequence[Agent], views: Sequence[State]) -> list[int]:
+    def act_batch(cls, agents: Sequence[Agent], views: Sequence[State]) -> Sequence[int | Exception]:
         """The answers of `agents[i].act(views[i])` for every i, in one go (a network's single forward pass).
 
         The agents share one `batch_key`; each keeps its own seat, RNG and match. The answers
-        must be those that `act` would give one by one.
+        must be those that `act` would give one by one: where `act` would raise, the exception in that row.
         """
         return [agent.act(view) for agent, view in zip(agents, views)]
 

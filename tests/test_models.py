@@ -159,6 +159,63 @@ def test_shapes_that_do_not_fit_are_refused_with_both_shapes(arena_cli, tmp_path
     assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
 
 
+class Squeezed(torch.nn.Module):
+    """A PyTorch habit: `.squeeze()` on the outputs, which drops the batch dimension of a batch of one."""
+
+    def __init__(self, net: torch.nn.Module) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x).squeeze()
+
+
+class HalfNaN(torch.nn.Module):
+    """NaN for action 6 on positions with exactly two pieces in the first plane (a few moves in), else a plain policy."""
+
+    def __init__(self, net: torch.nn.Module) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        values = self.net(x)
+        poison = torch.zeros_like(values)
+        poison[:, 6] = torch.where(x[:, 0].sum(dim=(1, 2)) == 2, torch.tensor(float("nan")), torch.tensor(0.0))
+        return values + poison
+
+
+def test_networks_that_fit_a_batch_of_two_only_are_refused_at_the_start(arena_cli, tmp_path):
+    """A batch of one is asked for in play too: a network that squeezes it away, or one exported for a batch of two
+    only, is refused in one line before any match (both passed the start and then forfeited, or changed results
+    with --concurrent-matches)."""
+    program = torch.export.export(network(C4_SHAPE, 7).eval(), (torch.zeros(2, *C4_SHAPE),))  # no dynamic batch
+    torch.export.save(program, str(tmp_path / "two.pt2"))
+    cases = {
+        save(Squeezed(network(C4_SHAPE, 7)), C4_SHAPE, tmp_path / "squeezed.pt", "torchscript"): "gives values of shape [7] for a batch of 1",
+        tmp_path / "two.pt2": "takes a batch of two positions but not of one",
+    }  # fmt: skip
+    for path, fragment in cases.items():
+        one_error_line(arena_cli("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={path},random", ok=False),
+                       str(path), fragment)  # fmt: skip
+    assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
+
+
+def test_a_nan_output_for_a_legal_action_forfeits_that_match_batched_or_not(arena_cli, tmp_path):
+    """argmax takes a NaN for the highest value: a network answering NaN for a legal action forfeits (agent_error,
+    naming the action) instead of playing it, in that match alone: interleaved, the other matches of its batch play
+    on, so the results equal one match at a time."""
+    path = save(HalfNaN(network(C4_SHAPE, 7)), C4_SHAPE, tmp_path / "nan.pt", "torchscript")
+    results = []
+    for number, options in enumerate(([], ["--concurrent-matches", "4"]), start=1):
+        arena_cli("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={path},random", "--rounds", "4",
+                  "--seed", "2", "--quiet", *options)  # fmt: skip
+        matches = arena_cli.json("matches", "--tournament", str(number))
+        results.append([(m["index"], m["reason"], m["detail"], m["turns"]) for m in matches])
+    assert results[0] == results[1]
+    assert all(reason == "agent_error" and "NaN for legal action(s) 6" in detail and turns >= 2
+               for _, reason, detail, turns in results[0]), results[0]  # fmt: skip
+
+
 def test_metadata_parameters_left_out_are_the_defaults(arena_cli, tmp_path):
     """README's file contract: `"game_params": ""` is the game at its default parameters, as is any subset of them."""
     for number, params in enumerate(("", "rows=6", "columns=7;rows=6;x_in_row=4")):

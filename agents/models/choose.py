@@ -22,8 +22,10 @@ from itertools import chain
 import numpy as np
 
 
-def choose_actions(outputs: np.ndarray, legal: Sequence[Sequence[int]], samplers: Sequence[random.Random | None]) -> list[int]:
-    """For each row i of `outputs` [batch, num_actions]: `choose_action(outputs[i], legal[i], samplers[i])`."""
+def choose_actions(outputs: np.ndarray, legal: Sequence[Sequence[int]],
+                   samplers: Sequence[random.Random | None]) -> list[int | Exception]:  # fmt: skip
+    """For each row i of `outputs` [batch, num_actions]: `choose_action(outputs[i], legal[i], samplers[i])`, or the
+    ValueError it raises (a NaN output: that row's agent forfeits, the others play on as they would one by one)."""
     from agents.neural import choose_action
 
     rows, width = outputs.shape
@@ -39,11 +41,14 @@ def choose_actions(outputs: np.ndarray, legal: Sequence[Sequence[int]], samplers
     first[(np.cumsum(lengths) - lengths)[lengths > 0]] = True  # where each row's actions begin in `columns`
     simple = (np.isfinite(masked) | ~mask).all(axis=1) & (lengths > 0)
     simple[owners[1:][(np.diff(columns) <= 0) & ~first[1:]]] = False
-    answers: list[int] = np.argmax(masked, axis=1).tolist()
+    answers: list[int | Exception] = np.argmax(masked, axis=1).tolist()
     draws, numbers = [], []
     for i, (plain, sampler, actions) in enumerate(zip(simple.tolist(), samplers, legal)):  # in row order: an RNG met
         if not plain:  # twice is drawn in sequential order
-            answers[i] = choose_action(outputs[i], actions, sampler)
+            try:
+                answers[i] = choose_action(outputs[i], actions, sampler)
+            except ValueError as exc:
+                answers[i] = exc
         elif sampler is not None and len(actions) > 1:
             draws.append(i)
             numbers.append(sampler.random())
@@ -56,4 +61,4 @@ def choose_actions(outputs: np.ndarray, legal: Sequence[Sequence[int]], samplers
         below = ((cumulative <= targets[:, None]) & mask[chosen]).sum(axis=1)  # searchsorted(side="right"), per row
         for row, index in zip(draws, below.tolist()):
             answers[row] = legal[row][min(index, len(legal[row]) - 1)]
-    return [int(action) for action in answers]
+    return [action if isinstance(action, Exception) else int(action) for action in answers]

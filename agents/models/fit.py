@@ -39,40 +39,49 @@ def check_fits(model: Model, game: arena.Game, with_params: bool = True) -> None
             shown = "[" + ", ".join(str(d) for d in declared) + "]"
             raise arena.ArenaError(f"network {model.path} takes input of shape {shown}; "
                                    f"{game.label()} gives observations of shape {wanted}")
-    policy, value = _probe(model, shape, wanted, game)
-    batch = len(policy)
     actions = game.num_distinct_actions
-    if policy.shape != (batch, actions):
-        raise arena.ArenaError(
-            f"network {model.path} gives values of shape {_shape(policy.shape)} for a batch of {batch}; "
-            f"{game.label()} needs [batch, {actions}] (one value per action id)"
-        )
-    if value is not None and value.size != batch:
-        raise arena.ArenaError(f"network {model.path}: its second output (the state value) must be [batch] or [batch, 1]")
+    for batch, (policy, value) in _probe(model, shape, wanted, game):
+        if policy.shape != (batch, actions):
+            raise arena.ArenaError(
+                f"network {model.path} gives values of shape {_shape(policy.shape)} for a batch of {batch}; "
+                f"{game.label()} needs [batch, {actions}] (one value per action id)"
+            )
+        if value is not None and value.size != batch:
+            raise arena.ArenaError(f"network {model.path}: its second output (the state value) must be [batch] or [batch, 1]")
 
 
-def _probe(model: Model, shape: tuple[int, ...], wanted: str, game: arena.Game) -> tuple[np.ndarray, np.ndarray | None]:
-    """Run the network on zeros: a batch of two, else of one (then it is run one row at a time)."""
+def _probe(model: Model, shape: tuple[int, ...], wanted: str, game: arena.Game) -> list[tuple[int, Outputs]]:
+    """The network's outputs on zeros, for a batch of two and a batch of one (play asks for both: one position at a
+    time, or many); one that takes only one position at a time is then run one row at a time (`max_batch`)."""
     try:
-        return _outputs(model, 2, shape)
-    except Exception as two:
+        two = _outputs(model, 2, shape)
+        if two[0].ndim == 0 or two[0].shape[0] != 2:
+            raise ValueError(f"output of shape {_shape(two[0].shape)} for a batch of 2")
+    except Exception as failed:
         try:
-            outputs = _outputs(model, 1, shape)
+            one = _outputs(model, 1, shape)
         except Exception:
             raise arena.ArenaError(
-                f"network {model.path} does not take {game.label()}'s observations of shape {wanted} ({first_line(two)})"
+                f"network {model.path} does not take {game.label()}'s observations of shape {wanted} ({first_line(failed)})"
             ) from None
         model.max_batch = 1
-        return outputs
+        return [(1, one)]
+    try:
+        one = _outputs(model, 1, shape)
+    except Exception as failed:
+        raise arena.ArenaError(f"network {model.path} takes a batch of two positions but not of one ({first_line(failed)}): "
+                               "Arena asks for one at a time too; export it with a dynamic batch size") from None  # fmt: skip
+    return [(2, two), (1, one)]
 
 
-def _outputs(model: Model, batch: int, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray | None]:
+#: A network's policy output and its value output (None without one).
+Outputs = tuple[np.ndarray, np.ndarray | None]
+
+
+def _outputs(model: Model, batch: int, shape: tuple[int, ...]) -> Outputs:
     outputs = model.forward(np.zeros((batch, *shape), dtype=np.float32))
-    policy = np.asarray(outputs[0])
-    if policy.ndim == 0 or policy.shape[0] != batch:
-        raise ValueError(f"output of shape {_shape(policy.shape)} for a batch of {batch}")
     value = np.asarray(outputs[1]) if len(outputs) > 1 else None
-    return policy, value
+    return np.asarray(outputs[0]), value
 
 
 def _check_metadata(model: Model, game: arena.Game, with_params: bool) -> None:
