@@ -181,10 +181,10 @@ def matrix(records: Sequence[MatchRecord], kind: str, agents: Sequence[str]) -> 
                 row.append(None)
             elif kind == "games":
                 row.append(int(games[i, j]))
+            elif games[i, j] == 0:  # never met: no figure (a net 0 would read as an even record)
+                row.append(None)
             elif kind == "net-wins":
                 row.append(int(wins[i, j] - wins[j, i]))
-            elif games[i, j] == 0:
-                row.append(None)
             elif kind == "win-rate":
                 row.append(float(wins[i, j] / games[i, j]))
             elif kind == "draw-rate":

@@ -140,6 +140,11 @@ def test_gauntlet(arena_cli):
     assert len(matches) == 8
     assert all("greedy" in [s["agent"] for s in m["seats"]] for m in matches)
     assert Counter(m["seats"][0]["agent"] for m in matches)["greedy"] == 4
+    # random and center never met: no figure there in any kind but games (0), not a net 0 that reads as even
+    for kind in ("net-wins", "win-rate", "draw-rate", "avg-turns", "games"):
+        matrix = arena_cli.json("matrix", "--kind", kind)
+        i, j = matrix["agents"].index("random"), matrix["agents"].index("center")
+        assert matrix["values"][i][j] == matrix["values"][j][i] == (0 if kind == "games" else None), (kind, matrix)
 
 
 def test_leaderboard_across_tournaments_by_game(arena_cli):
