@@ -211,8 +211,8 @@ def sprt_report_if_run(database: Database, key: str) -> dict[str, Any] | None:
 def summary_lines(report: Mapping[str, Any]) -> list[str]:
     """The end of an SPRT run, as printed."""
 
-    def elo(value: float | None, unbounded: str = "n/a") -> str:  # None: infinite (every game or pair won, or lost)
-        return unbounded if value is None else f"{value:+.1f}"
+    def elo(value: float | None, unbounded: str) -> str:  # None: infinite (every game or pair won, or lost)
+        return unbounded if value is None else f"{round(value, 1) + 0.0:+.1f}"  # (+ 0.0: -0.04 is +0.0, not -0.0)
 
     unit = "pairs" if report["statistic"] == "pentanomial" else "games"
     stored = report.get("stored")
@@ -220,8 +220,10 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
         (f"warning: the state the run stored ({stored['units']} {unit}, counts {stored['counts']}, LLR {stored['llr']:.2f}) "
          "differs from the one recomputed from the stored matches (shown): matches were changed after the run")]  # fmt: skip
     test, base, elo0, elo1 = report["test"], report["base"], report["elo0"], report["elo1"]
-    verdict = {"H1": f"H1 accepted: {test} is stronger than {base} (+{elo1:g} Elo is far likelier than +{elo0:g})",
-               "H0": f"H0 accepted: {test} is not stronger than {base} by {elo1:g} Elo (+{elo0:g} is far likelier)",
+    likelier = "H1 accepted: {0:+g} Elo for {1} against {2} is far likelier than {3:+g}"
+    verdict = {"H1": likelier.format(elo1, test, base, elo0) + (f" ({test} is stronger)" if elo0 >= 0 else ""),
+               "H0": likelier.format(elo0, test, base, elo1).replace("H1", "H0", 1)
+                     + (f" ({test} is not stronger by {elo1:g} Elo)" if elo1 > 0 else ""),
                "continue": "no decision yet (the test goes on)",
                "inconclusive": "no decision: the matches ran out first (the round limit, or the run's own test ended it)",
                }[report["decision"]]  # fmt: skip
@@ -229,6 +231,6 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
         f"SPRT {report['test']} vs {report['base']} ({report['model']} Elo, elo0={report['elo0']:g}, elo1={report['elo1']:g}, "
         f"alpha={report['alpha']:g}, beta={report['beta']:g}; {report['statistic']} over {report[unit]} {unit}: {report['counts']})",
         f"LLR {report['llr']:.2f} (bounds {report['lower_bound']:.2f}, {report['upper_bound']:.2f}): {verdict}",
-        f"Elo difference {elo(report['elo'])} (95% {elo(report['elo_low'], 'no lower limit')} .. "
+        f"Elo difference {elo(report['elo'], 'unbounded')} (95% {elo(report['elo_low'], 'no lower limit')} .. "
         f"{elo(report['elo_high'], 'no upper limit')}), LOS {100 * report['los']:.1f}%",
     ] + warning  # fmt: skip

@@ -109,6 +109,36 @@ def test_bounds_decisions_and_estimates():
     assert elo == pytest.approx(190.85, abs=0.1) and low < elo < high and los > 0.999
 
 
+@pytest.mark.parametrize("counts, wins, games", [([0, 0, 50], 50, 50), ([1, 0, 49], 49, 50), ([0, 0, 0, 0, 25], 25, 25)])
+def test_intervals_of_perfect_and_near_perfect_records_are_not_overconfident(counts, wins, games):
+    """The lower end of the interval stays within 15% of the exact (Clopper-Pearson) bound of the same record in
+    Elo (a Wald interval on the counts alone put 50-0's at +1139 where the exact one says +446; 25 pairs won are 25
+    units, as the pentanomial counts them); all draws give an interval of about +-40 Elo for 30 games, not +-1."""
+    from scipy.stats import beta
+
+    elo, low, high, los = elo_interval(counts)
+    exact = -400 * math.log10(1 / beta.ppf(0.025, wins, games - wins + 1) - 1)
+    assert abs(low - exact) < 0.15 * exact and high == math.inf and los > 0.999, (low, exact)
+    assert elo == math.inf if wins == games else elo > low
+    elo, low, high, los = elo_interval([0, 30, 0])
+    assert elo == 0 and 30 < high < 50 and low == pytest.approx(-high) and los == pytest.approx(0.5)
+
+
+def test_the_verdict_names_the_hypotheses_as_given():
+    """Negative hypotheses are not said to be 'stronger' (the wording read '+-20' and 'stronger by 0 Elo')."""
+    from arena.sprt_run import summary_lines
+
+    base = {"test": "b", "base": "a", "model": "logistic", "alpha": 0.05, "beta": 0.05, "statistic": "trinomial",
+            "games": 10, "counts": [0, 0, 10], "llr": 3.0, "lower_bound": -2.94, "upper_bound": 2.94,
+            "elo": None, "elo_low": 300.0, "elo_high": None, "los": 1.0}  # fmt: skip
+    lines = summary_lines({**base, "elo0": -20, "elo1": 20, "decision": "H1"})
+    assert "H1 accepted: +20 Elo for b against a is far likelier than -20" in lines[1] and "+-" not in lines[1]
+    lines = summary_lines({**base, "elo0": -100, "elo1": 0, "decision": "H0"})
+    assert "H0 accepted: -100 Elo for b against a is far likelier than +0" in lines[1] and "stronger" not in lines[1]
+    lines = summary_lines({**base, "elo0": 0, "elo1": 10, "decision": "H0", "elo": -0.01})
+    assert "(b is not stronger by 10 Elo)" in lines[1] and "Elo difference +0.0 (95% +300.0 .. no upper limit)" in lines[2]
+
+
 def _simulate(true_elo, params, draw_rate, paired, rng, limit=3000):
     """One test on simulated games: B's result per game drawn at the given Elo and draw rate."""
     s = logistic(true_elo)
