@@ -25,6 +25,7 @@ from arena.ratings import (
     bradley_terry_counts,
     bt_ranks,
     pair_results_from_counts,
+    pair_weight,
     pairwise_scores,
 )
 from arena.schedule import Table, decode_schedule, encode_schedule
@@ -192,8 +193,9 @@ def weighted_rows(database: Database, tournament_id: int, rows: Sequence[dict[st
         records = queries.load_matches(session, tournament_id=tournament_id)
     cells: dict[tuple[str, str, float], float] = {}
     for record in records:
+        weight = weights[record.index] * pair_weight(record)
         for a, b, score in pairwise_scores(record):
-            cells[(a, b, score)] = cells.get((a, b, score), 0.0) + weights[record.index]
+            cells[(a, b, score)] = cells.get((a, b, score), 0.0) + weight
     results = pair_results_from_counts(cells)
     bt = bradley_terry_counts(results)
     ranks = bt_ranks(results, bt)

@@ -152,8 +152,13 @@ def leaderboard(database: Database, selection: Selection) -> list[dict[str, Any]
     return _cached(database, "leaderboard", selection, lambda: standings(database, selection).rows())
 
 
+#: Bump when a stored answer's computation changes (a figure computed otherwise): answers stored before are then
+#: computed again, not served from the database's cache after an upgrade.
+ANSWERS_FORMAT = 2
+
+
 def _cached(database: Database, kind: str, selection: Selection, compute: Callable[[], Any]) -> Any:
-    key = f"{kind}:{selection.key}"
+    key = f"{kind}@{ANSWERS_FORMAT}:{selection.key}"
     with database.session() as session:
         payload = queries.get_cached(session, key, selection.fingerprint)
     if payload is not None:
@@ -168,7 +173,7 @@ def _cached(database: Database, kind: str, selection: Selection, compute: Callab
 
 
 #: Bump when Standings' stored form changes: older stored folds are then recomputed.
-STANDINGS_FORMAT = 1
+STANDINGS_FORMAT = 2  # 2: N-player pairwise results weighed (arena.ratings.pair_weight)
 
 
 def standings(database: Database, selection: Selection) -> Standings:
