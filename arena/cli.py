@@ -15,7 +15,7 @@ from arena import results, tournament, verify
 from arena.errors import ArenaError
 from arena.executors import EXECUTORS, make_executor, parse_workers
 from arena.isolation import MEMORY_LIMIT_RANGE
-from arena.leaderboard import SYSTEMS, distinct_warning
+from arena.leaderboard import SYSTEMS, distinct_warning, rank_column
 from arena.library import analysis, catalog
 from arena.library import ladders as ladders_library
 from arena.library import matches as matches_library
@@ -578,12 +578,8 @@ def _print_leaderboard(title: str, rows: list[dict[str, Any]], system: str, warn
     for r in rows:
         r = dict(r, bt_interval=_bt_interval(r))
         table.append([r[c] for c in LEADERBOARD_COLUMNS])
-    # Sorted by another system, the rank (Bradley-Terry's, from its intervals) says so: it does not follow the rows.
-    rank = "#" if system == "bt" else "BT #"
-    notes: list[str | tuple[str, str]] = [
-        f"{rank}: agents share a rank unless their Bradley-Terry 95% intervals are apart (or, where the prior sets the ends "
-        "that face each other, a test of the two tells them apart)" + ("." if system == "bt" else f"; the rows are in {system} order.")
-    ]
+    rank, note = rank_column(system)
+    notes: list[str | tuple[str, str]] = [note]
     if any(r.get("bt_low_by_prior") or r.get("bt_high_by_prior") for r in rows):
         notes.append(("BT 95%", "BT 95%: >high (<low) = the games set no upper (lower) limit: the agent, with the agents that took "
                      "points from it, never lost a point to the rest (never scored one); the weak prior sets that end"))  # fmt: skip

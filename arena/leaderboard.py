@@ -42,6 +42,15 @@ def leaderboard(records: Sequence[MatchRecord], system: str = "bt", bootstrap: i
     return sort_rows(leaderboard_rows(records, bootstrap), system)
 
 
+def rank_column(system: str) -> tuple[str, str]:
+    """The rank column's heading and the note under the table: sorted by another system than Bradley-Terry, the rank
+    (Bradley-Terry's, from its intervals) does not follow the rows, and the heading and note say so."""
+    heading = "#" if system == "bt" else "BT #"
+    return heading, (f"{heading}: agents share a rank unless their Bradley-Terry 95% intervals are apart (or, where the "
+                     "prior sets the ends that face each other, a test of the two tells them apart)"
+                     + ("." if system == "bt" else f"; the rows are in {system} order."))  # fmt: skip
+
+
 def sort_rows(rows: list[dict[str, Any]], system: str) -> list[dict[str, Any]]:
     """Rows best first by `system` (bt, elo or trueskill's conservative mu - 3 sigma)."""
     if system not in SYSTEMS:

@@ -62,7 +62,7 @@ def match(database: Database, match_id: int) -> dict[str, Any]:
             "game_version": row.game_version, "game_params": row.game_params, "turns": row.turns, "reason": row.reason,
             "detail": row.detail,
             "seats": [{"seat": s.seat, "agent": s.agent, "score": s.score, "outcome": s.outcome, "rank": s.rank,
-                       "think_time": s.think_time, "moves": s.moves, "type": s.agent_type,
+                       "think_time": s.think_time, "network_time": s.network_time or 0.0, "moves": s.moves, "type": s.agent_type,
                        "params": json.loads(s.agent_params), "version": s.agent_version} for s in row.seats],
             "moves": decode_ints(row.moves), "legal_counts": decode_ints(row.legal_counts), "duration": row.duration,
             "first_player": row.first_player, "rounds": row.rounds, "opening_plies": row.opening_plies or 0,

@@ -69,7 +69,10 @@ def submit(
 
 
 def cancel(database: Database, key: str | int) -> dict[str, Any]:
-    """Cancel a queued or running tournament (a server playing it stops at its next match); finished ones stay."""
+    """Cancel a queued or running tournament (a server playing it stops at its next match); one cancelled already
+    stays so; a finished one (done, failed) is refused: there is nothing left to cancel."""
     found = one(database, key)
+    if found["status"] in ("done", "failed"):
+        raise ArenaError(f"tournament {found['id']} is {found['status']}: only a queued or running one can be cancelled")
     queue.cancel(database, found["id"])
     return one(database, found["id"])

@@ -58,7 +58,7 @@ class _Huge:
     """A number literal longer than int() reads, where it stood in a body."""
 
 
-def unreadable_body(body: bytes, cause: ValueError) -> tuple[str, str]:
+def unreadable_body(body: bytes, cause: ValueError | RecursionError) -> tuple[str, str]:
     """(field, message) for a JSON body the parser refused with a ValueError that is no syntax error: the top-level field
     whose value holds a number of more than 4,300 digits (int()'s limit), else the body as a whole (e.g. not UTF-8)."""
     def number(text: str) -> int | _Huge:
@@ -84,7 +84,8 @@ def unreadable_body(body: bytes, cause: ValueError) -> tuple[str, str]:
     for key, value in parsed.items() if isinstance(parsed, dict) else ():
         if holds(value):
             return str(key), f"{key}: a number of more than 4,300 digits (no field takes one)"
-    reason = "not UTF-8 text" if isinstance(cause, UnicodeDecodeError) else str(cause).split(":")[0]
+    reason = ("not UTF-8 text" if isinstance(cause, UnicodeDecodeError) else "nested too deeply"
+              if isinstance(cause, RecursionError) else str(cause).split(":")[0])  # fmt: skip
     return "body", f"body: cannot be read as JSON ({reason})"
 
 
@@ -129,7 +130,10 @@ def install(app: FastAPI) -> None:
             location = ["body"]
         elif not location and tuple(first.get("loc", ())) == ("body",):  # the body as a whole: none, or not an object
             location, given = ["body"], first.get("input")
+            sent = request.headers.get("content-type", "")
             text = ("missing (or null): send a JSON object (Content-Type: application/json)" if given is None
+                    else f"sent {'as ' + shown(sent, 40) if sent else 'without a Content-Type'}: send a JSON object with "
+                    "Content-Type: application/json" if isinstance(given, bytes | str) and "json" not in sent.lower()
                     else f"a JSON object is needed, not {shown(json.dumps(given, default=repr), 40)}")  # fmt: skip
         field = location[0] if location else None
         message = f"{'.'.join(location)}: {text}" if location else text
@@ -140,7 +144,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        if exc.status_code == 400 and isinstance(exc.__cause__, ValueError):  # FastAPI could not parse the JSON body
+        if exc.status_code == 400 and isinstance(exc.__cause__, ValueError | RecursionError):  # FastAPI could not parse the body
             field, message = unreadable_body(await request.body(), exc.__cause__)
             return error(request, 422, message, field)
         return error(request, exc.status_code, str(exc.detail), None, getattr(exc, "headers", None))

@@ -52,6 +52,8 @@ def test_matches_filter_and_page(played: Server) -> None:
     assert response.json() == greedy[5:10] and response.headers["x-total-count"] == str(len(greedy))
     one = played.get("/api/v1/matches/4")
     assert one["id"] == 4 and len(one["moves"]) == one["turns"] == len(one["legal_counts"])
+    listed = next(m for m in everything if m["id"] == 4)  # the match's seats hold every field the listing's do
+    assert [{k: seat[k] for k in listed["seats"][0]} for seat in one["seats"]] == listed["seats"]
 
 
 def test_replay_renders_every_position(played: Server) -> None:
@@ -288,7 +290,7 @@ def test_agent_names_follow_one_rule_that_the_message_says(server: Server) -> No
     (b'{"game": "tic_tac_toe", "agents": ["random", "greedy"], "rounds": ' + HUGE.encode() + b"}", "rounds", "4,300 digits"),
     (b'{"game": "tic_tac_toe", "agents": ["random", "greedy"], "openings": [' + HUGE.encode() + b"]}", "openings", "4,300 digits"),
     (b"null", "body", "missing"), (b"", "body", "missing"), (None, "body", "missing"), (b"[1, 2]", "body", "a JSON object"),
-    (b'\xff{"game": 1}', "body", "not UTF-8"),
+    (b'\xff{"game": 1}', "body", "not UTF-8"), (b"[" * 5000 + b"]" * 5000, "body", "nested too deeply"),
 ])  # fmt: skip
 def test_bodies_that_cannot_be_read_say_why_and_where(server: Server, content: bytes | None, field: str, fragment: str) -> None:
     headers = server.auth if content is None else {**server.auth, "content-type": "application/json"}
@@ -304,6 +306,7 @@ def test_bodies_of_another_content_type_or_nested_without_end_are_a_422(server: 
         for path in ("/api/v1/tournaments", "/api/v1/agents"):
             response = server.client.post(path, content=b"rounds=1", headers={**server.auth, "content-type": content_type})
             assert response.status_code == 422 and response.json()["field"] == "body", response.text
+            assert f"sent as {content_type}: send a JSON object with Content-Type: application/json" in response.json()["error"]
     deep = b'{"rounds": ' + HUGE.encode() + b', "x": ' + b"[" * 5000 + b"]" * 5000 + b"}"
     response = server.client.post("/api/v1/tournaments", content=deep, headers={**server.auth, "content-type": "application/json"})
     assert 400 <= response.status_code < 500, response.text
@@ -355,6 +358,12 @@ def test_queue_cancel_and_failure(queue_server: Server) -> None:
     assert server.play() == [(second["id"], "failed")]
     failed = server.get(f"/api/v1/tournaments/{second['id']}")
     assert failed["status"] == "failed" and "version" in failed["error"]
+    # Cancelling again is no change; a finished tournament has nothing to cancel, and says so (it answered 200).
+    again = server.client.post(f"/api/v1/tournaments/{queued['id']}/cancel", headers=server.auth)
+    assert again.status_code == 200 and again.json()["status"] == "cancelled"
+    refused = server.client.post(f"/api/v1/tournaments/{second['id']}/cancel", headers=server.auth)
+    assert refused.status_code == 400 and "is failed: only a queued or running one" in refused.json()["error"], refused.text
+    assert server.get(f"/api/v1/tournaments/{second['id']}")["status"] == "failed"
 
 
 def test_claims_are_exclusive_and_leases_run_out(queue_server: Server) -> None:

@@ -33,6 +33,7 @@ def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--window-size=1280,1000",
                  f"--user-data-dir={tmp_path / 'chromium-profile'}"):  # fmt: skip
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the pages' console, read by the tests
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(DEADLINE)
     try:
@@ -124,3 +125,5 @@ def test_pages_in_a_real_browser(tmp_path: Path, serve, browser: webdriver.Chrom
     browser.find_element(By.ID, "next").click()
     assert viewer.get_attribute("data-current") == "2"
     shot(browser, tmp_path, "replay")
+    # Nothing went wrong in the pages' console on the way (the favicon's 404 was the one error on every page).
+    assert [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"] == []

@@ -18,6 +18,8 @@ def test_pages_render_without_javascript(played: Server) -> None:
     board = client.get("/leaderboard", params={"game": "connect_four", "system": "elo"}).text
     rows = played.cli.json("leaderboard", "--system", "elo")
     assert [board.index(f">{r['agent']}</a>") for r in rows] == sorted(board.index(f">{r['agent']}</a>") for r in rows)
+    assert "<th>BT #</th>" in board and "the rows are in elo order" in board  # the rank column is not the rows' order
+    assert "<th>#</th>" in client.get("/leaderboard", params={"game": "connect_four"}).text
     match = client.get("/matches/1").text
     replay = played.get("/api/v1/matches/1/replay")
     assert match.count('class="position"') == len(replay["moves"]) + 1 and 'id="next"' in match

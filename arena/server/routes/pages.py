@@ -14,6 +14,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.responses import Response
 
 from arena.errors import ArenaError
+from arena.leaderboard import rank_column
 from arena.library import analysis, catalog, figures
 from arena.library import matches as matches_library
 from arena.library import tournaments as tournaments_library
@@ -25,6 +26,7 @@ from arena.server.deps import DatabaseDep, RegistryDep
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent.parent / "templates")
 templates.env.filters["fmt"] = fmt
+templates.env.globals["rank_column"] = rank_column  # the heading and note of the rank column, as the CLI's
 
 SYSTEM_NAMES = {"bt": "Bradley-Terry", "elo": "Elo", "trueskill": "TrueSkill"}
 PAGE = 50
