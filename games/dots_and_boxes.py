@@ -182,7 +182,8 @@ class DotsAndBoxesState(arena.State):
         return "\n".join(lines)
 
     def to_json(self, player: int) -> dict:
-        """`horizontal[r][c]` / `vertical[r][c]`: whether that line is drawn (the action ids' order); `boxes[r][c]`: owner or null."""
+        """`horizontal[r][c]` / `vertical[r][c]`: whether that line is drawn (the action ids' order); `boxes[r][c]`: owner or
+        null; `scores`: boxes taken per seat."""
         lay, drawn = self.layout, self.drawn
         return {
             "horizontal": [[bool(drawn >> lay.h(r, c) & 1) for c in range(lay.cols)] for r in range(lay.rows + 1)],

@@ -293,10 +293,13 @@ class GwentLiteState(SampledViews, arena.State):
         return action
 
     def to_json(self, player: int) -> dict:
-        """Public: round, wins, totals, the cards on the table and played, who is still active, hand and deck sizes,
-        each seat's unplayed cards as a sorted multiset, who started round 1 (it settles who starts after a tied
-        round) and the last decision (`last`: player, card (0 = pass), and the totals, active flags, wins and that
-        player's hand size before it); private: only `player`'s own hand (slot k = action k)."""
+        """Per seat, index = seat: `round` (1-3), `wins` (rounds won), `totals` (this round's sum on the table), `active`
+        (not passed), `on_table` (this round's cards), `played` (every card played so far), `round_results` (earlier
+        rounds' [total 0, total 1]), `hand_sizes`, `deck_sizes`, `unplayed` (each seat's cards not yet played, hand
+        and deck together, as a sorted multiset: public), `first_starter` (the seat that started round 1: it settles
+        who starts after a tied round), `last` (the last decision: `player`, `card` (0 = pass), and the `totals`,
+        `active`, `wins` and that player's `hand_size` before it; null at the start); private: `hand`, only
+        `player`'s own (slot k = action k)."""
         return {
             "round": self.round, "wins": list(self.wins), "totals": list(self.totals), "active": list(self.active),
             "on_table": [list(cards) for cards in self.on_table], "played": [list(cards) for cards in self.played],

@@ -386,10 +386,13 @@ class IncanGoldState(SampledViews, arena.State):
         return "\n".join(lines)
 
     def to_json(self, player: int) -> dict:
-        """Public: round, path, gems, who is inside, scores (and their parts: banked `gems`, `artifact_points`), the
-        deck's size and sorted composition, the last revealed choices and the whole public record of that turn
-        (`last_turn`: round, choices, path, gems on it, round gems, scores, sorted deck, artifacts taken before);
-        private: only `player`'s own choice of this turn (others': only whether they chose)."""
+        """Public: `round` (1-5), `path` (the cards revealed this round, by name), `path_gems` (gems left lying on the
+        path), per seat `inside` (still exploring), `round_gems` (carried this round), `scores` and their parts `gems`
+        (banked) and `artifact_points`, `artifacts_held` (by name), `deck_size` and `deck` (its sorted composition),
+        `removed` (cards out of the game: second hazards, unclaimed artifacts), `chosen` (who has chosen this turn),
+        `last_choices` (the last turn's revealed choices) and `last_turn` (its whole public record: round, choices,
+        path, gems on it, round gems, scores, sorted deck, artifacts taken before); private: `my_choice`, only
+        `player`'s own choice of this turn (null until made; others' only as `chosen`)."""
         last = self.last_turn
         return {
             "round": min(self.round, ROUNDS), "path": [card_name(c) for c in self.path], "path_gems": self.path_gems,

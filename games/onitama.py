@@ -399,7 +399,8 @@ class OnitamaState(arena.State):
 
     def to_json(self, player: int) -> dict:
         """`board`: rows 5 to 1 (as rendered), each cell null, {"seat", "piece": "master"} or {"seat", "piece": "student",
-        "pawn": 1..4} (a pawn keeps its number all game: the observation planes and `piece_action` use it); the cards are open."""
+        "pawn": 1..4} (a pawn keeps its number all game: the observation planes and `piece_action` use it); the cards are
+        open: `hands[seat]` the two card names each seat holds, `side` the side card's name."""
         board = [[None if not code else _piece_json(code) for code in self.board[row * 5:row * 5 + 5]] for row in range(5)]
         return {"board": board, "hands": [[CARD_NAMES[c] for c in hand] for hand in self.hands], "side": CARD_NAMES[self.side]}
 

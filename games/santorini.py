@@ -323,7 +323,8 @@ class SantoriniState(arena.State):
         return svg.document(size + 2 * pad, size + pad + 14 + 22 * len(lines), parts, f"Santorini: {lines[-1]}")
 
     def to_json(self, player: int) -> dict:
-        """`levels`: rows 5 to 1 (as rendered), 0-3 or 4 (dome); `workers`: [row, col] of seat 0's two then seat 1's, or null."""
+        """`levels`: rows 5 to 1 (as rendered), 0-3 or 4 (dome); `workers`: [row, col] of seat 0's two then seat 1's, or
+        null; `pieces`: what is left in the box (level-1, level-2, level-3 blocks, domes), or null when unlimited."""
         return {
             "levels": [self.levels[row * 5:row * 5 + 5] for row in range(5)],
             "workers": [list(divmod(sq, 5)) if sq >= 0 else None for sq in self.workers],

@@ -139,3 +139,20 @@ def test_a_position_that_is_not_json_is_arenas_fault_never_the_bots() -> None:
             play_match(game, [bot, registry.agent_class("random")(game, 1, 0)], seed=0)
     finally:
         state_cls.to_json = original  # type: ignore[method-assign]
+
+
+def test_every_built_in_game_says_what_its_state_holds_for_bot_authors():
+    """`arena games --json` (and GET /api/v1/games/ID) give each game's `state` layout: its State.to_json docstring, which
+    names every key the view holds, so that a bot written in another language needs no Python source."""
+    import re
+
+    from arena.library.catalog import games, json_view_doc
+
+    listed = {entry["id"]: entry["state"] for entry in games(REGISTRY)}
+    for game_id in ("tic_tac_toe", "connect_four", "reversi", "dots_and_boxes", "onitama", "santorini", "gwent_lite", "incan_gold"):
+        game = REGISTRY.games[game_id]()
+        doc = json_view_doc(game)
+        assert doc and listed[game_id] == doc, game_id
+        state = game.new_initial_state(1)
+        keys = set(state.to_json(state.current_player if state.current_player >= 0 else 0))
+        assert not [key for key in keys if not re.search(rf"`{key}`|\b{key}\b", doc)], (game_id, doc)

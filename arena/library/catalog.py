@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from typing import Any
 
 from arena import agents as agent_specs
-from arena.api import Game
-from arena.errors import ArenaError, about
+from arena.api import Game, State
+from arena.errors import ArenaError, about, plugin_code
 from arena.observations import observation_shape
 from arena.params import check_name, parse_game_spec
 from arena.plugins import Registry
@@ -45,8 +46,17 @@ def games(registry: Registry) -> list[dict[str, Any]]:
             "description": info.description,
         }  # fmt: skip
         entry["num_actions"], entry["observation_shape"] = _shape(game_cls())
+        entry["state"] = json_view_doc(game_cls())
         data.append(entry)
     return data
+
+
+def json_view_doc(game: Game) -> str | None:
+    """What a remote bot's `state` holds in this game: its `State.to_json` docstring (None: no JSON view, so no remote
+    play), for bot authors who do not read the game's Python."""
+    with plugin_code(f"game '{game.info.id}': its initial state"):
+        view = type(game.new_initial_state(0)).to_json
+    return None if view is State.to_json else inspect.getdoc(view)
 
 
 def game(registry: Registry, game_id: str) -> dict[str, Any]:
