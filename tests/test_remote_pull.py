@@ -176,7 +176,7 @@ def test_a_bot_killed_mid_match_and_restarted_gets_the_pending_act_again(stage: 
 
 
 @pytest.mark.parametrize(("mode", "reason"), [
-    ("garbage", "bad_reply"), ("wrong_type", "bad_reply"), ("illegal", "illegal_action"), ("stall", "timeout"),
+    ("garbage", "bad_reply"), ("wrong_type", "bad_reply"), ("huge", "bad_reply"), ("illegal", "illegal_action"), ("stall", "timeout"),
     ("crash:2", "agent_disconnected"),
 ])  # fmt: skip
 def test_faults_are_forfeits_with_their_reason_and_the_tournament_goes_on(stage: Stage, mode: str, reason: str) -> None:
@@ -466,3 +466,20 @@ def test_a_revoked_token_ends_the_connections_it_opened(stage: Stage) -> None:
     poll.join(DEADLINE)
     assert answers == [401]
     assert "Traceback" not in (stage.tmp_path / "serve.log").read_text()
+
+
+def test_a_seat_whose_token_is_revoked_mid_match_forfeits_at_once(stage: Stage) -> None:
+    """A bot thinking under a 30 s time per move whose token is revoked is closed within the recheck interval, and its
+    seat forfeits then (agent_disconnected, saying why), not after waiting out the move for a return it cannot make."""
+    from arena.server.deps import TOKEN_RECHECK_SECONDS
+
+    stage.serve()
+    stage.bot("thinker", "stall")
+    tid = stage.submit(game="tic_tac_toe", agents=["pull:name=thinker", "random"], rounds=1, seed=1, time_per_move=30.0)
+    wait_for(lambda: stage.get("/api/v1/bots")["bots"][0]["playing"] == 1, "the bot's seat")
+    tokens.revoke(stage.database, "thinker")
+    revoked = time.monotonic()
+    stage.finished(tid)
+    (match,) = stage.matches(tid)
+    assert match["reason"] == "agent_disconnected" and "revoked" in match["detail"], match
+    assert time.monotonic() - revoked < TOKEN_RECHECK_SECONDS + 10 < 30

@@ -19,6 +19,8 @@ import threading
 import time
 from urllib.parse import urlsplit
 
+from arena.remote.protocol import MAX_ANSWER_BYTES, TOO_LONG
+
 
 class ConnectionFailed(OSError):
     """No connection to the bot could be made (refused, unreachable, or not within the time)."""
@@ -44,8 +46,6 @@ def url_problem(url: str) -> str | None:
     return None
 
 
-#: The most an answer may hold: a move's answer is a few bytes; a bot must not make Arena read 200 MB.
-MAX_ANSWER_BYTES = 1 << 20
 
 
 class BotConnection:
@@ -101,7 +101,7 @@ class BotConnection:
                     conn.sock = real
             if len(data) > MAX_ANSWER_BYTES:
                 self.close()
-                raise NotHttp(f"an answer of more than {MAX_ANSWER_BYTES:,} bytes (a move's answer takes a few)")
+                raise NotHttp(TOO_LONG)
         except http.client.RemoteDisconnected as exc:
             self.close()
             raise Disconnected(f"the bot disconnected without an answer ({exc})") from None

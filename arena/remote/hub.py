@@ -53,6 +53,11 @@ class Seat:
     seq: int | None = None
     answer: asyncio.Future[str] | None = None
     ever_linked: bool = False
+    gone: str | None = None  # why its connection was closed for good (its token revoked): no waiting for a return
+
+
+class _Gone(Exception):
+    """The seat's connection was closed for a reason it cannot come back from (its token revoked)."""
 
 
 class Hub:
@@ -157,10 +162,13 @@ class Hub:
         seat.answer = asyncio.get_running_loop().create_future()
         if seat.link is not None:
             await self._send(seat.link, seat.act)
-        else:
-            await self._place(seat)
+        elif not await self._place(seat) and seat.gone is not None:
+            seat.act = seat.seq = seat.answer = None
+            return {"fault": "agent_disconnected", "detail": f"the bot '{seat.name}': {seat.gone}"}
         try:
             return {"answer": await asyncio.wait_for(asyncio.shield(seat.answer), deadline)}
+        except _Gone as exc:
+            return {"fault": "agent_disconnected", "detail": f"the bot '{seat.name}': {exc}"}
         except TimeoutError:
             if seat.link is None:
                 return {"fault": "agent_disconnected",
@@ -192,7 +200,7 @@ class Hub:
             return False
         link = min(links, key=lambda candidate: (len(candidate.seats), candidate.given, candidate.number))
         link.given += 1
-        seat.link, seat.ever_linked = link, True
+        seat.link, seat.ever_linked, seat.gone = link, True, None
         link.seats[seat.key] = seat
         await self._send(link, seat.start)
         if seat.act is not None:
@@ -218,8 +226,9 @@ class Hub:
             arrived.set()
         return link
 
-    async def disconnected(self, link: Link) -> None:
-        """The connection is gone: its seats go to another connection of the name, or wait for one."""
+    async def disconnected(self, link: Link, gone: str | None = None) -> None:
+        """The connection is gone: its seats go to another connection of the name, or wait for one; with `gone` (why
+        it cannot come back: its token revoked) those left without a connection forfeit now, not at their deadline."""
         links = self.links.get(link.name, [])
         if link in links:
             links.remove(link)
@@ -228,8 +237,10 @@ class Hub:
         orphans, link.seats = list(link.seats.values()), {}
         for seat in orphans:
             seat.link = None
-            if not self.stopping:
-                await self._place(seat)
+            if not self.stopping and not await self._place(seat) and gone is not None:
+                seat.gone = gone
+                if seat.answer is not None and not seat.answer.done():
+                    seat.answer.set_exception(_Gone(gone))
 
     def received(self, link: Link, text: str) -> None:
         """A bot's answer: to the pending act of the match it names (`match_id`), else to a pending act of this connection."""

@@ -66,8 +66,15 @@ def encode(message: dict[str, Any]) -> bytes:
         raise ArenaFault(f"could not encode the message for a remote agent as JSON: {exc}") from None
 
 
+#: The most an answer may hold, on either transport: a move's answer is a few bytes; a bot must not make Arena read 200 MB.
+MAX_ANSWER_BYTES = 1 << 20
+TOO_LONG = f"an answer of more than {MAX_ANSWER_BYTES:,} bytes (a move's answer takes a few)"
+
+
 def parse_answer(body: bytes | str) -> tuple[int, float | None]:
     """The action id and the agent's own think time in seconds (None when not given) of an `act` answer."""
+    if len(body) > MAX_ANSWER_BYTES // 4 and len(body if isinstance(body, bytes) else body.encode()) > MAX_ANSWER_BYTES:
+        raise BadReply(TOO_LONG)
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:

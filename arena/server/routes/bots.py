@@ -88,9 +88,12 @@ async def _hello(websocket: WebSocket) -> tuple[str, str] | None:
     return holder.name, token
 
 
+REVOKED = "its token was revoked while connected"
+
+
 async def _until_revoked(websocket: WebSocket, token: str) -> None:
     """Check the bot's token every TOKEN_RECHECK_SECONDS; once it is revoked, tell the bot and close (its seats in play
-    forfeit as a disconnect)."""
+    forfeit as a disconnect at once: it cannot come back with that token)."""
     while True:
         await asyncio.sleep(TOKEN_RECHECK_SECONDS)
         if await run_in_threadpool(tokens.check, websocket.app.state.database, token, "bot") is None:
@@ -123,8 +126,9 @@ async def connect(websocket: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        revoked = watcher.done() and not watcher.cancelled() and watcher.exception() is None
         watcher.cancel()
-        await hub.disconnected(link)
+        await hub.disconnected(link, REVOKED if revoked else None)
 
 
 @router.get("/bots", summary="Pull bots connected now, by name (connections, seats in play)")
