@@ -392,13 +392,13 @@ class NeuralAgent(arena.Agent):
         """At registration: the checkpoint must be given, and a readable, well-formed one."""
         checkpoint = str(params.get("checkpoint") or "")
         _required_key(checkpoint)
-        try:
-            load_network(checkpoint)
-        except arena.ArenaError as exc:
-            if checkpoint.endswith(".npz"):
-                raise
-            raise arena.ArenaError(f"{exc}; a TorchScript, torch.export or ONNX network is checked against the game it "
-                                   "plays: register it with --game GAME") from None
+        from agents.models.sniff import ARENA_MLP, detect
+
+        kind = detect(checkpoint)  # a file that is no network at all: said in its own words
+        if kind != ARENA_MLP:
+            raise arena.ArenaError(f"checkpoint {checkpoint}: a {kind} network is checked against the game it plays: "
+                                   "register it with --game GAME")  # fmt: skip
+        load_network(checkpoint)
 
     @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:

@@ -38,6 +38,18 @@ def random_batch(rng: np.random.Generator) -> tuple[np.ndarray, list[list[int]],
     return outputs, legal, seeds
 
 
+def _text(answer: int | Exception) -> int | str:
+    return answer if isinstance(answer, int) else f"{type(answer).__name__}: {answer}"
+
+
+def one_by_one(outputs: np.ndarray, legal: list[int], rng: random.Random | None) -> int | str:
+    """choose_action's answer, or the error it raises (a NaN for a legal action), as text to compare."""
+    try:
+        return choose_action(outputs, legal, rng)
+    except ValueError as exc:
+        return _text(exc)
+
+
 def rngs(seeds: list[int | None]) -> list[random.Random | None]:
     return [None if seed is None else random.Random(seed) for seed in seeds]
 
@@ -49,8 +61,8 @@ def test_choosing_for_a_batch_answers_as_row_by_row_and_draws_the_same_numbers()
         outputs, legal, seeds = random_batch(generator)
         batched, sequential = rngs(seeds), rngs(seeds)
         answers = choose_actions(outputs, legal, batched)
-        assert answers == [choose_action(outputs[i], legal[i], sequential[i]) for i in range(len(legal))]
-        assert all(type(answer) is int for answer in answers)
+        assert [_text(answer) for answer in answers] == [one_by_one(outputs[i], legal[i], sequential[i]) for i in range(len(legal))]
+        assert all(type(answer) is int or isinstance(answer, ValueError) for answer in answers)
         # Every RNG is left where row-by-row play leaves it (drawn once when sampling among several actions).
         assert [r and r.random() for r in batched] == [r and r.random() for r in sequential]
 

@@ -223,7 +223,8 @@ def test_metadata_parameters_left_out_are_the_defaults(arena_cli, tmp_path):
         arena_cli("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={path},random", "--quiet")
     # Registered without its game, a user's network cannot be checked: the error says to give it.
     one_error_line(arena_cli("agents", "register", "mine", "--type", "neural", "--checkpoint", str(path), ok=False),
-                   str(path), "register it with --game GAME")
+                   str(path), "a torchscript network is checked against the game it plays: register it with --game GAME")
+    assert "not a .npz" not in arena_cli("agents", "register", "mine", "--type", "neural", "--checkpoint", str(path), ok=False).stderr
     arena_cli("agents", "register", "mine", "--type", "neural", "--checkpoint", str(path), "--game", "connect_four")
 
 
@@ -365,3 +366,20 @@ def test_games_json_gives_observation_shape_and_actions(arena_cli):
         assert item["num_actions"] == game.num_distinct_actions
         tensor = np.asarray(game.new_initial_state(0).observation(0))
         assert item["observation_shape"] == list(tensor.shape), game_id
+
+
+class Refusing(torch.nn.Module):
+    """Raises its own error on boards it was not trained for (all zeros)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if bool(x.max() < 0.5):
+            raise RuntimeError("expects normalised boards")
+        return x.flatten(1)[:, :7]
+
+
+def test_a_torchscript_networks_own_error_is_the_line_shown(arena_cli, tmp_path):
+    """TorchScript's error ends with the network's own line, 'builtins.RuntimeError: ...': that line is what the
+    refusal shows (it showed 'Error: The following operation failed in the TorchScript interpreter.')."""
+    path = save(Refusing(), C4_SHAPE, tmp_path / "refusing.pt", "torchscript")
+    one_error_line(arena_cli("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={path},random", ok=False),
+                   "(RuntimeError: expects normalised boards)")  # fmt: skip

@@ -38,6 +38,14 @@ def test_check_agent_warns_of_round_trips_near_40_ms(arena_cli):
     assert any("Nagle" in w for w in report["warnings"]), report["round_trip_ms"]
 
 
+def test_check_agent_takes_the_think_time_a_bot_reports_out_of_the_nagle_check(arena_cli):
+    """A bot that thinks 40 ms and says so (think_ms) is not told it leaves Nagle's algorithm on."""
+    with fault_bot("thinker") as url:
+        report = arena_cli.json("check-agent", f"http:url={url}", "--game", "connect_four", "--seeds", "2", "--time-per-move", "10")
+    assert report["ok"] and 40 <= report["round_trip_ms"]["p50"] < 100
+    assert not any("Nagle" in w for w in report["warnings"]), report["warnings"]
+
+
 def test_check_agent_on_a_built_in_agent_and_bad_input(arena_cli):
     assert "passed" in arena_cli("check-agent", "greedy", "--game", "tic_tac_toe").stdout
     result = arena_cli("check-agent", "nosuch", "--game", "tic_tac_toe", ok=False)

@@ -100,15 +100,16 @@ def first_line(exc: BaseException) -> str:
     """An exception as one short line (PyTorch and onnxruntime errors run over many lines)."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     text = lines[0] if lines else ""
-    stated = [line for line in lines if re.match(r"[A-Za-z]+(Error|Exception): ", line)]
-    if stated:  # TorchScript: a traceback of its code, then the error's own line, last ("RuntimeError: mat1 and mat2 ...")
-        text = stated[-1]
+    stated = [line for line in lines if re.match(r"([A-Za-z_]+\.)*[A-Za-z]+(Error|Exception): ", line)]
+    if stated:  # TorchScript: a traceback of its code, then the error's own line, last ("RuntimeError: mat1 and mat2 ...",
+        text = re.sub(r"^([A-Za-z_]+\.)+", "", stated[-1])  # or "builtins.RuntimeError: ..." for one its code raised)
     else:
         for line in lines:  # others put the useful part after a preamble
             if "shape" in line or "size" in line or "dimension" in line:
                 text = line
                 break
     name = type(exc).__name__
-    text = text.removeprefix(f"{name}: ")  # TorchScript repeats the type at the head of its last line
     text = text if len(text) <= 300 else text[:297] + "..."
+    if stated:  # the error's own line names its type (TorchScript's torch.jit.Error names the network's RuntimeError)
+        return text
     return f"{name}: {text}" if text else name

@@ -61,6 +61,7 @@ class RemoteAgent(Agent):
         self.last_rtt: float | None = None
         self.best_rtt: float | None = None  # the fastest exchange seen: the link's own round trip
         self.round_trips: list[float] = []  # seconds, one per answered move (arena check-agent reads them)
+        self.network_trips: list[float] = []  # the same less the think time the bot reported (all of it when it did not)
 
     @classmethod
     def check_game(cls, game: Game, params: dict[str, Any]) -> None:
@@ -88,6 +89,7 @@ class RemoteAgent(Agent):
         (and is plausible), else the fastest exchange seen so far (the link's round trip), at most `elapsed`."""
         self.last_rtt = elapsed
         self.round_trips.append(elapsed)
+        self.network_trips.append(elapsed - think if think is not None and think <= elapsed else elapsed)
         if self.best_rtt is None or elapsed < self.best_rtt:
             self.best_rtt = elapsed
         if think is not None and think <= elapsed:
