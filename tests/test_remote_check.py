@@ -46,6 +46,13 @@ def test_check_agent_takes_the_think_time_a_bot_reports_out_of_the_nagle_check(a
     assert not any("Nagle" in w for w in report["warnings"]), report["warnings"]
 
 
+def test_check_agent_warns_when_start_is_not_answered_2xx(arena_cli):
+    """/start's answer is ignored in play, so a wrong route prefix shows first there: check-agent says so."""
+    with fault_bot("start_500") as url:
+        report = arena_cli.json("check-agent", f"http:url={url}", "--game", "tic_tac_toe", "--seeds", "1", "--time-per-move", "10")
+    assert report["ok"] and any("/start answered HTTP 500" in w for w in report["warnings"]), report["warnings"]
+
+
 def test_check_agent_on_a_built_in_agent_and_bad_input(arena_cli):
     assert "passed" in arena_cli("check-agent", "greedy", "--game", "tic_tac_toe").stdout
     result = arena_cli("check-agent", "nosuch", "--game", "tic_tac_toe", ok=False)

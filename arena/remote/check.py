@@ -45,18 +45,26 @@ def check_agent_spec(
     params = {k: v for k, v in entry.params.items() if k != "seed"}
     round_trips: list[float] = []
     network: list[float] = []  # the round trips less the think time the bot reported
+    start_statuses: set[int] = set()  # what a push bot answered to /start, other than 2xx
     matches: list[MatchResult] = []
 
     def watch(agent: Any, result: MatchResult) -> None:
         matches.append(result)
         round_trips.extend(getattr(agent, "round_trips", ()))
         network.extend(getattr(agent, "network_trips", ()))
+        status = getattr(agent, "start_status", None)
+        if status is not None and not 200 <= status < 300:
+            start_statuses.add(status)
 
     problems = agent_problems(
         agent_cls, game, params, seeds=range(seeds), deterministic=not agent_cls.remote, time_per_move=time_per_move,
         network_allowance=network_allowance, on_match=watch,
     )  # fmt: skip
     warnings = []
+    if start_statuses:
+        shown = ", ".join(f"HTTP {status}" for status in sorted(start_statuses))
+        warnings.append(f"/start answered {shown}: its answer is ignored in play, but check the URL (Arena POSTs to "
+                        f"{{url}}/start, {{url}}/act and {{url}}/end)")  # fmt: skip
     trips_ms = [t * 1000.0 for t in round_trips]
     figures = None
     if trips_ms:

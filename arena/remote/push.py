@@ -123,6 +123,7 @@ class HttpAgent(RemoteAgent):
         super().__init__(game, player, seed, **params)
         self.url = self.params["url"].rstrip("/")
         self.started = False
+        self.start_status: int | None = None  # the HTTP status of its /start answer (arena check-agent reports others than 2xx)
 
     @classmethod
     def check_game(cls, game: Game, params: dict[str, Any]) -> None:
@@ -151,7 +152,7 @@ class HttpAgent(RemoteAgent):
         """Send `start` (its answer is ignored, but the connection must work); it also measures the link."""
         self.started = True
         message = protocol.start_message(self.game, self.match_id, self.player, self.deadline_ms())
-        _status, _answer, elapsed = self._post("/start", message, max(self.deadline(), 1.0))
+        self.start_status, _answer, elapsed = self._post("/start", message, max(self.deadline(), 1.0))
         self.best_rtt = elapsed
 
     def act(self, state: State) -> int:
