@@ -103,13 +103,17 @@ def forward(weights: Sequence[np.ndarray], biases: Sequence[np.ndarray], x: np.n
     return x
 
 
+class NotANumber(ValueError):
+    """A network's output is NaN for a legal action: its fault (a forfeit in play; a diverged run in training)."""
+
+
 def choose_action(outputs: np.ndarray, legal: Sequence[int], rng: random.Random | None) -> int:
     """The legal action with the highest output; with `rng`, a draw from the softmax of the legal outputs. A NaN among
     them is a fault of the network (argmax would take it as the highest): ValueError, the agent's forfeit."""
     values = outputs[list(legal)].astype(np.float64)
     if np.isnan(values).any():
         named = ", ".join(str(action) for action, value in zip(legal, values) if np.isnan(value))
-        raise ValueError(f"the network's output is NaN for legal action(s) {named}")
+        raise NotANumber(f"the network's output is NaN for legal action(s) {named}")
     if rng is None or len(legal) == 1:
         return int(legal[int(np.argmax(values))])
     weights = np.exp(values - values.max())

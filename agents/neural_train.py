@@ -70,6 +70,7 @@ import numpy as np
 import arena
 from agents import train_nets, train_priority, train_state
 from agents.neural import (
+    NotANumber,
     choose_action,
     forward,
     game_description,
@@ -1106,13 +1107,16 @@ def train(config: TrainConfig, registry: Registry | None = None, report: Callabl
     written) on bad input. When `stop()` turns true, the episode under way is finished, the checkpoint and its state are
     written and TrainingInterrupted is raised: `--resume` goes on from there as if nothing had stopped."""
     registry = registry if registry is not None else get_registry()
-    if config.algorithm in BOOTSTRAP:
-        from agents import train_bootstrap
+    try:
+        if config.algorithm in BOOTSTRAP:
+            from agents import train_bootstrap
 
-        return train_bootstrap.train(config, registry, report or (lambda line: None), progress, stop or (lambda: False))
-    checked = plan(config, registry)
-    with seeded_torch(config) as torch:
-        return _train(torch, checked, registry, report or (lambda line: None), progress, stop or (lambda: False))
+            return train_bootstrap.train(config, registry, report or (lambda line: None), progress, stop or (lambda: False))
+        checked = plan(config, registry)
+        with seeded_torch(config) as torch:
+            return _train(torch, checked, registry, report or (lambda line: None), progress, stop or (lambda: False))
+    except NotANumber as exc:  # a network's outputs went NaN: the run diverged
+        raise arena.ArenaError(f"training diverged: {exc} (try a smaller --lr)") from None
 
 
 def untrained(config: TrainConfig, registry: Registry | None = None) -> tuple[Plan, Chooser]:

@@ -121,11 +121,19 @@ def load(plugins_dirs: Iterable[str | os.PathLike[str]] = (), warn: Callable[[st
         if warn is not None:
             warn(message)
 
-    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        dist = ep.dist.name if ep.dist is not None else "?"
+    loaded: dict[str, str] = {}  # entry-point name -> its distribution
+    # Arena's own first (a package registering a built-in id cannot take it over), then by name and distribution (the
+    # same order whatever the order of sys.path).
+    entry_points = metadata.entry_points(group=ENTRY_POINT_GROUP)
+    for ep in sorted(entry_points, key=lambda e: (_dist_name(e) != OWN_DISTRIBUTION, e.name, _dist_name(e))):
+        dist = _dist_name(ep)
         version = ep.dist.version if ep.dist is not None else "?"
-        if pm.get_plugin(ep.name) is not None:
-            continue  # the same distribution seen twice on sys.path
+        if ep.name in loaded:
+            if loaded[ep.name] != dist:  # (the same distribution seen twice on sys.path is no news)
+                report(f"plugin '{ep.name}' (entry point of {dist}): a plugin of that name is already loaded (entry point of "
+                       f"{loaded[ep.name]}): skipped; one of the two packages must rename its entry point")  # fmt: skip
+            continue
+        loaded[ep.name] = dist
         try:
             module = ep.load()
         except Exception as exc:
@@ -149,6 +157,14 @@ def load(plugins_dirs: Iterable[str | os.PathLike[str]] = (), warn: Callable[[st
     pm.check_pending()
     _collect(registry)
     return registry
+
+
+#: The distribution of Arena's own (built-in) plugins: they load before any other package's.
+OWN_DISTRIBUTION = "arena"
+
+
+def _dist_name(ep: metadata.EntryPoint) -> str:
+    return ep.dist.name if ep.dist is not None else "?"
 
 
 def _register(

@@ -87,10 +87,11 @@ def _games_own_code(where: str) -> Iterator[None]:
 def random_playthrough(game: Game, seed: int, check: bool = True) -> list[tuple[Any, ...]]:
     """Play random legal actions from the seed's initial state; returns the trajectory of snapshots."""
     rng = random.Random(seed)
-    state = game.new_initial_state(seed)
-    bound = game.max_game_length()
+    with _games_own_code(f"game '{game.info.id}' seed {seed}, its initial state"):
+        state = game.new_initial_state(seed)
+        bound = game.max_game_length()
+        trajectory = [_snapshot(state)]
     cap = bound if bound is not None else UNBOUNDED_CAP
-    trajectory = [_snapshot(state)]
     steps = 0
     while not state.is_terminal() and steps < cap:
         where = f"game '{game.info.id}' seed {seed} step {steps}"
@@ -218,7 +219,9 @@ def _json_text(view: Any, where: str) -> str:
 
 
 def check_json_view(game: Game, seed: int) -> None:
-    """Where the game offers `State.to_json`: every seat's view is JSON (remote agents are sent it), and where it offers
+    """Where the game offers `State.to_json`: every seat's view is JSON (remote agents are sent it); in a game of hidden
+    information it is the same from the real state as from that seat's `view()` (which re-samples what the seat may not
+    see: a `to_json` that sends another seat's hand or the deck's order differs there); and where it offers
     `Game.state_from_json`, the state rebuilt from the acting seat's view shows that seat the same view, the same legal
     actions and the same seat to move (`arena connect` plays from it)."""
     state = game.new_initial_state(seed)
@@ -232,6 +235,11 @@ def check_json_view(game: Game, seed: int) -> None:
         where = f"game '{game.info.id}' seed {seed} step {step}"
         with _games_own_code(where):
             views = [_json_text(state.to_json(player), f"{where} seat {player}") for player in range(game.num_players)]
+            for player in range(game.num_players) if not game.info.perfect_information else ():
+                seen = _json_text(state.view(player).to_json(player), f"{where} seat {player}'s view")
+                assert seen == views[player], (
+                    f"{where} seat {player}: to_json sends what the seat may not see: it differs between the real state "
+                    f"and the seat's view (which re-samples the hidden parts):\nreal: {views[player]}\nview: {seen}")
             if state.is_terminal():
                 return
             seat = state.current_player

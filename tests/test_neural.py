@@ -262,6 +262,15 @@ def test_train_bad_input_is_one_line_exit_2_nothing_written(arena_cli, tmp_path,
     assert sorted(work.rglob("*")) == before
 
 
+def test_a_diverging_run_ends_in_one_line(arena_cli, tmp_path):
+    """A learning rate that sends the network's outputs to NaN: `arena train` says the run diverged, in one line, exit 2
+    (the NaN reached the move choice as a traceback)."""
+    result = arena_cli("train", "--game", "tic_tac_toe", "--algorithm", "dqn", "--episodes", "400", "--lr", "1e12",
+                       "--out", str(tmp_path / "n.npz"), "--quiet", ok=False)  # fmt: skip
+    one_error_line(result, "training diverged", "NaN", "--lr")
+    assert not (tmp_path / "n.npz").exists()
+
+
 def test_train_without_torch_says_how_to_install_it(arena_cli, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` now raises ImportError
     out = tmp_path / "net.npz"

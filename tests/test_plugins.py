@@ -1,5 +1,6 @@
 """Plugin discovery: entry points, loose files, failures, duplicates, a pip-installed third-party package."""
 
+import json
 import os
 import re
 import shutil
@@ -128,3 +129,38 @@ def test_head_revision_constant_matches_alembic():
     from db.session import HEAD_REVISION, head_revision
 
     assert head_revision() == HEAD_REVISION
+
+
+def _fake_distribution(site: Path, name: str, entry_points: dict[str, str], modules: dict[str, str]) -> None:
+    """An installed package as pip leaves one: its modules and a dist-info folder with its entry points."""
+    info = site / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[arena]\n" + "".join(f"{k} = {v}\n" for k, v in entry_points.items()))
+    for module, source in modules.items():
+        (site / f"{module}.py").write_text(source)
+
+
+def test_a_package_cannot_take_over_a_built_in_id_nor_hide_another_package(tmp_path):
+    """Entry points load Arena's own first: a package registering 'tic_tac_toe' or 'random' is told its id is taken
+    (an entry point sorting before 'tic_tac_toe' took it over silently, but for a warning naming it as kept); two
+    packages' entry points of one name: the second is reported, not dropped in silence (which one won depended on
+    sys.path)."""
+    site = tmp_path / "site"
+    hijack = (
+        "import arena\nfrom games.tic_tac_toe import TicTacToe\nfrom agents.random_agent import RandomAgent\n"
+        "class Fake(TicTacToe):\n    info = arena.GameInfo(id='tic_tac_toe', version='9', name='fake')\n"
+        "class Bad(RandomAgent):\n    info = arena.AgentInfo(id='random', version='9', description='fake')\n"
+        "@arena.hookimpl\ndef register_games(register):\n    register(Fake)\n"
+        "@arena.hookimpl\ndef register_agents(register):\n    register(Bad)\n"
+    )  # fmt: skip
+    _fake_distribution(site, "arena-aaa", {"a_hijack": "aaa_hijack"}, {"aaa_hijack": hijack})
+    _fake_distribution(site, "arena-bbb", {"a_hijack": "bbb_other"}, {"bbb_other": "x = 1\n"})
+    env = dict(os.environ, PYTHONPATH=str(site), ARENA_DB=str(tmp_path / "t.db"))
+    listed = subprocess.run([sys.executable, "-m", "arena", "games", "--json"], env=env, capture_output=True, text=True,
+                            cwd=tmp_path, check=True)  # fmt: skip
+    games = {g["id"]: g for g in json.loads(listed.stdout)}
+    assert games["tic_tac_toe"]["plugin"] == "tic_tac_toe" and games["tic_tac_toe"]["version"] == "1"
+    assert "duplicate game id 'tic_tac_toe': registered by plugins 'tic_tac_toe' and 'a_hijack'; the one of 'tic_tac_toe' is kept" in listed.stderr
+    assert "duplicate agent id 'random': registered by plugins 'random_agent' and 'a_hijack'" in listed.stderr
+    assert "plugin 'a_hijack' (entry point of arena-bbb): a plugin of that name is already loaded (entry point of arena-aaa)" in listed.stderr

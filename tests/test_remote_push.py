@@ -82,6 +82,16 @@ def test_an_answer_sent_a_byte_at_a_time_is_cut_off_at_its_deadline(part):
     assert took < 2.0, f"the match took {took:.1f} s"
 
 
+def test_an_http_1_0_bot_whose_answers_close_the_connection_plays_normally():
+    """BaseHTTPRequestHandler's default: every answer closes the connection, its body after its headers. The body must
+    still be read (a deadline wrapper once closed the socket under http.client's read: agent_disconnected)."""
+    game = REGISTRY.game_class("tic_tac_toe")()
+    with fault_bot("http10") as url:
+        for seed in range(3):
+            result = play_match(game, agents(url, game, seed % 2), seed, time_per_move=5.0)
+            assert result.reason == "normal", result.detail
+
+
 def test_a_fault_loses_one_match_and_the_tournament_goes_on(arena_cli):
     with fault_bot("illegal") as bad, push_bot() as good:
         arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"http:url={bad},http:url={good},random",

@@ -79,6 +79,32 @@ class ThrowsAtThree(NimState):
         super().apply(action)
 
 
+class CannotRender(NimState):
+    def render(self) -> str:
+        raise ValueError("cannot draw")
+
+
+class SecretNim(NimState):
+    """Each seat holds a secret number (hidden from the other); its view re-samples the other seat's."""
+
+    def __init__(self, stones: int, secrets: tuple[int, int] = (3, 7)) -> None:
+        super().__init__(stones)
+        self.secrets = secrets
+
+    def clone(self) -> SecretNim:
+        other = SecretNim(self.stones, self.secrets)
+        other.current_player, other.winner = self.current_player, self.winner
+        return other
+
+    def view(self, player: int) -> SecretNim:
+        other = self.clone()
+        other.secrets = tuple(s if seat == player else (s + self.stones) % 97 + 100 for seat, s in enumerate(self.secrets))  # type: ignore[assignment]
+        return other
+
+    def to_json(self, player: int) -> dict[str, Any]:
+        return {"stones": self.stones, "mine": self.secrets[player], "secrets": list(self.secrets)}  # both: a leak
+
+
 def _game(state_cls: type[NimState], rebuild_off_by_one: bool = False) -> Nim:
     class Variant(Nim):
         def new_initial_state(self, seed: int = 0) -> NimState:
@@ -92,6 +118,12 @@ def _game(state_cls: type[NimState], rebuild_off_by_one: bool = False) -> Nim:
     return Variant()
 
 
+def _hidden(game: Nim) -> Nim:
+    """The game declared of hidden information (its views re-sample what a seat may not see)."""
+    type(game).info = arena.GameInfo(id="nim", version="1", name="Nim", perfect_information=False, params=Nim.info.params)
+    return game
+
+
 def test_a_correct_game_passes() -> None:
     check_game(Nim(), seeds=range(5))
 
@@ -100,10 +132,12 @@ def test_a_correct_game_passes() -> None:
     (_game(SetView), "game 'nim' seed 0 step 0 seat 0: to_json gave what JSON cannot hold (Object of type set is not JSON serializable)"),
     (_game(NimState, rebuild_off_by_one=True), "game 'nim' seed 0 step 0: state_from_json rebuilt a state whose view differs"),
     (_game(ThrowsAtThree), "the game raised ValueError: no rule for three stones"),
+    (_game(CannotRender), "game 'nim' seed 0, its initial state: the game raised ValueError: cannot draw"),
+    (_hidden(_game(SecretNim)), "game 'nim' seed 0 step 0 seat 0: to_json sends what the seat may not see"),
 ])  # fmt: skip
 def test_the_suite_catches_the_mistake_and_says_where(game: Nim, words: str) -> None:
     with pytest.raises(AssertionError) as caught:
         check_game(game, seeds=range(5))
     assert words in str(caught.value), str(caught.value)
     if "ValueError" in words:
-        assert "game 'nim' seed " in str(caught.value) and " step " in str(caught.value)
+        assert "game 'nim' seed " in str(caught.value) and (" step " in str(caught.value) or "initial state" in str(caught.value))

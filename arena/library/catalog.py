@@ -9,7 +9,7 @@ from typing import Any
 
 from arena import agents as agent_specs
 from arena.api import Game, State
-from arena.errors import ArenaError, about, plugin_code
+from arena.errors import ArenaError, about
 from arena.observations import observation_shape
 from arena.params import check_name, parse_game_spec
 from arena.plugins import Registry
@@ -54,9 +54,11 @@ def games(registry: Registry) -> list[dict[str, Any]]:
 def json_view_doc(game: Game) -> str | None:
     """What a remote bot's `state` holds in this game: its `State.to_json` docstring (None: no JSON view, so no remote
     play), for bot authors who do not read the game's Python."""
-    with plugin_code(f"game '{game.info.id}': its initial state"):
+    try:
         view = type(game.new_initial_state(0)).to_json
-    return None if view is State.to_json else inspect.getdoc(view)
+    except Exception:  # noqa: BLE001  (a third-party game may need parameters to start: _shape says nothing either)
+        return None
+    return None if view is State.to_json or not view.__doc__ else inspect.cleandoc(view.__doc__)
 
 
 def game(registry: Registry, game_id: str) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,8 @@ from arena.verify import replay_or_explain
 from db import queries
 from db.records import MatchRecord
 from db.session import Database
+
+log = logging.getLogger("arena.library")
 
 
 def match_to_dict(record: MatchRecord) -> dict[str, Any]:
@@ -108,7 +111,8 @@ def load_replay(database: Database, registry: Registry, match_id: int) -> Replay
 
 
 def render_svg(state: State) -> str | None:
-    """The board as SVG where the game draws one (the optional `State.render_svg()` hook)."""
+    """The board as SVG where the game draws one (the optional `State.render_svg()` hook); None where it draws none,
+    or where drawing fails (the game's fault: the position is shown as `render_text` gives it, never a 500)."""
     draw = getattr(state, "render_svg", None)
     if draw is None:
         return None
@@ -116,7 +120,19 @@ def render_svg(state: State) -> str | None:
         svg = draw()
     except NotImplementedError:
         return None
+    except Exception:  # noqa: BLE001  (a plugin game's drawing code)
+        log.warning("%s: render_svg raised", type(state).__name__, exc_info=True)
+        return None
     return svg if isinstance(svg, str) else None
+
+
+def render_text(state: State) -> str:
+    """The position as `render()` gives it, or a line saying the game could not draw it (a plugin's fault, never a 500,
+    and never charged to the seat being shown it)."""
+    try:
+        return str(state.render())
+    except Exception as exc:  # noqa: BLE001  (a plugin game's own code)
+        return f"(the game could not draw this position: {type(exc).__name__}: {exc})"
 
 
 def _legal_count(state: State) -> int:
@@ -128,7 +144,7 @@ def _position(state: State, perfect_information: bool) -> dict[str, Any]:
     legal-move count. A game of hidden information draws only public information (README, "Board pictures"), but its
     `render()` may show everything (Gwent Lite's both hands): its text is left out where the SVG is drawn."""
     svg = render_svg(state)
-    text = state.render() if perfect_information or svg is None else None
+    text = render_text(state) if perfect_information or svg is None else None
     return {"text": text, "svg": svg, "to_move": None if state.is_terminal() else state.current_player,
             "legal_moves": _legal_count(state)}  # fmt: skip
 

@@ -72,7 +72,7 @@ def cancel(database: Database, key: str | int) -> dict[str, Any]:
     """Cancel a queued or running tournament (a server playing it stops at its next match); one cancelled already
     stays so; a finished one (done, failed) is refused: there is nothing left to cancel."""
     found = one(database, key)
-    if found["status"] in ("done", "failed"):
-        raise ArenaError(f"tournament {found['id']} is {found['status']}: only a queued or running one can be cancelled")
-    queue.cancel(database, found["id"])
+    status = queue.cancel(database, found["id"])
+    if status in ("done", "failed"):  # (decided in the write: one that finished meanwhile is not said to be cancelled)
+        raise ArenaError(f"tournament {found['id']} is {status}: only a queued or running one can be cancelled")
     return one(database, found["id"])

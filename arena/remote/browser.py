@@ -16,7 +16,7 @@ from typing import Any
 
 from arena import hookimpl
 from arena.api import AgentInfo, Game, State
-from arena.library.matches import render_svg
+from arena.library.matches import render_svg, render_text
 from arena.match import AGENT_DISCONNECTED, Forfeit
 from arena.params import MAX_TIME_PER_MOVE, Param, check_name
 from arena.remote.pull import PullAgent
@@ -64,7 +64,7 @@ class BrowserAgent(PullAgent):
 
     def act_message(self, state: State) -> dict[str, Any]:
         message = super().act_message(state)
-        message["view"] = {"svg": render_svg(state), "text": state.render()}
+        message["view"] = {"svg": render_svg(state), "text": render_text(state)}
         return message
 
     def answer(self, body: bytes | str, elapsed: float) -> int:

@@ -97,8 +97,10 @@ class BotConnection:
                 response = conn.getresponse()
                 data = response.read(MAX_ANSWER_BYTES + 1)
             finally:
-                if isinstance(conn.sock, _Deadline):  # (getresponse drops the socket of a closing answer)
+                if isinstance(conn.sock, _Deadline):
                     conn.sock = real
+                else:  # getresponse dropped the socket of a closing answer (HTTP/1.0, Connection: close) before its body
+                    real.close()  # was read: the wrapper's close left it open for the read, closed now it is done
             if len(data) > MAX_ANSWER_BYTES:
                 self.close()
                 raise NotHttp(TOO_LONG)
@@ -147,7 +149,8 @@ class _Deadline:
         return self.sock.fileno()
 
     def close(self) -> None:
-        self.sock.close()
+        """Nothing: http.client closes the connection of a closing answer before reading its body (a real socket waits
+        for its readers, this wrapper's are unknown to it); `post` closes the socket once the body is read."""
 
     def _decref_socketios(self) -> None:
         pass

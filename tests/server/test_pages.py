@@ -61,3 +61,69 @@ def test_an_agent_given_under_another_label_takes_its_results_label(server: Serv
     assert "recorded under the labels their results already have: random:seed=0 as random)" in page
     board = {row["agent"]: row["games"] for row in server.get("/api/v1/leaderboard", game="tic_tac_toe")}
     assert board == {"random": 2, "greedy": 1, "center": 1}
+
+
+BADLY_DRAWN = """
+import arena
+from games.tic_tac_toe import TicTacToe, TicTacToeState
+
+
+class BadlyDrawnState(TicTacToeState):
+    def render_svg(self):
+        raise ValueError("cannot draw svg")
+
+    def clone(self):
+        copy = super().clone()
+        copy.__class__ = BadlyDrawnState
+        return copy
+
+
+class BadlyDrawn(TicTacToe):
+    info = arena.GameInfo(id="badly_drawn", version="1", name="tic-tac-toe that cannot draw its board")
+
+    def new_initial_state(self, seed):
+        state = super().new_initial_state(seed)
+        state.__class__ = BadlyDrawnState
+        return state
+
+
+@arena.hookimpl
+def register_games(register):
+    register(BadlyDrawn)
+"""
+
+
+def test_a_game_whose_drawing_fails_is_shown_as_text_never_a_500(tmp_path) -> None:  # noqa: ANN001
+    """A plugin game's render_svg raising: the replay page and the replay JSON show its text (they answered 500 with a
+    traceback in the log), and a person playing it is shown the text too (the drawing failed inside the person's turn,
+    and the person was charged an agent_error)."""
+    from fastapi.testclient import TestClient
+
+    from arena.library import tokens
+    from arena.library.storage import open_database
+    from arena.plugins import get_registry
+    from arena.server import Settings, create_app
+    from tests.conftest import Arena, loose_plugin
+
+    folder = loose_plugin(tmp_path / "plugins", "badly_drawn", BADLY_DRAWN)
+    Arena(tmp_path / "arena.db", plugins_dirs=(folder,))("run-tournament", "--game", "badly_drawn", "--agents", "random,greedy",
+                                                          "--rounds", "1", "--quiet")  # fmt: skip
+    database = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    settings = Settings(workers=0, worker_id="test", plugins_dirs=(str(folder),))
+    with TestClient(create_app(database, get_registry((str(folder),)), settings)) as client:
+        page = client.get("/matches/1")
+        assert page.status_code == 200 and '<pre class="board">' in page.text, page.text[:300]
+        replay = client.get("/api/v1/matches/1/replay").json()
+        assert all(p["svg"] is None and p["text"] for p in replay["positions"])
+        person = {"Authorization": f"Bearer {tokens.create(database, 'alice')}"}
+        started = client.post("/api/v1/play", json={"game": "badly_drawn", "against": "random", "seat": 0}, headers=person)
+        assert started.status_code == 201, started.text
+        game = started.headers["location"]
+        state = client.get(game, params={"seen": 0, "wait": 10}, headers=person).json()
+        for _ in range(20):
+            if state["status"] == "your_move":
+                break
+            state = client.get(game, params={"seen": state["version"], "wait": 10}, headers=person).json()
+        assert state["status"] == "your_move" and state["board"]["svg"] is None and "." in state["board"]["text"], state
+        client.post(game + "/leave", headers=person)
+    database.close()
