@@ -122,7 +122,7 @@ def test_connector_answers_acts_with_the_agent_move() -> None:
     state = game.new_initial_state(0)
     for action in (0, 6, 1, 6, 2):  # seat 0 threatens 0-1-2-3 on the bottom row: seat 1 must block at 3
         state.apply(action)
-    assert connector.handle(json.dumps(protocol.start_message(game, "m1", 1, 1000.0))) is None
+    assert connector.handle(json.dumps(protocol.start_message(game, "m1", 1, 1000.0, 7))) is None
     answer = json.loads(connector.handle(json.dumps(protocol.act_message(game, "m1", 1, 1, state, 1000.0, None))) or "{}")
     assert answer["action"] == 3 and answer["match_id"] == "m1" and answer["seq"] == 1 and answer["think_ms"] >= 0
 

@@ -95,7 +95,7 @@ def test_answers_are_parsed_strictly():
 
 def test_start_and_end_messages():
     game = REGISTRY.game_class("connect_four")()
-    start = protocol.start_message(game, "ab", 1, 150.0)
+    start = protocol.start_message(game, "ab", 1, 150.0, 7)
     assert start["type"] == "start" and start["protocol"] == protocol.PROTOCOL and start["num_players"] == 2
     result = MatchResult([1.0, -1.0], ["win", "loss"], [1, 2], 7, "normal")
     end = protocol.end_message("ab", 1, result)

@@ -483,3 +483,16 @@ def test_a_seat_whose_token_is_revoked_mid_match_forfeits_at_once(stage: Stage) 
     (match,) = stage.matches(tid)
     assert match["reason"] == "agent_disconnected" and "revoked" in match["detail"], match
     assert time.monotonic() - revoked < TOKEN_RECHECK_SECONDS + 10 < 30
+
+
+def test_arena_connect_replays_a_seeded_match_the_same_way(stage: Stage) -> None:
+    """The match id is new every time a match is played; the `seed` of its `start` is not: an agent served by
+    `arena connect` (a sampling MCTS) plays the same moves in two tournaments of one seed."""
+    stage.serve()
+    stage.start([ARENA, "connect", "--server", stage.server.url, "--token", stage.token("remote"), "mcts:simulations=25"])  # type: ignore[union-attr]
+    moves = []
+    for name in ("first", "again"):
+        tid = stage.submit(game="connect_four", agents=["pull:name=remote", "random"], rounds=2, seed=11, name=name)
+        stage.finished(tid)
+        moves.append([(m["index"], stage.get(f"/api/v1/matches/{m['id']}")["moves"]) for m in stage.matches(tid)])
+    assert moves[0] == moves[1] and len(moves[0]) == 2

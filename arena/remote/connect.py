@@ -91,7 +91,9 @@ class Connector:
                                  f"{game_cls.info.version} here: its moves may mean other things")  # fmt: skip
             game = game_cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in described["params"].items()})
             entry: AgentEntry = build_entry(self.registry, str(self.spec), self.spec.id, dict(self.spec.params), game)
-            seed = int.from_bytes(hashlib.sha256(message["match_id"].encode()).digest()[:8], "big")
+            seed = message.get("seed")  # the seat's seed (a start says it): the same match plays the same way again
+            if not isinstance(seed, int) or isinstance(seed, bool):  # a server of before it did: the match id
+                seed = int.from_bytes(hashlib.sha256(message["match_id"].encode()).digest()[:8], "big")
             agent = entry.make(self.registry, game, message["seat"], seed)
             seat = self.seats[key] = Seat(game, agent, random.Random(derive_seed(seed, message["seat"], "determinise")))
         return seat

@@ -35,9 +35,11 @@ def game_json(game: Game) -> dict[str, Any]:
     return {"id": game.info.id, "version": game.info.version, "params": params}
 
 
-def start_message(game: Game, match_id: str, seat: int, deadline_ms: float | None) -> dict[str, Any]:
+def start_message(game: Game, match_id: str, seat: int, deadline_ms: float | None, seed: int) -> dict[str, Any]:
+    """`seed`: for the bot's own randomness, the seed Arena gives an agent of its own in this seat (the same for the
+    same tournament seed, match and seat: a seeded bot replays its match; it tells nothing of a hidden deal)."""
     return {"type": "start", "protocol": PROTOCOL, "match_id": match_id, "game": game_json(game), "seat": seat,
-            "num_players": game.num_players, "deadline_ms": deadline_ms}  # fmt: skip
+            "num_players": game.num_players, "deadline_ms": deadline_ms, "seed": seed}  # fmt: skip
 
 
 def act_message(

@@ -141,7 +141,7 @@ class PullAgent(RemoteAgent):
     def act(self, state: State) -> int:
         if not self.started:
             self.started = True
-            message = protocol.start_message(self.game, self.match_id, self.player, self.deadline_ms())
+            message = protocol.start_message(self.game, self.match_id, self.player, self.deadline_ms(), self.seed)
             self._call("start", message, float(self.params["wait"]))
         reply, elapsed = self._call("act", self.act_message(state), self.deadline())
         if "answer" not in reply:

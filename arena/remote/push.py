@@ -151,7 +151,7 @@ class HttpAgent(RemoteAgent):
     def _start(self) -> None:
         """Send `start` (its answer is ignored, but the connection must work); it also measures the link."""
         self.started = True
-        message = protocol.start_message(self.game, self.match_id, self.player, self.deadline_ms())
+        message = protocol.start_message(self.game, self.match_id, self.player, self.deadline_ms(), self.seed)
         self.start_status, _answer, elapsed = self._post("/start", message, max(self.deadline(), 1.0))
         self.best_rtt = elapsed
 
