@@ -98,7 +98,11 @@ def _serve(conn: Connection, plugins_dirs: Sequence[str], game_spec: str, memory
                 game = games[key]
                 entry = entry_from_json(registry, entry_json, game)
                 agent = entry.make(registry, game, seat, seed)
-                check_as_stored(entry, entry_json, installed_version(registry, entry))  # after: the files it read
+                try:
+                    check_as_stored(entry, entry_json, installed_version(registry, entry))  # after: the files it read
+                except ArenaError:
+                    agent.close()
+                    raise
                 agent.time_per_move = time_per_move
                 agents[handle] = agent
                 conn.send(("ok", agent.batch_key() is not None))

@@ -375,11 +375,12 @@ class Player:
         self.game = make_game(registry, setup.game_spec)
         self.registry = registry
         self.entries = [entry_from_json(registry, data, self.game) for data in setup.agents]
-        for entry, data in zip(self.entries, setup.agents):  # a worker of the run (a process, a Ray task) checks too
-            check_as_stored(entry, data)
-        # Agents whose version holds a fingerprint (a checkpoint's digest): checked again each time one is made, since
-        # a file rewritten during the run would otherwise be played under the version stored at its start.
+        # Every agent's version is checked against the stored one when it is first made in this worker (a process, a
+        # Ray task: an error there stops the run in one line, where a pool's initializer would break the pool), and
+        # those whose version holds a fingerprint (a checkpoint's digest) each time one is made: a file rewritten during
+        # the run would otherwise be played under the version stored at its start.
         self.fingerprinted = [entry.version != registry.agent_class(entry.type_id).info.version for entry in self.entries]
+        self._checked = [False] * len(self.entries)
         self.makers = [entry.maker(registry) for entry in self.entries]
         # Remote agents already live outside this process: they are never isolated.
         self.remote = [registry.agent_class(entry.type_id).remote for entry in self.entries]
@@ -412,14 +413,20 @@ class Player:
         and in agent processes alike: `--resume` goes on once it is mended."""
         try:
             agent = self.makers[position](game, seat, seed)
-            entry = self.entries[position]
-            if self.fingerprinted[position]:  # after making it: a file read then is the one that must not have changed
-                check_as_stored(entry, self.setup.agents[position], installed_version(self.registry, entry))
-            return agent
         except (ArenaError, MemoryError):
             raise
         except Exception as exc:  # noqa: BLE001  (a plugin's constructor: its fault, recorded in its match)
             return Unmade(game, seat, seed, unmade(seat, exc))
+        if self.fingerprinted[position] or not self._checked[position]:  # after making it: what it read is checked
+            entry = self.entries[position]
+            try:
+                check_as_stored(entry, self.setup.agents[position],
+                                installed_version(self.registry, entry) if self.fingerprinted[position] else None)  # fmt: skip
+            except ArenaError:
+                agent.close()
+                raise
+            self._checked[position] = True
+        return agent
 
     def _agents(self, task: MatchTask, seed: int, game: Game) -> list[Agent]:
         if not self.setup.isolate:

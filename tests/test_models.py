@@ -214,6 +214,11 @@ def test_a_nan_output_for_a_legal_action_forfeits_that_match_batched_or_not(aren
     assert results[0] == results[1]
     assert all(reason == "agent_error" and "NaN for legal action(s) 6" in detail and turns >= 2
                for _, reason, detail, turns in results[0]), results[0]  # fmt: skip
+    # A search taking the network's value (here its best legal output) forfeits the same way, not comparing NaNs.
+    arena_cli("run-tournament", "--game", "connect_four", "--agents", f"minimax:depth=1,eval=model,model={path},random",
+              "--rounds", "2", "--seed", "2", "--quiet")  # fmt: skip
+    searched = arena_cli.json("matches", "--tournament", "3")
+    assert {m["reason"] for m in searched} == {"agent_error"} and all("is NaN" in m["detail"] for m in searched), searched
 
 
 def test_metadata_parameters_left_out_are_the_defaults(arena_cli, tmp_path):

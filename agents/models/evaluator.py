@@ -16,7 +16,7 @@ import numpy as np
 
 import arena
 from agents.models import model_for
-from agents.neural import checkpoint_digest, file_key, game_model
+from agents.neural import NotANumber, checkpoint_digest, file_key, game_model
 
 #: Positions whose network output is kept (per agent); the cache is emptied when it is full.
 CACHE_LIMIT = 1 << 16
@@ -62,6 +62,8 @@ class NetworkEvaluator:
                     value = float(values[row])
                 else:  # Q-values: the best legal one
                     value = float(outputs[row][states[index].legal_actions()].max())
+                if math.isnan(value):  # a search would compare it silently (every comparison false): the agent's fault
+                    raise NotANumber(f"the network's value of a position is NaN ({self.model.path})")
                 self.cache[keys[index]] = (outputs[row], value)
         return [self.cache[key] for key in keys]
 
