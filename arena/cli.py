@@ -166,9 +166,7 @@ def plugins_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
     if as_csv:
         print_csv(["name", "source", "version", "hooks"], rows)
         return
-    print_table("Plugins", ["name", "source", "version", "hooks"], rows)
-    for error in registry.errors:
-        click.echo(f"failed: {error}", err=True)
+    print_table("Plugins", ["name", "source", "version", "hooks"], rows)  # (problems: said as warnings when loading)
 
 
 @cli.command("games")

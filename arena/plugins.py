@@ -37,6 +37,11 @@ class PluginInfo:
     hooks: tuple[str, ...]
 
 
+#: Where a game or agent type that is not known could come from: said with "unknown game/agent type".
+WHERE_PLUGINS = ("a plugin package must be installed in this environment (pip install it); loose-file plugins load from "
+                 "./plugins, $ARENA_PLUGINS_DIR and --plugins-dir")
+
+
 @dataclass
 class Registry:
     """Everything the plugins registered, plus what went wrong while loading them."""
@@ -53,8 +58,7 @@ class Registry:
             return self.games[game_id]
         except KeyError:
             known = ", ".join(sorted(self.games)) or "none"
-            raise ArenaError(f"unknown game '{game_id}' (known: {known}; loose-file plugins load from ./plugins,"
-                             " $ARENA_PLUGINS_DIR and --plugins-dir)") from None  # fmt: skip
+            raise ArenaError(f"unknown game '{game_id}' (known: {known}; {WHERE_PLUGINS})") from None
 
     def installed_modules(self) -> list[str]:
         """The importable modules of the plugins installed as packages (entry points) that loaded here."""
@@ -66,8 +70,7 @@ class Registry:
             return self.agents[agent_id]
         except KeyError:
             known = ", ".join(sorted(self.agents)) or "none"
-            raise ArenaError(f"unknown agent type '{agent_id}' (known: {known}; loose-file plugins load from ./plugins,"
-                             " $ARENA_PLUGINS_DIR and --plugins-dir)") from None  # fmt: skip
+            raise ArenaError(f"unknown agent type '{agent_id}' (known: {known}; {WHERE_PLUGINS})") from None
 
     def owner(self, kind: str, item_id: str) -> str:
         return self._owner[(kind, item_id)]
