@@ -220,10 +220,11 @@ def summary_lines(report: Mapping[str, Any]) -> list[str]:
         (f"warning: the state the run stored ({stored['units']} {unit}, counts {stored['counts']}, LLR {stored['llr']:.2f}) "
          "differs from the one recomputed from the stored matches (shown): matches were changed after the run")]  # fmt: skip
     test, base, elo0, elo1 = report["test"], report["base"], report["elo0"], report["elo1"]
-    likelier = "H1 accepted: {0:+g} Elo for {1} against {2} is far likelier than {3:+g}"
-    verdict = {"H1": likelier.format(elo1, test, base, elo0) + (f" ({test} is stronger)" if elo0 >= 0 else ""),
-               "H0": likelier.format(elo0, test, base, elo1).replace("H1", "H0", 1)
-                     + (f" ({test} is not stronger by {elo1:g} Elo)" if elo1 > 0 else ""),
+    def likelier(accepted: str, elo: float, other: float) -> str:
+        return f"{accepted} accepted: {elo:+g} Elo for {test} against {base} is far likelier than {other:+g}"
+
+    verdict = {"H1": likelier("H1", elo1, elo0) + (f" ({test} is stronger)" if elo0 >= 0 else ""),
+               "H0": likelier("H0", elo0, elo1) + (f" ({test} is not stronger by {elo1:g} Elo)" if elo1 > 0 else ""),
                "continue": "no decision yet (the test goes on)",
                "inconclusive": "no decision: the matches ran out first (the round limit, or the run's own test ended it)",
                }[report["decision"]]  # fmt: skip
