@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -104,11 +104,13 @@ def extend_schedule(database: Database, tournament_id: int, schedule: bytes, sch
     retrying(write)
 
 
-def add_ladder_join(database: Database, tournament_id: int, label: str, entry: dict[str, Any], most: int) -> Literal["added", "in", "full"]:
+def add_ladder_join(database: Database, tournament_id: int, label: str, entry: dict[str, Any], most: int,
+                    check: Callable[[list[dict[str, Any]]], None] = lambda entries: None) -> Literal["added", "in", "full"]:  # fmt: skip
     """Queue an agent to join a ladder (admitted at its next batch boundary), unless its label is in the ladder already,
-    playing or waiting ("in"), or the ladder holds `most` agents so counted ("full"); "added" when queued. The count and
+    playing or waiting ("in"), or the ladder holds `most` agents so counted ("full"); "added" when queued. `check` is
+    given every agent in the ladder (playing or waiting: their entries) and may raise to refuse the join. The checks and
     the write are one transaction serialised with every other join (and the ladder's row locked), so joins at once
-    cannot take the ladder past `most` together."""
+    cannot take the ladder past `most`, nor bring it one agent twice, together."""
 
     def write() -> Literal["added", "in", "full"]:
         with serialised_write(database) as connection:
@@ -116,12 +118,14 @@ def add_ladder_join(database: Database, tournament_id: int, label: str, entry: d
             if connection.dialect.name != "sqlite":
                 query = query.with_for_update()
             settings = json.loads(connection.execute(query).scalar_one())
-            joined = connection.execute(select(LadderJoin.label).where(LadderJoin.tournament_id == tournament_id)).scalars()
-            labels = {agent["label"] for agent in settings["agents"]} | set(joined)
+            joined = connection.execute(select(LadderJoin.entry).where(LadderJoin.tournament_id == tournament_id)).scalars()
+            entries = list(settings["agents"]) + [json.loads(text) for text in joined]
+            labels = {agent["label"] for agent in entries}
             if label in labels:
                 return "in"
             if len(labels) >= most:
                 return "full"
+            check(entries)
             connection.execute(insert(LadderJoin).values(tournament_id=tournament_id, label=label, entry=json.dumps(entry, sort_keys=True)))
             connection.commit()
         return "added"

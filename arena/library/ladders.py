@@ -50,11 +50,16 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
         labels = [data["label"] for data in stored]
         if entry.label not in labels and len(set(labels)) >= MAX_AGENTS:  # one already in is told so (AlreadyIn)
             raise full(found.id)
-        twin = same_agent(registry, resolved[0], stored, game)
-        if twin is not None:
-            raise ArenaError(f"agent: '{resolved[0].label}' and '{twin}', in ladder {found.id} already, are {SAME_AGENT}")
         ladder_id = found.id
-    added = "in" if entry.label in labels else queries.add_ladder_join(database, ladder_id, entry.label, entry.to_json(), MAX_AGENTS)
+
+    def no_twin(entries: list[dict[str, Any]]) -> None:  # in the join's serialised transaction (queries.add_ladder_join)
+        twin = same_agent(registry, resolved[0], entries, game)
+        if twin is not None:
+            raise ArenaError(f"agent: '{resolved[0].label}' and '{twin}', in ladder {ladder_id} already, are {SAME_AGENT}")
+
+    no_twin(stored)  # said before anything is written, as every other refusal
+    added = "in" if entry.label in labels else queries.add_ladder_join(database, ladder_id, entry.label, entry.to_json(),
+                                                                     MAX_AGENTS, no_twin)  # fmt: skip
     if added == "full":  # another join took the last place since the check above
         raise full(ladder_id)
     if added == "in":

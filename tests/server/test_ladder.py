@@ -220,7 +220,7 @@ def test_fields_beyond_the_scheduler_limit_are_refused_and_write_nothing(server:
 def test_joins_at_once_never_take_a_ladder_past_its_limit(database_url: str, monkeypatch) -> None:  # noqa: ANN001
     """Eight joins at once to a ladder with one place left (the limit lowered to 4): one is queued and seven are told the
     ladder is full, on SQLite and PostgreSQL (the count and the write are one serialised transaction; checked and
-    written in two steps, several got in)."""
+    written in two steps, several got in); eight joins at once of one agent under two labels: it gets in once."""
     import threading
 
     from arena.library import ladders
@@ -253,4 +253,26 @@ def test_joins_at_once_never_take_a_ladder_past_its_limit(database_url: str, mon
     assert sorted(answers) == ["full"] * 7 + ["joined"], answers
     refused = cli("tournaments", "join", "lad", "greedy:seed=9", ok=False)
     assert refused.exit_code == 2 and "has 4 agents" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
-    assert cli.rows("select count(*) from ladder_joins") == [(1,)]
+    # One agent under two labels (its seed given or left at 0), joined at once: it gets in once.
+    monkeypatch.setattr(ladders, "MAX_AGENTS", 256)
+    answers.clear()
+    start = threading.Barrier(8)
+
+    def twin_join(number: int) -> None:
+        start.wait(timeout=30)
+        try:
+            ladders.join(registry, database, "lad", "mcts:simulations=7" + (",seed=0" if number % 2 else ""))
+            answers.append("joined")
+        except ladders.AlreadyIn:
+            answers.append("in")
+        except Exception as exc:  # noqa: BLE001
+            answers.append("twin" if "are the same agent" in str(exc) else repr(exc))
+
+    with open_database(database_url) as database:
+        threads = [threading.Thread(target=twin_join, args=(number,)) for number in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    assert answers.count("joined") == 1 and set(answers) <= {"joined", "in", "twin"}, answers
+    assert cli.rows("select count(*) from ladder_joins") == [(2,)]
