@@ -217,62 +217,53 @@ def test_fields_beyond_the_scheduler_limit_are_refused_and_write_nothing(server:
     assert joins_count(server) == MAX_AGENTS - 200
 
 
-def test_joins_at_once_never_take_a_ladder_past_its_limit(database_url: str, monkeypatch) -> None:  # noqa: ANN001
-    """Eight joins at once to a ladder with one place left (the limit lowered to 4): one is queued and seven are told the
-    ladder is full, on SQLite and PostgreSQL (the count and the write are one serialised transaction; checked and
-    written in two steps, several got in); eight joins at once of one agent under two labels: it gets in once."""
+def _joins_at_once(database_url: str, specs: list[str], refusal: tuple[str, str]) -> list[str]:
+    """`ladders.join` of each spec to ladder 'lad' from its own thread, all released at once; each thread's answer:
+    "joined", "in" (AlreadyIn), refusal[1] when the refusal's words (refusal[0]) are in the error, else the error."""
     import threading
 
     from arena.library import ladders
     from arena.plugins import get_registry
     from db.session import open_database
 
+    registry = get_registry()
+    answers: list[str] = []
+    start = threading.Barrier(len(specs))
+
+    def one_join(spec: str) -> None:
+        start.wait(timeout=30)
+        try:
+            ladders.join(registry, database, "lad", spec)
+            answers.append("joined")
+        except ladders.AlreadyIn:
+            answers.append("in")
+        except Exception as exc:  # noqa: BLE001
+            answers.append(refusal[1] if refusal[0] in str(exc) else repr(exc))
+
+    with open_database(database_url) as database:
+        threads = [threading.Thread(target=one_join, args=(spec,)) for spec in specs]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    return answers
+
+
+def test_joins_at_once_never_take_a_ladder_past_its_limit(database_url: str, monkeypatch) -> None:  # noqa: ANN001
+    """Eight joins at once to a ladder with one place left (the limit lowered to 4): one is queued and seven are told the
+    ladder is full, on SQLite and PostgreSQL (the count and the write are one serialised transaction; checked and
+    written in two steps, several got in); eight joins at once of one agent under two labels: it gets in once."""
+    from arena.library import ladders
+
     monkeypatch.setattr(ladders, "MAX_AGENTS", 4)
     cli = Arena(database_url)
     cli("run-tournament", "--game", "tic_tac_toe", "--agents", ",".join(FIELD), "--format", "ladder", "--name", "lad", "--queue")
-    registry = get_registry()
-    answers: list[str] = []
-    start = threading.Barrier(8)
-
-    def one_join(seed: int) -> None:
-        start.wait(timeout=30)
-        try:
-            ladders.join(registry, database, "lad", f"mcts:simulations=5,seed={seed}")
-            answers.append("joined")
-        except ladders.AlreadyIn:
-            answers.append("in")
-        except Exception as exc:  # noqa: BLE001
-            answers.append("full" if "has 4 agents" in str(exc) else repr(exc))
-
-    with open_database(database_url) as database:
-        threads = [threading.Thread(target=one_join, args=(seed,)) for seed in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=60)
+    answers = _joins_at_once(database_url, [f"mcts:simulations=5,seed={seed}" for seed in range(8)], ("has 4 agents", "full"))
     assert sorted(answers) == ["full"] * 7 + ["joined"], answers
     refused = cli("tournaments", "join", "lad", "greedy:seed=9", ok=False)
     assert refused.exit_code == 2 and "has 4 agents" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
-    # One agent under two labels (its seed given or left at 0), joined at once: it gets in once.
-    monkeypatch.setattr(ladders, "MAX_AGENTS", 256)
-    answers.clear()
-    start = threading.Barrier(8)
-
-    def twin_join(number: int) -> None:
-        start.wait(timeout=30)
-        try:
-            ladders.join(registry, database, "lad", "mcts:simulations=7" + (",seed=0" if number % 2 else ""))
-            answers.append("joined")
-        except ladders.AlreadyIn:
-            answers.append("in")
-        except Exception as exc:  # noqa: BLE001
-            answers.append("twin" if "are the same agent" in str(exc) else repr(exc))
-
-    with open_database(database_url) as database:
-        threads = [threading.Thread(target=twin_join, args=(number,)) for number in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=60)
+    monkeypatch.setattr(ladders, "MAX_AGENTS", 256)  # one agent under two labels (its seed given or left at 0)
+    specs = ["mcts:simulations=7" + (",seed=0" if number % 2 else "") for number in range(8)]
+    answers = _joins_at_once(database_url, specs, ("are the same agent", "twin"))
     assert answers.count("joined") == 1 and set(answers) <= {"joined", "in", "twin"}, answers
     assert cli.rows("select count(*) from ladder_joins") == [(2,)]
