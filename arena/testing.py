@@ -264,6 +264,50 @@ def check_json_view(game: Game, seed: int) -> None:
             state.apply(rng.choice(state.legal_actions()))
 
 
+SVG_NAMESPACE = "{http://www.w3.org/2000/svg}"
+
+
+def check_svg(document: str, where: str = "render_svg") -> Any:
+    """`document` is one self-contained inline SVG as `State.render_svg` must give (README, "Board pictures"): well-formed,
+    an <svg> root in the SVG namespace with a viewBox from 0 0 and a <title>, and nothing outside it (no href, no url(),
+    no http, no script, no foreignObject). Returns the parsed root."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.fromstring(document)
+    except ET.ParseError as exc:
+        raise AssertionError(f"{where}: not well-formed SVG ({exc})") from None
+    assert root.tag == f"{SVG_NAMESPACE}svg", f"{where}: the root is {root.tag}, not an <svg> of the SVG namespace"
+    box = root.get("viewBox", "").split()
+    assert len(box) == 4 and box[:2] == ["0", "0"], f"{where}: needs a viewBox from 0 0 (got {root.get('viewBox')!r})"
+    title = root.find(f"{SVG_NAMESPACE}title")
+    assert title is not None and title.text, f"{where}: needs a <title> (what the picture shows, for screen readers)"
+    for element in root.iter():
+        for name, value in element.attrib.items():
+            assert "href" not in name and "url(" not in value, f"{where}: refers outside itself ({name}={value!r})"
+    assert "http" not in document.replace(f'xmlns="{SVG_NAMESPACE[1:-1]}"', ""), f"{where}: names an http(s) address"
+    assert "<script" not in document and "<foreignObject" not in document, f"{where}: holds a script or foreignObject"
+    return root
+
+
+def check_pictures(game: Game, seed: int) -> None:
+    """Where the game draws its positions (`State.render_svg`), every position of a random play-through is one
+    self-contained SVG (check_svg), or None."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    for step in range(300):
+        where = f"game '{game.info.id}' seed {seed} step {step}: render_svg"
+        with _games_own_code(where):
+            document = state.render_svg()
+        if document is None:
+            return
+        assert isinstance(document, str), f"{where}: gave {type(document).__name__}, not a str or None"
+        check_svg(document, where)
+        if state.is_terminal():
+            return
+        state.apply(rng.choice(state.legal_actions()))
+
+
 def check_game(game: Game, seeds: Iterable[int] = range(20)) -> None:
     """Every check for one configured game."""
     check_metadata(game)
@@ -277,6 +321,7 @@ def check_game(game: Game, seeds: Iterable[int] = range(20)) -> None:
         check_no_shared_state(game, seed)
         check_observation(game, seed)
         check_json_view(game, seed)
+        check_pictures(game, seed)
 
 
 def game_problem(game: Game, seed: int = 0) -> str | None:

@@ -79,6 +79,12 @@ class ThrowsAtThree(NimState):
         super().apply(action)
 
 
+class ExternalPicture(NimState):
+    def render_svg(self) -> str:
+        return ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><title>nim</title>'
+                '<image href="http://example.com/stones.png" width="100" height="100"/></svg>')
+
+
 class CannotRender(NimState):
     def render(self) -> str:
         raise ValueError("cannot draw")
@@ -134,6 +140,7 @@ def test_a_correct_game_passes() -> None:
     (_game(ThrowsAtThree), "the game raised ValueError: no rule for three stones"),
     (_game(CannotRender), "game 'nim' seed 0, its initial state: the game raised ValueError: cannot draw"),
     (_hidden(_game(SecretNim)), "game 'nim' seed 0 step 0 seat 0: to_json sends what the seat may not see"),
+    (_game(ExternalPicture), "game 'nim' seed 0 step 0: render_svg: refers outside itself"),
 ])  # fmt: skip
 def test_the_suite_catches_the_mistake_and_says_where(game: Nim, words: str) -> None:
     with pytest.raises(AssertionError) as caught:
