@@ -425,6 +425,15 @@ def game_fingerprint(session: Session, game_id: str, game_version: str, game_par
     return ",".join(f"{tid}@{revision}" for tid, revision in rows)
 
 
+def other_versions(session: Session, game_id: str, game_version: str) -> list[tuple[str, int]]:
+    """(game version, tournaments) of a game's tournaments played at other versions than `game_version`, by version."""
+    rows = session.execute(
+        select(Tournament.game_version, func.count()).where(Tournament.game_id == game_id, Tournament.game_version != game_version)
+        .group_by(Tournament.game_version).order_by(Tournament.game_version)
+    ).all()
+    return [(version, int(count)) for version, count in rows]
+
+
 def scope_tournaments(
     session: Session, *, tournament_id: int | None = None, game_id: str | None = None, game_version: str | None = None,
     game_params: str | None = None,

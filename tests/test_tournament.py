@@ -288,6 +288,16 @@ def test_leaderboard_cache_follows_new_results(arena_db):
     assert arena_cli.json("leaderboard", "--game", "tic_tac_toe") != []
 
 
+def test_a_games_leaderboard_says_when_its_matches_were_played_at_another_version(arena_cli):
+    """A rules change bumps a game's version and its results never mix: `--game` at the installed version then finds
+    nothing, and says that the stored tournaments are of another version and how to see them (an empty table before)."""
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "1", "--quiet")
+    arena_cli.execute("update tournaments set game_version = '0'")
+    result = arena_cli("leaderboard", "--game", "tic_tac_toe")
+    assert "no matches of tic_tac_toe v1, the version installed; stored: v0 (1 tournament)" in result.output
+    assert "--tournament ID" in result.output and arena_cli.json("leaderboard", "--game", "tic_tac_toe") == []
+
+
 def test_first_mover_is_stored_and_scored(arena_cli):
     """In Onitama the side card decides who moves first, so seat and first mover differ."""
     from arena.plugins import get_registry

@@ -14,6 +14,7 @@ from arena.leaderboard import sort_rows
 from arena.plugins import Registry
 from arena.ratings import elo
 from arena.stats import MATRIX_KINDS, matrix, seat_results, turn_stats
+from db import queries
 from db.session import Database
 
 Selection = results.Selection
@@ -30,11 +31,25 @@ def leaderboard_and_warning(database: Database, selection: Selection, system: st
 
     `weighted`: an adaptive tournament's Bradley-Terry fields from its inverse-probability weighted fit."""
     rows, warning = results.leaderboard_of(database, selection, system)
+    if not rows and "game_version" in selection.filters:
+        warning = other_versions_note(database, selection.filters["game_id"], selection.filters["game_version"]) or warning
     if weighted:
         if selection.tournament is None:
             raise ArenaError("--weighted is for one tournament of --format adaptive: give --tournament")
         rows = sort_rows(weighted_rows(database, selection.tournament.id, rows), system)
     return rows, warning
+
+
+def other_versions_note(database: Database, game_id: str, version: str) -> str | None:
+    """Why a game's leaderboard is empty when its tournaments were played at another version (a rules change bumps it,
+    and results never mix across versions), or None."""
+    with database.session() as session:
+        others = queries.other_versions(session, game_id, version)
+    if not others:
+        return None
+    shown = ", ".join(f"v{other} ({count} tournament{'s' if count != 1 else ''})" for other, count in others)
+    return (f"no matches of {game_id} v{version}, the version installed; stored: {shown}, which never mix with it: "
+            "see them with --tournament ID (arena tournaments lists them)")
 
 
 def leaderboard_of(database: Database, selection: Selection, system: str = "bt") -> list[dict[str, Any]]:
