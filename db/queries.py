@@ -121,11 +121,11 @@ def add_ladder_join(database: Database, tournament_id: int, label: str, entry: d
             joined = connection.execute(select(LadderJoin.entry).where(LadderJoin.tournament_id == tournament_id)).scalars()
             entries = list(settings["agents"]) + [json.loads(text) for text in joined]
             labels = {agent["label"] for agent in entries}
+            if label not in labels and len(labels) >= most:  # one in already is told so ("in")
+                return "full"
+            check(entries)  # before "in": an agent in under another label is told which
             if label in labels:
                 return "in"
-            if len(labels) >= most:
-                return "full"
-            check(entries)
             connection.execute(insert(LadderJoin).values(tournament_id=tournament_id, label=label, entry=json.dumps(entry, sort_keys=True)))
             connection.commit()
         return "added"

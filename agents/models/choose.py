@@ -25,8 +25,8 @@ import numpy as np
 def choose_actions(outputs: np.ndarray, legal: Sequence[Sequence[int]],
                    samplers: Sequence[random.Random | None]) -> list[int | Exception]:  # fmt: skip
     """For each row i of `outputs` [batch, num_actions]: `choose_action(outputs[i], legal[i], samplers[i])`, or the
-    ValueError it raises (a NaN output: that row's agent forfeits, the others play on as they would one by one)."""
-    from agents.neural import choose_action
+    NotANumber it raises (a NaN output: that row's agent forfeits, the others play on as they would one by one)."""
+    from agents.neural import NotANumber, choose_action
 
     rows, width = outputs.shape
     lengths = np.fromiter(map(len, legal), dtype=np.intp, count=rows)
@@ -47,7 +47,7 @@ def choose_actions(outputs: np.ndarray, legal: Sequence[Sequence[int]],
         if not plain:  # twice is drawn in sequential order
             try:
                 answers[i] = choose_action(outputs[i], actions, sampler)
-            except ValueError as exc:
+            except NotANumber as exc:
                 answers[i] = exc
         elif sampler is not None and len(actions) > 1:
             draws.append(i)

@@ -46,32 +46,24 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
         entries = tournaments.stored_labels(session, registry, game, resolved)
         entry = entries[0]
         tournaments.check_unattended(registry, entries)
-        stored = settings["agents"] + [data for _, data in queries.ladder_joins(session, found.id)]
-        labels = [data["label"] for data in stored]
-        if entry.label not in labels and len(set(labels)) >= MAX_AGENTS:  # one already in is told so (AlreadyIn)
-            raise full(found.id)
         ladder_id = found.id
 
-    def no_twin(entries: list[dict[str, Any]]) -> None:  # in the join's serialised transaction (queries.add_ladder_join)
-        twin = same_agent(registry, resolved[0], entries, game)
+    def no_twin(stored: list[dict[str, Any]]) -> None:
+        twin = same_agent(registry, resolved[0], stored, game)
         if twin is not None:
             raise ArenaError(f"agent: '{resolved[0].label}' and '{twin}', in ladder {ladder_id} already, are {SAME_AGENT}")
 
-    no_twin(stored)  # said before anything is written, as every other refusal
-    added = "in" if entry.label in labels else queries.add_ladder_join(database, ladder_id, entry.label, entry.to_json(),
-                                                                     MAX_AGENTS, no_twin)  # fmt: skip
-    if added == "full":  # another join took the last place since the check above
-        raise full(ladder_id)
+    # The ladder's agents (playing and waiting) are counted and compared in the join's own serialised transaction,
+    # which writes nothing when it refuses: joins at once cannot pass the limit or bring one agent twice.
+    added = queries.add_ladder_join(database, ladder_id, entry.label, entry.to_json(), MAX_AGENTS, no_twin)
+    if added == "full":  # one already in is told so first (AlreadyIn)
+        raise ArenaError(f"ladder {ladder_id} has {MAX_AGENTS} agents (playing or waiting to join), the most a ladder "
+                         "takes: it takes no more agents")  # fmt: skip
     if added == "in":
         raise AlreadyIn(f"agent '{entry.label}' is in ladder {ladder_id} already (give another seed or name to add a copy)")
     # waiting first, then the row: a ladder that admits the agent in between shows it in the row's agents
     joining = waiting(database, ladder_id)
     return {**one(database, ladder_id), "joining": joining}
-
-
-def full(ladder_id: int) -> ArenaError:
-    return ArenaError(f"ladder {ladder_id} has {MAX_AGENTS} agents (playing or waiting to join), the most a ladder takes: "
-                      "it takes no more agents")  # fmt: skip
 
 
 def waiting(database: Database, ladder_id: int) -> list[str]:

@@ -46,8 +46,6 @@ def url_problem(url: str) -> str | None:
     return None
 
 
-
-
 class BotConnection:
     """POSTs to one bot's base URL over one kept-alive connection (not thread-safe: one per thread)."""
 

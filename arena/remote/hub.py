@@ -160,12 +160,11 @@ class Hub:
             return {"fault": "agent_disconnected", "detail": "the match was not started"}
         seat.act, seat.seq = json.dumps(message, separators=(",", ":")), message.get("seq")
         seat.answer = asyncio.get_running_loop().create_future()
-        if seat.link is not None:
-            await self._send(seat.link, seat.act)
-        elif not await self._place(seat) and seat.gone is not None:
-            seat.act = seat.seq = seat.answer = None
-            return {"fault": "agent_disconnected", "detail": f"the bot '{seat.name}': {seat.gone}"}
         try:
+            if seat.link is not None:
+                await self._send(seat.link, seat.act)
+            elif not await self._place(seat) and seat.gone is not None:
+                return {"fault": "agent_disconnected", "detail": f"the bot '{seat.name}': {seat.gone}"}
             return {"answer": await asyncio.wait_for(asyncio.shield(seat.answer), deadline)}
         except _Gone as exc:
             return {"fault": "agent_disconnected", "detail": f"the bot '{seat.name}': {exc}"}

@@ -89,13 +89,11 @@ class RemoteAgent(Agent):
         (and is plausible), else the fastest exchange seen so far (the link's round trip), at most `elapsed`."""
         self.last_rtt = elapsed
         self.round_trips.append(elapsed)
-        self.network_trips.append(elapsed - think if think is not None and think <= elapsed else elapsed)
+        network = elapsed - think if think is not None and think <= elapsed else None  # what the bot's own time leaves
+        self.network_trips.append(elapsed if network is None else network)
         if self.best_rtt is None or elapsed < self.best_rtt:
             self.best_rtt = elapsed
-        if think is not None and think <= elapsed:
-            self.network_time += elapsed - think
-        else:
-            self.network_time += min(elapsed, self.best_rtt)
+        self.network_time += min(elapsed, self.best_rtt) if network is None else network
 
     def answer(self, body: bytes | str, elapsed: float) -> int:
         if elapsed > self.deadline():
