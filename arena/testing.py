@@ -110,6 +110,20 @@ def random_playthrough(game: Game, seed: int, check: bool = True) -> list[tuple[
     return trajectory
 
 
+def _positions(game: Game, seed: int, count: int = 300) -> Iterator[tuple[str, State]]:
+    """The first `count` positions of a random play-through from the seed (the last one its end, if it ends sooner),
+    each with where it is ("game 'g' seed s step n"); the next action is chosen and played once the caller is done."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    for step in range(count):
+        where = f"game '{game.info.id}' seed {seed} step {step}"
+        yield where, state
+        if state.is_terminal():
+            return
+        with _games_own_code(where):
+            state.apply(rng.choice(state.legal_actions()))
+
+
 def check_clone_independent(game: Game, seed: int) -> None:
     rng = random.Random(seed)
     state = game.new_initial_state(seed)
@@ -159,9 +173,7 @@ def _mutable_parts(root: object) -> dict[int, object]:
 def check_no_shared_state(game: Game, seed: int) -> None:
     """A clone and every seat's view share no mutable object with the state they come from: an agent that changes
     what it was given can never change the real state (or learn its hidden parts through a shared object)."""
-    rng = random.Random(seed)
-    state = game.new_initial_state(seed)
-    for _ in range(30):
+    for _, state in _positions(game, seed, 30):
         if state.is_terminal():
             break
         real = _mutable_parts(state)
@@ -171,30 +183,26 @@ def check_no_shared_state(game: Game, seed: int) -> None:
                 f"game '{game.info.id}': {label} shares mutable objects with the state it was made from: "
                 f"{sorted({type(obj).__name__ for obj in shared})}"
             )
-        state.apply(rng.choice(state.legal_actions()))
 
 
 def check_observation(game: Game, seed: int) -> None:
-    state = game.new_initial_state(seed)
     try:
-        first = state.observation(0)
+        first = game.new_initial_state(seed).observation(0)
     except NotImplementedError:
         return
-    rng = random.Random(seed)
     shape = getattr(first, "shape", None)
     planes = game.observation_planes()
     if planes is not None:  # board planes at the head of a flat observation
         assert shape is not None and len(shape) == 1 and len(planes) == 3 and math.prod(planes) <= shape[0], (
             f"game '{game.info.id}': observation_planes {planes} is not the head of its flat observation of shape {shape}")
-    steps = 0
     seen: list[tuple[State, int]] = []
-    while not state.is_terminal() and steps < 300:
+    for _, state in _positions(game, seed):
+        if state.is_terminal():
+            break
         for player in range(game.num_players):
             obs = state.observation(player)
             assert getattr(obs, "shape", None) == shape, f"game '{game.info.id}': observation shape changes"
             seen.append((state.clone(), player))
-        state.apply(rng.choice(state.legal_actions()))
-        steps += 1
     check_observations(game, seen)
 
 
@@ -224,15 +232,12 @@ def check_json_view(game: Game, seed: int) -> None:
     see: a `to_json` that sends another seat's hand or the deck's order differs there); and where it offers
     `Game.state_from_json`, the state rebuilt from the acting seat's view shows that seat the same view, the same legal
     actions and the same seat to move (`arena connect` plays from it)."""
-    state = game.new_initial_state(seed)
     try:
-        state.to_json(0)
+        game.new_initial_state(seed).to_json(0)
     except NotImplementedError:
         return
-    rng = random.Random(seed)
     rebuilds = True
-    for step in range(300):
-        where = f"game '{game.info.id}' seed {seed} step {step}"
+    for step, (where, state) in enumerate(_positions(game, seed)):
         with _games_own_code(where):
             views = [_json_text(state.to_json(player), f"{where} seat {player}") for player in range(game.num_players)]
             for player in range(game.num_players) if not game.info.perfect_information else ():
@@ -261,7 +266,6 @@ def check_json_view(game: Game, seed: int) -> None:
                     assert sorted(rebuilt.legal_actions()) == sorted(state.legal_actions()), (
                         f"{where}: the state rebuilt by state_from_json has other legal actions: {rebuilt.legal_actions()} "
                         f"against {state.legal_actions()}")  # fmt: skip
-            state.apply(rng.choice(state.legal_actions()))
 
 
 SVG_NAMESPACE = "{http://www.w3.org/2000/svg}"
@@ -293,19 +297,14 @@ def check_svg(document: str, where: str = "render_svg") -> Any:
 def check_pictures(game: Game, seed: int) -> None:
     """Where the game draws its positions (`State.render_svg`), every position of a random play-through is one
     self-contained SVG (check_svg), or None."""
-    rng = random.Random(seed)
-    state = game.new_initial_state(seed)
-    for step in range(300):
-        where = f"game '{game.info.id}' seed {seed} step {step}: render_svg"
+    for position, state in _positions(game, seed):
+        where = f"{position}: render_svg"
         with _games_own_code(where):
             document = state.render_svg()
         if document is None:
             return
         assert isinstance(document, str), f"{where}: gave {type(document).__name__}, not a str or None"
         check_svg(document, where)
-        if state.is_terminal():
-            return
-        state.apply(rng.choice(state.legal_actions()))
 
 
 def check_game(game: Game, seeds: Iterable[int] = range(20)) -> None:
