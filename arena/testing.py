@@ -7,6 +7,10 @@ Use it from any test suite, a plugin's own included:
     check_agent(MyAgent, MyGame())
     check_golden("tests/golden/my_game.txt", transcript(MyGame(), seed=7, agents=("random", "greedy")))
 
+    @given(positions(MyGame()))           # property tests, with Hypothesis
+    def test_my_game(position):
+        check_position(position)
+
 Each check raises AssertionError with a message that says what is wrong.
 """
 
@@ -23,11 +27,14 @@ import random
 import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.api import TERMINAL, Agent, Game, State
 from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, play_match
 from arena.seeding import derive_seed
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
 
 #: A random play-through of a game with no declared bound stops (without failing) after this many actions.
 UNBOUNDED_CAP = 2000
@@ -176,13 +183,17 @@ def check_no_shared_state(game: Game, seed: int) -> None:
     for _, state in _positions(game, seed, 30):
         if state.is_terminal():
             break
-        real = _mutable_parts(state)
-        for label, copy in [("clone()", state.clone())] + [(f"view({p})", state.view(p)) for p in range(game.num_players)]:
-            shared = [obj for key, obj in _mutable_parts(copy).items() if key in real]
-            assert not shared, (
-                f"game '{game.info.id}': {label} shares mutable objects with the state it was made from: "
-                f"{sorted({type(obj).__name__ for obj in shared})}"
-            )
+        _check_unshared(game, state)
+
+
+def _check_unshared(game: Game, state: State) -> None:
+    real = _mutable_parts(state)
+    for label, copy in [("clone()", state.clone())] + [(f"view({p})", state.view(p)) for p in range(game.num_players)]:
+        shared = [obj for key, obj in _mutable_parts(copy).items() if key in real]
+        assert not shared, (
+            f"game '{game.info.id}': {label} shares mutable objects with the state it was made from: "
+            f"{sorted({type(obj).__name__ for obj in shared})}"
+        )
 
 
 def check_observation(game: Game, seed: int) -> None:
@@ -226,6 +237,18 @@ def _json_text(view: Any, where: str) -> str:
         raise AssertionError(f"{where}: to_json gave what JSON cannot hold ({exc}); remote agents are sent it") from None
 
 
+def _json_views(game: Game, state: State, where: str) -> list[str]:
+    """Every seat's `to_json` view as JSON text; in a game of hidden information each equal to the one from that seat's
+    `view()`."""
+    views = [_json_text(state.to_json(player), f"{where} seat {player}") for player in range(game.num_players)]
+    for player in range(game.num_players) if not game.info.perfect_information else ():
+        seen = _json_text(state.view(player).to_json(player), f"{where} seat {player}'s view")
+        assert seen == views[player], (
+            f"{where} seat {player}: to_json sends what the seat may not see: it differs between the real state "
+            f"and the seat's view (which re-samples the hidden parts):\nreal: {views[player]}\nview: {seen}")
+    return views
+
+
 def check_json_view(game: Game, seed: int) -> None:
     """Where the game offers `State.to_json`: every seat's view is JSON (remote agents are sent it); in a game of hidden
     information it is the same from the real state as from that seat's `view()` (which re-samples what the seat may not
@@ -239,33 +262,33 @@ def check_json_view(game: Game, seed: int) -> None:
     rebuilds = True
     for step, (where, state) in enumerate(_positions(game, seed)):
         with _games_own_code(where):
-            views = [_json_text(state.to_json(player), f"{where} seat {player}") for player in range(game.num_players)]
-            for player in range(game.num_players) if not game.info.perfect_information else ():
-                seen = _json_text(state.view(player).to_json(player), f"{where} seat {player}'s view")
-                assert seen == views[player], (
-                    f"{where} seat {player}: to_json sends what the seat may not see: it differs between the real state "
-                    f"and the seat's view (which re-samples the hidden parts):\nreal: {views[player]}\nview: {seen}")
+            views = _json_views(game, state, where)
             if state.is_terminal():
                 return
-            seat = state.current_player
-            if rebuilds:
-                data = json.loads(views[seat])
-                try:
-                    if game.info.perfect_information:
-                        rebuilt = game.state_from_json(data, seat)
-                    else:
-                        rebuilt = game.state_from_json(data, seat, rng=random.Random(step))  # type: ignore[call-arg]
-                except NotImplementedError:
-                    rebuilds = False
-                else:
-                    again = _json_text(rebuilt.to_json(seat), f"{where}: the state rebuilt by state_from_json")
-                    assert again == views[seat], (
-                        f"{where}: state_from_json rebuilt a state whose view differs:\n got: {again}\nwant: {views[seat]}")
-                    assert rebuilt.current_player == seat, (
-                        f"{where}: state_from_json rebuilt a state with seat {rebuilt.current_player} to move, not {seat}")
-                    assert sorted(rebuilt.legal_actions()) == sorted(state.legal_actions()), (
-                        f"{where}: the state rebuilt by state_from_json has other legal actions: {rebuilt.legal_actions()} "
-                        f"against {state.legal_actions()}")  # fmt: skip
+            rebuilds = rebuilds and _check_rebuilt(game, state, views, step, where)
+
+
+def _check_rebuilt(game: Game, state: State, views: list[str], sample: int, where: str) -> bool:
+    """The state `state_from_json` rebuilds from the acting seat's view (a game of hidden information determinised
+    from `random.Random(sample)`) shows that seat the same view, legal actions and seat to move; False when the game
+    does not offer state_from_json."""
+    seat = state.current_player
+    data = json.loads(views[seat])
+    try:
+        if game.info.perfect_information:
+            rebuilt = game.state_from_json(data, seat)
+        else:
+            rebuilt = game.state_from_json(data, seat, rng=random.Random(sample))  # type: ignore[call-arg]
+    except NotImplementedError:
+        return False
+    again = _json_text(rebuilt.to_json(seat), f"{where}: the state rebuilt by state_from_json")
+    assert again == views[seat], f"{where}: state_from_json rebuilt a state whose view differs:\n got: {again}\nwant: {views[seat]}"
+    assert rebuilt.current_player == seat, (
+        f"{where}: state_from_json rebuilt a state with seat {rebuilt.current_player} to move, not {seat}")
+    assert sorted(rebuilt.legal_actions()) == sorted(state.legal_actions()), (
+        f"{where}: the state rebuilt by state_from_json has other legal actions: {rebuilt.legal_actions()} "
+        f"against {state.legal_actions()}")  # fmt: skip
+    return True
 
 
 SVG_NAMESPACE = "{http://www.w3.org/2000/svg}"
@@ -298,13 +321,20 @@ def check_pictures(game: Game, seed: int) -> None:
     """Where the game draws its positions (`State.render_svg`), every position of a random play-through is one
     self-contained SVG (check_svg), or None."""
     for position, state in _positions(game, seed):
-        where = f"{position}: render_svg"
-        with _games_own_code(where):
-            document = state.render_svg()
-        if document is None:
+        if not _check_picture(state, position):
             return
-        assert isinstance(document, str), f"{where}: gave {type(document).__name__}, not a str or None"
-        check_svg(document, where)
+
+
+def _check_picture(state: State, position: str) -> bool:
+    """The state's picture, if it draws one, is one self-contained SVG; False when it draws none."""
+    where = f"{position}: render_svg"
+    with _games_own_code(where):
+        document = state.render_svg()
+    if document is None:
+        return False
+    assert isinstance(document, str), f"{where}: gave {type(document).__name__}, not a str or None"
+    check_svg(document, where)
+    return True
 
 
 def check_game(game: Game, seeds: Iterable[int] = range(20)) -> None:
@@ -321,6 +351,123 @@ def check_game(game: Game, seeds: Iterable[int] = range(20)) -> None:
         check_observation(game, seed)
         check_json_view(game, seed)
         check_pictures(game, seed)
+
+
+# ---------------------------------------------------------------- property tests
+# `positions(game)` is a Hypothesis strategy: a seed for the initial state, then legal actions drawn one by one. A
+# failing example shrinks to seed 0, the fewest plies and the first legal actions, and prints as the seed and the
+# actions (ids and names) that reach it. `check_position` checks the contract there; a plugin adds its own invariants:
+#
+#     @given(positions(Nim()))
+#     def test_nim(position):
+#         check_position(position)
+#         assert sum(position.state.returns()) == 0
+
+
+def _reached(game: Game, seed: int, actions: Sequence[int], names: Sequence[str]) -> str:
+    played = f"after actions {list(actions)} ({', '.join(names)})" if actions else "its initial state"
+    return f"game '{game.info.id}' seed {seed}, {played}"
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class Position:
+    """A position of `game`: its initial state from `seed`, then `actions` played (`names` their action_to_string)."""
+
+    game: Game
+    seed: int
+    actions: tuple[int, ...]
+    names: tuple[str, ...]
+    state: State
+
+    @property
+    def where(self) -> str:
+        return _reached(self.game, self.seed, self.actions, self.names)
+
+    def __repr__(self) -> str:
+        return f"Position({self.where})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # how Hypothesis prints a failing example
+        printer.text(repr(self))
+
+    def replay(self) -> State:
+        """The position again, from the seed and the actions."""
+        state = self.game.new_initial_state(self.seed)
+        for action in self.actions:
+            state.apply(action)
+        return state
+
+
+def positions(game: Game, max_plies: int | None = None) -> SearchStrategy[Position]:
+    """A Hypothesis strategy of positions of `game`: the initial state of a drawn seed, then up to `max_plies` legal
+    actions drawn one at a time (by default the game's max_game_length(), or Arena's turn limit for a game without
+    one); a play-through that ends sooner gives its terminal state. Needs the `hypothesis` package."""
+    from hypothesis import strategies as st
+
+    bound = game.max_game_length()
+    cap = max_plies if max_plies is not None else bound if bound is not None else DEFAULT_MAX_TURNS
+
+    @st.composite
+    def position(draw: Callable[[SearchStrategy[int]], int]) -> Position:
+        seed = draw(st.integers(0, 2**32 - 1))
+        plies = draw(st.integers(0, cap))
+        actions: list[int] = []
+        names: list[str] = []
+        with _games_own_code(_reached(game, seed, actions, names)):
+            state = game.new_initial_state(seed)
+        while len(actions) < plies and not state.is_terminal():
+            with _games_own_code(_reached(game, seed, actions, names)):
+                legal = state.legal_actions()
+                assert legal, "a non-terminal state must have legal actions"
+                action = legal[draw(st.integers(0, len(legal) - 1))]
+                names.append(state.action_to_string(action))
+                state.apply(action)
+                actions.append(action)
+        return Position(game, seed, tuple(actions), tuple(names), state)
+
+    return position()
+
+
+def check_position(position: Position) -> None:
+    """The contract at one position, as check_game checks it along its play-throughs: legal actions, names both ways,
+    returns and the seat to move; within the game's max_game_length(); the same seed and actions reach the same
+    position; a clone plays every legal action without changing the original, and neither it nor any seat's view
+    shares a mutable object with it; the acting seat's view has the same legal actions; and where the game offers
+    them, every seat's to_json view (with state_from_json's rebuild), the observations' shape and the picture."""
+    game, state, where = position.game, position.state, position.where
+    with _games_own_code(where):
+        legal = _check_state(game, state, where)
+        bound = game.max_game_length()
+        assert bound is None or len(position.actions) < bound or state.is_terminal(), (
+            f"{where}: not over after max_game_length()={bound}")
+        before = _snapshot(state)
+        assert _snapshot(position.replay()) == before, f"{where}: the same seed and actions reached another position"
+        for action in legal:
+            copy = state.clone()
+            assert _snapshot(copy) == before, f"{where}: a clone differs from its original"
+            copy.apply(action)
+            assert _snapshot(state) == before, f"{where}: playing {action} on a clone changed the original"
+        if not state.is_terminal():
+            _check_unshared(game, position.replay())  # as play leaves it (a cache filled by a read may be shared)
+            assert set(state.view(state.current_player).legal_actions()) == set(legal), (
+                f"{where}: the acting seat's view must have the same legal actions")
+            _check_observation_shape(game, position)
+        try:
+            views = _json_views(game, state, where)
+        except NotImplementedError:
+            views = []
+        if views and not state.is_terminal():
+            _check_rebuilt(game, state, views, len(position.actions), where)
+        _check_picture(state, where)
+
+
+def _check_observation_shape(game: Game, position: Position) -> None:
+    try:
+        shape = getattr(game.new_initial_state(position.seed).observation(0), "shape", None)
+    except NotImplementedError:
+        return
+    for player in range(game.num_players):
+        seen = getattr(position.state.observation(player), "shape", None)
+        assert seen == shape, f"{position.where}: seat {player}'s observation has shape {seen}, the initial state's {shape}"
 
 
 def game_problem(game: Game, seed: int = 0) -> str | None:

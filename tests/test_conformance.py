@@ -1,10 +1,12 @@
 """The public conformance suite over every registered game and agent."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.errors import ArenaError
 from arena.plugins import get_registry
-from arena.testing import agent_problems, check_agent, check_game
+from arena.testing import agent_problems, check_agent, check_game, check_position, positions
 from tests._bots import push_bot
 from tests.conftest import TEST_PLUGINS
 
@@ -16,6 +18,14 @@ FAST_PARAMS = {"mcts": {"simulations": 20}, "minimax": {"depth": 1}}
 @pytest.mark.parametrize("game_id", sorted(REGISTRY.games))
 def test_game_conforms(game_id):
     check_game(REGISTRY.games[game_id](), seeds=range(10))
+
+
+@pytest.mark.parametrize("game_id", sorted(REGISTRY.games))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_every_position_keeps_the_contract(game_id, data):
+    """Positions Hypothesis draws (and shrinks: a failure prints the seed and the fewest actions that reach it)."""
+    check_position(data.draw(positions(REGISTRY.games[game_id]())))
 
 
 # `human` reads a person's moves: tests/test_remote_check.py plays it through standard input instead.

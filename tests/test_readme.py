@@ -22,7 +22,7 @@ def test_readme_plugin_examples_work(tmp_path, monkeypatch):
     check_game(nim)
     check_agent(registry.agents["first_legal"], nim, {"noise": 0.5})
     check_agent(registry.agents["first_legal"], registry.games["connect_four"]())
-    (conformance,) = [b for b in blocks if "from arena.testing import" in b]  # the README's conformance example runs as written
+    (conformance,) = [b for b in blocks if "from arena.testing import check_agent" in b]  # the README's conformance example runs as written
     names = {"Nim": registry.games["nim"], "FirstLegal": registry.agents["first_legal"]}
     monkeypatch.setenv("ARENA_UPDATE_GOLDEN", "1")  # the golden files written, as a plugin author first does
     exec(conformance, dict(names))
@@ -30,6 +30,10 @@ def test_readme_plugin_examples_work(tmp_path, monkeypatch):
     assert written == ["nim_greedy.txt", "nim_random.txt"] and "take " in (tmp_path / "tests/golden/nim_greedy.txt").read_text()
     monkeypatch.delenv("ARENA_UPDATE_GOLDEN")
     exec(conformance, dict(names))  # then compared with them
+    (properties,) = [b for b in blocks if "from arena.testing import check_position" in b]  # and the property test's
+    scope = dict(names)
+    exec(properties, scope)
+    scope["test_nim_positions"]()
 
 
 def readme_commands() -> list[list[str]]:

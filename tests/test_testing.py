@@ -1,14 +1,16 @@
 """arena.testing catches the mistakes a game plugin makes: a JSON view JSON cannot hold, a state_from_json that
-rebuilds another position, and an exception in the game's own code, each named with its seed and step."""
+rebuilds another position, and an exception in the game's own code, each named with its seed and step; and its
+property tests (positions, check_position) catch them too, shrunk to the fewest actions that reach them."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from hypothesis import find, given, settings
 
 import arena
-from arena.testing import check_game
+from arena.testing import Position, check_game, check_position, positions
 
 
 class Nim(arena.Game):
@@ -148,3 +150,54 @@ def test_the_suite_catches_the_mistake_and_says_where(game: Nim, words: str) -> 
     assert words in str(caught.value), str(caught.value)
     if "ValueError" in words:
         assert "game 'nim' seed " in str(caught.value) and (" step " in str(caught.value) or "initial state" in str(caught.value))
+
+
+MISTAKES = [(_game(SetView), "to_json gave what JSON cannot hold"),
+            (_game(NimState, rebuild_off_by_one=True), "state_from_json rebuilt a state whose view differs"),
+            (_game(CannotRender), "the game raised ValueError: cannot draw"),
+            (_hidden(_game(SecretNim)), "to_json sends what the seat may not see"),
+            (_game(ExternalPicture), "render_svg: refers outside itself")]  # fmt: skip
+
+
+def test_a_correct_game_keeps_the_contract_at_every_position_drawn() -> None:
+    seen: list[Position] = []
+
+    @settings(max_examples=50, deadline=None, database=None)
+    @given(positions(Nim()))
+    def check(position: Position) -> None:
+        check_position(position)
+        assert position.replay().stones == position.state.stones  # type: ignore[attr-defined]
+        seen.append(position)
+
+    check()
+    assert any(p.state.is_terminal() for p in seen) and any(not p.state.is_terminal() for p in seen)
+
+
+@pytest.mark.parametrize(("game", "words"), MISTAKES)
+def test_check_position_catches_the_mistake_and_names_the_position(game: Nim, words: str) -> None:
+    @settings(max_examples=50, deadline=None, database=None)
+    @given(positions(game))
+    def check(position: Position) -> None:
+        check_position(position)
+
+    with pytest.raises(AssertionError) as caught:
+        check()
+    assert words in str(caught.value) and "game 'nim' seed " in str(caught.value), str(caught.value)
+
+
+def test_a_failing_position_shrinks_to_seed_0_and_the_fewest_actions() -> None:
+    """The game raises only when it plays from three stones: drawing a position finds it and shrinks it to the fewest
+    actions from 10 stones (3), naming them."""
+
+    @settings(max_examples=200, database=None)
+    @given(positions(_game(ThrowsAtThree)))
+    def draw(position: Position) -> None:
+        assert position.state is not None
+
+    with pytest.raises(AssertionError) as caught:
+        draw()
+    assert "the game raised ValueError: no rule for three stones" in str(caught.value)
+    assert "game 'nim' seed 0, after actions [" in str(caught.value)
+    smallest = find(positions(Nim()), lambda p: p.state.stones == 3, settings=settings(database=None))  # type: ignore[attr-defined]
+    assert smallest.seed == 0 and len(smallest.actions) == 3 and sum(smallest.actions) == 4
+    assert repr(smallest) == f"Position(game 'nim' seed 0, after actions {list(smallest.actions)} ({', '.join(smallest.names)}))"
