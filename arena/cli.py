@@ -6,7 +6,7 @@ import functools
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from sqlalchemy.exc import SQLAlchemyError
@@ -391,11 +391,14 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         if queue:
             click.echo(f"tournament {tournament_id}: queued", err=True)
             return
-    with _Progress(sys.stderr.isatty() and not quiet) as progress:
-        log = None if quiet else functools.partial(click.echo, err=True)
-        played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate, memory_limit,
-                                 concurrent, notify=lambda text: click.echo(f"note: {text}", err=True), log=log,
-                                 executor=runner, trust_agents=trust_agents)  # fmt: skip
+    try:
+        with _Progress(sys.stderr.isatty() and not quiet) as progress:
+            log = None if quiet else functools.partial(click.echo, err=True)
+            played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate,
+                                     memory_limit, concurrent, notify=lambda text: click.echo(f"note: {text}", err=True),
+                                     log=log, executor=runner, trust_agents=trust_agents)  # fmt: skip
+    except KeyboardInterrupt:
+        _stopped(database, tournament_id)
     click.echo(f"tournament {tournament_id}: played {played} {'match' if played == 1 else 'matches'}", err=True)
     notice = results.game_error_notice(database, tournament_id)
     if notice:
@@ -408,6 +411,15 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         selection = analysis.select(database, registry, tournament=str(tournament_id))
         rows, warning = analysis.leaderboard_and_warning(database, selection, "bt")
         _print_leaderboard(selection.title, rows, "bt", warning)
+
+
+def _stopped(database: Database, tournament_id: int) -> NoReturn:
+    """Ctrl-C in a run: the tournament is marked stopped (what was played is kept) and the run says how to go on."""
+    line = tournaments_library.stop(database, tournament_id)
+    if line:
+        click.echo(line, err=True)
+    click.echo("Aborted.", err=True)
+    sys.exit(130)
 
 
 @cli.command("sprt")
@@ -526,7 +538,7 @@ def tournaments_join(ctx: Context, ladder_key: str, agent: str, as_json: bool) -
 @_common
 @_output_options(csv=False)
 def tournaments_cancel(ctx: Context, tournament_key: str, as_json: bool) -> None:
-    """Cancel a queued or running tournament or ladder: whoever plays it stops (a ladder at its next batch)."""
+    """Cancel a queued, running or stopped tournament or ladder: whoever plays it stops (a ladder at its next batch)."""
     row = tournaments_library.cancel(ctx.database(create=False), tournament_key)
     _json_or_line(row, as_json, f"tournament {row['id']}: {row['status']} ({row['done']}/{row['matches']} matches played)")
 

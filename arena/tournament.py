@@ -218,7 +218,7 @@ def prepare(registry: Registry, database: Database | None,
     with database.session() if database is not None else contextlib.nullcontext(None) as session:
         existing = queries.find_tournament(session, request.name) if session is not None and request.name is not None else None
         if existing is not None:
-            more = f"; `arena run-tournament --resume {request.name}` finishes it" if existing.status == "running" else ""
+            more = f"; `arena run-tournament --resume {request.name}` finishes it" if existing.status in ("running", "stopped") else ""
             raise ArenaError(f"a tournament named '{request.name}' exists already ({existing.status}): choose another name{more}",
                              "name")  # fmt: skip
         if request.name is not None and queries.is_number(request.name):
@@ -558,6 +558,7 @@ def play(
         from arena.executors.local import LocalPool
 
         executor = LocalPool(workers)
+    queries.restart_tournament(database, tournament_id)
     with frozen_heap(), executor.held():  # one Ray connection for every part of an adaptive tournament
         args = (database, registry, tournament_id, executor, progress, plugins_dirs, isolate, memory_limit, concurrent, notify, log,
                 trust_agents, keep_pending)  # fmt: skip

@@ -290,6 +290,25 @@ def load_sprt_state(session: Session, tournament_id: int) -> SprtStateValues | N
     return SprtStateValues(row.units, list(json.loads(row.counts)), row.llr, row.decision, pending)
 
 
+def stop_tournament(database: Database, tournament_id: int) -> None:
+    """A running tournament its run left before the end (Ctrl-C): `stopped`, until `--resume` plays the rest. One quick
+    try: the interrupt may have cut a write that still holds SQLite's lock."""
+    with database.engine.begin() as connection:
+        connection.execute(update(Tournament).where(Tournament.id == tournament_id, Tournament.status == "running")
+                           .values(status="stopped"))  # fmt: skip
+
+
+def restart_tournament(database: Database, tournament_id: int) -> None:
+    """A stopped tournament resumed: running again."""
+
+    def write() -> None:
+        with database.engine.begin() as connection:
+            connection.execute(update(Tournament).where(Tournament.id == tournament_id, Tournament.status == "stopped")
+                               .values(status="running"))  # fmt: skip
+
+    retrying(write)
+
+
 def finish_tournament(database: Database, tournament_id: int) -> None:
     def write() -> None:
         with database.engine.begin() as connection:

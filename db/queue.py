@@ -136,13 +136,13 @@ def release_all(database: Database, worker_prefix: str) -> int:
 
 
 def cancel(database: Database, tournament_id: int) -> str | None:
-    """Cancel a queued or running tournament; its status afterwards (None: no such tournament)."""
+    """Cancel a queued, running or stopped tournament; its status afterwards (None: no such tournament)."""
 
     def write() -> str | None:
         with database.engine.begin() as connection:
             connection.execute(
                 update(Tournament)
-                .where(Tournament.id == tournament_id, Tournament.status.in_(("queued", "running")))
+                .where(Tournament.id == tournament_id, Tournament.status.in_(("queued", "running", "stopped")))
                 .values(status="cancelled", finished_at=utcnow())
             )
             return connection.execute(select(Tournament.status).where(Tournament.id == tournament_id)).scalar()

@@ -69,17 +69,19 @@ def test_kill_9_leaves_no_child_behind(tmp_path, extra, children):
     _assert_all_end(descendants)
 
 
-def test_ctrl_c_with_isolated_agents_and_workers_says_one_line(tmp_path):
+def test_ctrl_c_with_isolated_agents_and_workers_says_what_is_kept(tmp_path):
     run, db = _start(tmp_path, "--isolate", "--workers", "2")
     descendants = _wait_for_play(run, db, 4)
     os.killpg(run.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
     _out, err = run.communicate(timeout=60)
-    assert err.strip() == "Aborted.", err
     assert run.returncode == 130
     _assert_all_end(descendants)
     with sqlite3.connect(db) as c:
         stored = c.execute("select count(*) from matches").fetchone()[0]
-    assert stored > 0  # what was played is kept; --resume plays the rest
+        status = c.execute("select status from tournaments").fetchone()[0]
+    assert stored > 0 and status == "stopped"  # what was played is kept; --resume plays the rest
+    assert err.splitlines() == [f"tournament 1: stopped, {stored} of 12000 matches stored; "
+                                "`arena run-tournament --resume 1` plays the rest", "Aborted."], err
 
 
 @pytest.mark.parametrize("how,workers", [("exit", "1"), ("segfault", "1"), ("exit", "2")])

@@ -354,3 +354,26 @@ def test_resume_refuses_a_game_whose_rules_changed(tmp_path):
     ]
     finished = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "VERSIONED_TTT": "1"})
     assert finished.returncode == 0, finished.stderr
+
+
+def test_a_stopped_run_is_listed_stopped_until_resumed(tmp_path):
+    """A run left by Ctrl-C is `stopped` (tests/test_process_faults.py sends the real one); --resume makes it running
+    and plays it to done; a stopped one may be cancelled."""
+    from arena import tournament
+    from arena.library import tournaments
+    from arena.plugins import get_registry
+    from db.session import open_database
+
+    registry = get_registry()
+    database = open_database(f"sqlite:///{tmp_path / 'stop.db'}")
+    request = tournament.TournamentRequest(game="tic_tac_toe", agents="random,greedy", rounds=2)
+    first, second = (tournament.create(registry, database, request) for _ in range(2))
+    for tournament_id in (first, second):
+        assert tournaments.stop(database, tournament_id) == (
+            f"tournament {tournament_id}: stopped, 0 of 2 matches stored; `arena run-tournament --resume {tournament_id}` "
+            "plays the rest")  # fmt: skip
+        assert tournaments.one(database, tournament_id)["status"] == "stopped"
+    assert tournament.play(database, registry, first) == 2
+    assert tournaments.one(database, first)["status"] == "done"
+    assert tournaments.stop(database, first) is not None and tournaments.one(database, first)["status"] == "done"
+    assert tournaments.cancel(database, second)["status"] == "cancelled"

@@ -14,7 +14,7 @@ from arena.plugins import Registry
 from db import queries, queue
 from db.session import Database
 
-STATUSES = ("queued", "running", "done", "cancelled", "failed")
+STATUSES = ("queued", "running", "stopped", "done", "cancelled", "failed")
 
 
 def listing(database: Database) -> list[dict[str, Any]]:
@@ -45,6 +45,19 @@ def progress(database: Database, tournament_id: int) -> tuple[str, int, int]:
         return found.status, queries.played_count(session, found.id), found.scheduled
 
 
+def stop(database: Database, tournament_id: int) -> str | None:
+    """A run interrupted (Ctrl-C): its tournament marked `stopped`, and the line that says what is kept and how to go
+    on; None when the database cannot be reached quickly (a write the interrupt cut may hold SQLite's lock: the
+    tournament then stays `running`, resumable all the same)."""
+    try:
+        queries.stop_tournament(database, tournament_id)
+        status, stored, scheduled = progress(database, tournament_id)
+    except Exception:  # noqa: BLE001  (the process is leaving: nothing more to do about it)
+        return None
+    return (f"tournament {tournament_id}: {status}, {stored} of {scheduled} matches stored; "
+            f"`arena run-tournament --resume {tournament_id}` plays the rest")
+
+
 def submit(
     registry: Registry, database: Database, *, game: str, agents: Sequence[str] | str, rounds: int = 1, seed: int = 0,
     max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None, name: str | None = None,
@@ -69,10 +82,10 @@ def submit(
 
 
 def cancel(database: Database, key: str | int) -> dict[str, Any]:
-    """Cancel a queued or running tournament (a server playing it stops at its next match); one cancelled already
+    """Cancel a queued, running or stopped tournament (a server playing it stops at its next match); one cancelled already
     stays so; a finished one (done, failed) is refused: there is nothing left to cancel."""
     found = one(database, key)
     status = queue.cancel(database, found["id"])
     if status in ("done", "failed"):  # (decided in the write: one that finished meanwhile is not said to be cancelled)
-        raise ArenaError(f"tournament {found['id']} is {status}: only a queued or running one can be cancelled")
+        raise ArenaError(f"tournament {found['id']} is {status}: only a queued, running or stopped one can be cancelled")
     return one(database, found["id"])

@@ -362,7 +362,7 @@ def test_queue_cancel_and_failure(queue_server: Server) -> None:
     again = server.client.post(f"/api/v1/tournaments/{queued['id']}/cancel", headers=server.auth)
     assert again.status_code == 200 and again.json()["status"] == "cancelled"
     refused = server.client.post(f"/api/v1/tournaments/{second['id']}/cancel", headers=server.auth)
-    assert refused.status_code == 400 and "is failed: only a queued or running one" in refused.json()["error"], refused.text
+    assert refused.status_code == 400 and "is failed: only a queued, running or stopped one" in refused.json()["error"], refused.text
     assert server.get(f"/api/v1/tournaments/{second['id']}")["status"] == "failed"
 
 

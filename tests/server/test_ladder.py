@@ -189,7 +189,7 @@ def test_cli_verbs_queue_join_cancel_and_resume(tmp_path: Path) -> None:
     assert cli("run-tournament", "--resume", "lad", "--queue", ok=False).exit_code == 2
     assert [row["status"] for row in cli.json("tournaments")] == ["done", "cancelled"]
     refused = cli("tournaments", "cancel", "lad", ok=False)
-    assert refused.exit_code == 2 and "is done: only a queued or running one can be cancelled" in refused.stderr
+    assert refused.exit_code == 2 and "is done: only a queued, running or stopped one can be cancelled" in refused.stderr
 
 
 def test_fields_beyond_the_scheduler_limit_are_refused_and_write_nothing(server: Server) -> None:

@@ -127,3 +127,17 @@ def test_a_game_whose_drawing_fails_is_shown_as_text_never_a_500(tmp_path) -> No
         assert state["status"] == "your_move" and state["board"]["svg"] is None and "." in state["board"]["text"], state
         client.post(game + "/leave", headers=person)
     database.close()
+
+
+def test_a_stopped_run_says_how_to_go_on(server: Server) -> None:
+    """A CLI run left by Ctrl-C is listed `stopped`, and its page says what resumes it; the API's answer agrees."""
+    from arena import tournament
+    from arena.library import tournaments
+
+    request = tournament.TournamentRequest(game="tic_tac_toe", agents="random,greedy", rounds=2)
+    stopped = tournament.create(server.registry, server.database, request)
+    tournaments.stop(server.database, stopped)
+    page = server.client.get(f"/tournaments/{stopped}").text
+    assert "status-stopped" in page and f"<code>arena run-tournament --resume {stopped}</code> plays the rest" in page
+    assert server.get(f"/api/v1/tournaments/{stopped}")["status"] == "stopped"
+    assert f'href="/tournaments/{stopped}"' in server.client.get("/").text  # among the recent ones, not the live

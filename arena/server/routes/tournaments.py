@@ -59,7 +59,7 @@ def list_tournaments(database: DatabaseDep) -> Response:
     return reply(library.listing(database))
 
 
-@router.get("/tournaments/{key}", summary="One tournament; status is queued, running, done, cancelled or failed")
+@router.get("/tournaments/{key}", summary="One tournament; status is queued, running, stopped, done, cancelled or failed")
 def one_tournament(key: Key, database: DatabaseDep) -> Response:
     return reply(library.one(database, key))
 
@@ -74,7 +74,7 @@ def create_tournament(body: TournamentCreate, request: Request, registry: Regist
     return reply(created, 201, {"Location": f"/api/v1/tournaments/{created['id']}"})
 
 
-@router.post("/tournaments/{key}/cancel", summary="Cancel a queued or running tournament (needs a token)")
+@router.post("/tournaments/{key}/cancel", summary="Cancel a queued, running or stopped tournament (needs a token)")
 def cancel_tournament(key: Key, database: DatabaseDep, _holder: Writer) -> Response:
     return reply(library.cancel(database, key))
 
