@@ -48,6 +48,11 @@ class RequestLog:
             self.lines.add(scope, status, (time.perf_counter() - start) * 1000)
 
 
+def _printable(text: str) -> str:
+    """`text` with every character that could end or forge a log line (control characters) written as an escape."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+
+
 class RequestLines:
     """Request lines waiting to be written to `stream` (default: stderr, where `arena serve` logs)."""
 
@@ -63,7 +68,8 @@ class RequestLines:
         if second != self._second:  # the date part changes once a second
             self._second, self._stamp = second, time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(second))
         query = scope.get("query_string", b"")
-        path = scope["path"] + ("?" + query.decode("latin-1") if query else "")
+        raw = scope.get("raw_path") or scope["path"].encode()  # as sent (percent-encoded): a %0a stays three characters
+        path = _printable(raw.decode("latin-1") + ("?" + query.decode("latin-1") if query else ""))
         client = (scope.get("client") or ("-", 0))[0]
         millis = int(now % 1 * 1000)
         self._lines.append(f'{self._stamp},{millis:03d} arena.server {client} "{scope["method"]} {path}" {status} {ms:.1f}ms\n')

@@ -59,8 +59,13 @@ def test_submit_watch_and_read_like_the_cli(tmp_path: Path, serve) -> None:  # n
         api = http.get(server.url + "/api/v1/leaderboard", params={"tournament": tournament["id"], "system": system}).json()
         assert api == cli.json("leaderboard", "--tournament", str(tournament["id"]), "--system", system)
     assert http.get(server.url + "/api/v1/tournaments/1").json()["status"] == "done"
+    forged = "/tournaments/x%0a2000-01-01%2000:00:00,000%20arena.server%20FORGED%00"  # a line of its own, and a NUL
+    assert http.get(server.url + forged).status_code == 404
     assert server.stop() in (0, -signal.SIGTERM)  # uvicorn re-raises the signal once it has shut down cleanly
-    lines = server.log.read_text().splitlines()
+    log = server.log.read_text()
+    lines = log.splitlines()
+    assert "\x00" not in log and not any(line.startswith("2000-01-01") for line in lines)
+    assert any(f'"GET {forged}" 404' in line for line in lines)  # the address as it was sent
     assert any('"POST /api/v1/tournaments" 201' in line for line in lines)
     assert sum('"GET /api/v1/leaderboard' in line for line in lines) == 3  # one line per request
 
