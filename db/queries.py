@@ -290,6 +290,18 @@ def load_sprt_state(session: Session, tournament_id: int) -> SprtStateValues | N
     return SprtStateValues(row.units, list(json.loads(row.counts)), row.llr, row.decision, pending)
 
 
+def check_writable(database: Database) -> None:
+    """Raise the database's own error now if it cannot be written (a read-only SQLite file, a role without UPDATE): a
+    write that changes nothing, which SQLite and PostgreSQL still refuse. For a server, which would otherwise start
+    and fail at its first write."""
+
+    def write() -> None:
+        with database.engine.begin() as connection:
+            connection.execute(update(Tournament).where(literal(False)).values(status=Tournament.status))
+
+    retrying(write)
+
+
 def stop_tournament(database: Database, tournament_id: int) -> None:
     """A running tournament its run left before the end (Ctrl-C): `stopped`, until `--resume` plays the rest. One quick
     try: the interrupt may have cut a write that still holds SQLite's lock."""

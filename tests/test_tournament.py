@@ -268,6 +268,14 @@ def test_unreachable_and_unwritable_database(tmp_path):
     result = runner.invoke(cli, ["--db", url, "run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy"])
     assert result.exit_code == 2 and result.stderr.startswith("Error:") and len(result.stderr.splitlines()) == 1, result.stderr
     assert Arena(tmp_path / "ro.db").rows("select count(*) from tournaments") == [(0,)]
+    # The server too, before it listens (it failed inside uvicorn's start, a traceback and exit code 3).
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    served = subprocess.run([str(Path(sys.executable).parent / "arena"), "--db", url, "serve", "--port", "0", "--workers", "0"],
+                            capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert served.returncode == 2 and served.stderr == "Error: database: attempt to write a readonly database\n", served.stderr
 
 
 def test_leaderboard_cache_follows_new_results(arena_db):
