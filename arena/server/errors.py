@@ -6,6 +6,7 @@ import json
 import logging
 import re
 from typing import Any
+from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -107,6 +108,37 @@ def error(request: Request, status: int, message: str, field: str | None = None,
     return JSONResponse({"error": message, "field": field}, status_code=status, headers=headers)
 
 
+def nul_in_address(scope: Any) -> str | None:
+    """Where a request's address holds a NUL character (%00): "path", or the query parameter's name; else None."""
+    if "\x00" in scope["path"]:
+        return "path"
+    query = scope.get("query_string", b"")
+    if b"%00" in query or b"\x00" in query:
+        for name, value in parse_qsl(query.decode("utf-8", "replace"), keep_blank_values=True):
+            if "\x00" in name + value:
+                return name.replace("\x00", "%00")
+    return None
+
+
+class RefuseNul:
+    """A request whose address holds a NUL character gets a 400 that says where (the bodies' models refuse one in their
+    fields: arena.server.bodies): no id, name or value may hold one, PostgreSQL's text cannot, and both databases must
+    answer alike."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        where = nul_in_address(scope) if scope["type"] == "http" else None
+        if where is None:
+            await self.app(scope, receive, send)
+            return
+        from arena.server.bodies import NUL
+
+        response = error(Request(scope), 400, f"{where}: {NUL}", where)
+        await response(scope, receive, send)
+
+
 def arena_status(message: str) -> int:
     return 404 if message.startswith("no ") else 400
 
@@ -125,7 +157,7 @@ def install(app: FastAPI) -> None:
         problems: list[Any] = list(exc.errors())
         first = problems[0] if problems else {}
         location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path", "header")]
-        text = first.get("msg", "invalid request")
+        text = first.get("msg", "invalid request").removeprefix("Value error, ")  # a validator's own words, as they are
         if first.get("type") == "json_invalid":  # its location is a character offset, not a field
             location = ["body"]
         elif not location and tuple(first.get("loc", ())) == ("body",):  # the body as a whole: none, or not an object
@@ -137,7 +169,8 @@ def install(app: FastAPI) -> None:
                     else f"a JSON object is needed, not {shown(json.dumps(given, default=repr), 40)}")  # fmt: skip
         field = location[0] if location else None
         message = f"{'.'.join(location)}: {text}" if location else text
-        details = [{"field": ".".join(str(p) for p in e.get("loc", ())[1:]), "message": e.get("msg")} for e in problems]
+        details = [{"field": ".".join(str(p) for p in e.get("loc", ())[1:]), "message": e.get("msg", "").removeprefix("Value error, ")}
+                   for e in problems]  # fmt: skip
         if is_page(request):
             return error(request, 422, message, field)  # a page asked for with a bad address: a page that says so
         return JSONResponse({"error": message, "field": field, "details": details}, status_code=422)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from starlette.responses import Response
 
 from arena.errors import ArenaError
 from arena.library import catalog
+from arena.server.bodies import Body
 from arena.server.deps import DatabaseDep, RegistryDep, Writer
 from arena.server.errors import error, guess_field, naming
 from arena.server.reply import reply
@@ -17,10 +18,9 @@ from arena.server.reply import reply
 router = APIRouter(prefix="/api/v1", tags=["agents"])
 
 
-class AgentCreate(BaseModel):
+class AgentCreate(Body):
     """`arena agents register NAME --type T --param K=V ... [--game G] [--checkpoint FILE]`."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)  # JSON's own types: "1" is no number
     name: str = Field(min_length=1, max_length=200)
     type: str = Field(min_length=1, max_length=100)
     params: dict[str, str | int | float | bool] = {}

@@ -11,7 +11,7 @@ import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Path, Query, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
 
@@ -20,6 +20,7 @@ from arena.library import catalog
 from arena.library import tokens as tokens_library
 from arena.library.storage import MAX_ID
 from arena.server import people
+from arena.server.bodies import NUL, Body, holds_nul
 from arena.server.errors import error, guess_field
 from arena.server.play import Busy, Table, Tables
 from arena.server.reply import reply
@@ -34,17 +35,15 @@ GameId = Annotated[int, Path(ge=1, le=MAX_ID, description="The game's id (its to
 LONG_POLL = 20.0  # seconds a `GET /api/v1/play/{id}` waits for a change at most
 
 
-class PlayCreate(BaseModel):
+class PlayCreate(Body):
     """A game for the signed-in person: the game spec, the opponents (agent specs or named agents), their own seat."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)  # JSON's own types: "1" is no number
     game: str = Field(min_length=1, max_length=500, examples=["connect_four"])
     against: str = Field(min_length=1, max_length=2000, examples=["minimax:depth=2"])
     seat: int = Field(default=0, ge=0, le=63)
 
 
-class Move(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)  # JSON's own types: "1" is no number
+class Move(Body):
     action: int = Field(ge=0, le=2**31, description="The action id, one of the pending move's legal ids.")
 
 
@@ -149,6 +148,9 @@ async def play_start(request: Request, game: Annotated[str, Form(max_length=500)
             raise ArenaError("against: give an opponent (an agent spec such as random, or a named agent)")
         if not seat.strip().isdecimal():
             raise ArenaError(f"seat: a seat number (0 moves first), got {seat!r}")
+        for name, value in form.items():
+            if holds_nul(value):
+                raise ArenaError(f"{name}: {NUL}")
         table = await tables_of(request).open(holder.name, game.strip(), against.strip(), int(seat))
     except ArenaError as exc:
         message = in_form_words(str(exc))

@@ -10,7 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Path, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
@@ -20,6 +20,7 @@ from arena.library import tournaments as library
 from arena.library.storage import id_from_text
 from arena.match import DEFAULT_MAX_TURNS
 from arena.params import MAX_TIME_PER_MOVE
+from arena.server.bodies import Body
 from arena.server.deps import TOKEN_RECHECK_SECONDS, DatabaseDep, RegistryDep, SettingsDep, Writer, presented_token
 from arena.server.errors import error
 from arena.server.reply import reply
@@ -31,10 +32,9 @@ Key = Annotated[str, Path(max_length=200, description="Tournament id or name.")]
 FINAL = ("done", "cancelled", "failed")
 
 
-class TournamentCreate(BaseModel):
+class TournamentCreate(Body):
     """The settings of `arena run-tournament`, checked by the same code."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)  # `rounds: true` is no number of rounds
     game: str = Field(min_length=1, max_length=500, examples=["connect_four"])
     agents: list[Annotated[str, Field(min_length=1, max_length=2000)]] = Field(
         min_length=1, max_length=200, examples=[["random", "greedy", "minimax:depth=2"]])
@@ -79,10 +79,9 @@ def cancel_tournament(key: Key, database: DatabaseDep, _holder: Writer) -> Respo
     return reply(library.cancel(database, key))
 
 
-class LadderJoin(BaseModel):
+class LadderJoin(Body):
     """An agent to join a ladder at its next batch boundary."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)  # JSON's own types: "1" is no number
     agent: str = Field(min_length=1, max_length=2000, examples=["minimax:depth=2"],
                        description="An agent spec or a named agent, checked as tournament creation checks agents.")
 
