@@ -126,8 +126,8 @@ def play_match(
     real state some other way), the match is played again, guarded: the real state is compared before
     and after every answer, and the agent that changed it forfeits. `remake` gives fresh agents for
     that (so the guarded match is the one its seed gives); without it the same ones play on.
-    A fault of the game (apply raising, no legal action in a running game) is also re-played guarded
-    before it is recorded as `game_error`.
+    A fault of the game (apply raising, no legal action in a running game, no end within its own
+    max_game_length()) is also re-played guarded before it is recorded as `game_error`.
 
     The `opening` plies are applied first: they are no agent's turns and no agent's think time, and
     the turn limit counts from the end of the opening. `moves` and `turns` are the agents' alone.
@@ -293,10 +293,14 @@ def _steps(
     acts = [agent.act for agent in agents]
     record_move, record_legal = moves.append, legal_counts.append
     turns = 0
+    bound = game.max_game_length()  # the game's own promise (MCTS play-outs stop there): a game past it is broken
+    past = None if bound is None else bound - len(opening)
     before: tuple[Any, ...] = ()
     while not is_terminal():
         if turns >= max_turns:
             return end(TURN_LIMIT, None)
+        if past is not None and turns >= past:
+            return end(GAME_ERROR, f"the game is not over after its max_game_length() of {bound} actions")
         seat = state.current_player
         try:
             legal = legal_actions()
