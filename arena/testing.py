@@ -132,25 +132,39 @@ def _positions(game: Game, seed: int, count: int = 300) -> Iterator[tuple[str, S
 
 
 def check_clone_independent(game: Game, seed: int) -> None:
+    check_views_hide(game, seed)
     rng = random.Random(seed)
     state = game.new_initial_state(seed)
-    for _ in range(UNBOUNDED_CAP // 10):  # games with no end stop here too
+    for step in range(UNBOUNDED_CAP // 10):  # games with no end stop here too
         if state.is_terminal():
             break
+        where = f"game '{game.info.id}' seed {seed} step {step}"
         before = _snapshot(state)
         copy = state.clone()
-        assert _snapshot(copy) == before, f"game '{game.info.id}': a clone differs from its original"
+        assert _snapshot(copy) == before, f"{where}: a clone differs from its original"
         # Play the copy to the end (or a while): the original must not change.
         for _ in range(50):
             if copy.is_terminal():
                 break
             copy.apply(rng.choice(copy.legal_actions()))
-        assert _snapshot(state) == before, f"game '{game.info.id}': playing on a clone changed the original"
+        assert _snapshot(state) == before, f"{where}: playing on a clone changed the original"
         view = state.view(state.current_player)
         assert set(view.legal_actions()) == set(state.legal_actions()), (
-            f"game '{game.info.id}': the acting seat's view must have the same legal actions"
+            f"{where}: the acting seat's view must have the same legal actions"
         )
         state.apply(rng.choice(state.legal_actions()))
+
+
+def check_views_hide(game: Game, seed: int = 0) -> None:
+    """A game of hidden information overrides `State.view`: the default is a clone of everything, so every agent would
+    see every hidden part (another seat's hand, the deck's order) and nothing else could tell."""
+    if game.info.perfect_information:
+        return
+    state = game.new_initial_state(seed)
+    assert type(state).view is not State.view, (
+        f"game '{game.info.id}' is of hidden information (perfect_information=False) but {type(state).__name__} keeps "
+        "State.view, a clone of everything: every agent would see what its seat may not; override view(player) to hide "
+        "or re-sample the rest (README: hidden information)")
 
 
 _IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), range, frozenset, tuple, type, types.ModuleType,
@@ -180,20 +194,32 @@ def _mutable_parts(root: object) -> dict[int, object]:
 def check_no_shared_state(game: Game, seed: int) -> None:
     """A clone and every seat's view share no mutable object with the state they come from: an agent that changes
     what it was given can never change the real state (or learn its hidden parts through a shared object)."""
-    for _, state in _positions(game, seed, 30):
+    for where, state in _positions(game, seed, 30):
         if state.is_terminal():
             break
-        _check_unshared(game, state)
+        _check_unshared(game, state, where)
 
 
-def _check_unshared(game: Game, state: State) -> None:
+def _attributes(obj: object) -> list[tuple[str, object]]:
+    """An object's attributes by name: its __dict__'s and its slots'."""
+    found = list(getattr(obj, "__dict__", {}).items())
+    for cls in type(obj).__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            if name != "__dict__" and hasattr(obj, name):
+                found.append((name, getattr(obj, name)))
+    return found
+
+
+def _check_unshared(game: Game, state: State, where: str) -> None:
     real = _mutable_parts(state)
     for label, copy in [("clone()", state.clone())] + [(f"view({p})", state.view(p)) for p in range(game.num_players)]:
         shared = [obj for key, obj in _mutable_parts(copy).items() if key in real]
-        assert not shared, (
-            f"game '{game.info.id}': {label} shares mutable objects with the state it was made from: "
-            f"{sorted({type(obj).__name__ for obj in shared})}"
-        )
+        if shared:
+            held = [name for name, value in _attributes(copy) if id(value) in real or _mutable_parts(value).keys() & real.keys()]
+            raise AssertionError(
+                f"{where}: {label} shares mutable objects with the state it was made from: "
+                f"{sorted({type(obj).__name__ for obj in shared})}" + (f", in its attribute(s) {', '.join(held)}" if held else "")
+                + "; give the copy its own, or hold what never changes in a tuple or frozenset")  # fmt: skip
 
 
 def check_observation(game: Game, seed: int) -> None:
@@ -355,7 +381,7 @@ def check_game(game: Game, seeds: Iterable[int] = range(20)) -> None:
 
 # ---------------------------------------------------------------- property tests
 # `positions(game)` is a Hypothesis strategy: a seed for the initial state, then legal actions drawn one by one. A
-# failing example shrinks to seed 0, the fewest plies and the first legal actions, and prints as the seed and the
+# failing example shrinks towards seed 0, fewer plies and the first legal actions, and prints as the seed and the
 # actions (ids and names) that reach it. `check_position` checks the contract there; a plugin adds its own invariants:
 #
 #     @given(positions(Nim()))
@@ -434,6 +460,7 @@ def check_position(position: Position) -> None:
     shares a mutable object with it; the acting seat's view has the same legal actions; and where the game offers
     them, every seat's to_json view (with state_from_json's rebuild), the observations' shape and the picture."""
     game, state, where = position.game, position.state, position.where
+    check_views_hide(game, position.seed)
     with _games_own_code(where):
         legal = _check_state(game, state, where)
         bound = game.max_game_length()
@@ -447,7 +474,7 @@ def check_position(position: Position) -> None:
             copy.apply(action)
             assert _snapshot(state) == before, f"{where}: playing {action} on a clone changed the original"
         if not state.is_terminal():
-            _check_unshared(game, position.replay())  # as play leaves it (a cache filled by a read may be shared)
+            _check_unshared(game, position.replay(), where)  # as play leaves it (a cache filled by a read may be shared)
             assert set(state.view(state.current_player).legal_actions()) == set(legal), (
                 f"{where}: the acting seat's view must have the same legal actions")
             _check_observation_shape(game, position)

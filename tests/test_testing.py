@@ -92,6 +92,23 @@ class CannotRender(NimState):
         raise ValueError("cannot draw")
 
 
+class SharedHistory(NimState):
+    """Keeps the moves played in a list its clones share (play never shows it: only the shared-state check can)."""
+
+    def __init__(self, stones: int) -> None:
+        super().__init__(stones)
+        self.history: list[int] = []
+
+    def apply(self, action: int) -> None:
+        self.history.append(action)
+        super().apply(action)
+
+    def clone(self) -> SharedHistory:
+        other = SharedHistory(self.stones)
+        other.current_player, other.winner, other.history = self.current_player, self.winner, self.history
+        return other
+
+
 class SecretNim(NimState):
     """Each seat holds a secret number (hidden from the other); its view re-samples the other seat's."""
 
@@ -143,6 +160,9 @@ def test_a_correct_game_passes() -> None:
     (_game(CannotRender), "game 'nim' seed 0, its initial state: the game raised ValueError: cannot draw"),
     (_hidden(_game(SecretNim)), "game 'nim' seed 0 step 0 seat 0: to_json sends what the seat may not see"),
     (_game(ExternalPicture), "game 'nim' seed 0 step 0: render_svg: refers outside itself"),
+    (_hidden(_game(NimState)), "game 'nim' is of hidden information (perfect_information=False) but NimState keeps State.view"),
+    (_game(SharedHistory), "game 'nim' seed 0 step 0: clone() shares mutable objects with the state it was made from: "
+                           "['list'], in its attribute(s) history; give the copy its own"),
 ])  # fmt: skip
 def test_the_suite_catches_the_mistake_and_says_where(game: Nim, words: str) -> None:
     with pytest.raises(AssertionError) as caught:
@@ -156,7 +176,9 @@ MISTAKES = [(_game(SetView), "to_json gave what JSON cannot hold"),
             (_game(NimState, rebuild_off_by_one=True), "state_from_json rebuilt a state whose view differs"),
             (_game(CannotRender), "the game raised ValueError: cannot draw"),
             (_hidden(_game(SecretNim)), "to_json sends what the seat may not see"),
-            (_game(ExternalPicture), "render_svg: refers outside itself")]  # fmt: skip
+            (_game(ExternalPicture), "render_svg: refers outside itself"),
+            (_hidden(_game(NimState)), "keeps State.view, a clone of everything"),
+            (_game(SharedHistory), "in its attribute(s) history")]  # fmt: skip
 
 
 def test_a_correct_game_keeps_the_contract_at_every_position_drawn() -> None:
@@ -182,12 +204,12 @@ def test_check_position_catches_the_mistake_and_names_the_position(game: Nim, wo
 
     with pytest.raises(AssertionError) as caught:
         check()
-    assert words in str(caught.value) and "game 'nim' seed " in str(caught.value), str(caught.value)
+    assert words in str(caught.value) and "game 'nim'" in str(caught.value), str(caught.value)
 
 
-def test_a_failing_position_shrinks_to_seed_0_and_the_fewest_actions() -> None:
-    """The game raises only when it plays from three stones: drawing a position finds it and shrinks it to the fewest
-    actions from 10 stones (3), naming them."""
+def test_a_failing_position_shrinks_to_seed_0_and_few_actions() -> None:
+    """The game raises only when it plays from three stones: drawing a position finds it and shrinks it towards seed 0
+    and the fewest actions from 10 stones (3), naming them."""
 
     @settings(max_examples=200, database=None)
     @given(positions(_game(ThrowsAtThree)))
@@ -198,6 +220,8 @@ def test_a_failing_position_shrinks_to_seed_0_and_the_fewest_actions() -> None:
         draw()
     assert "the game raised ValueError: no rule for three stones" in str(caught.value)
     assert "game 'nim' seed 0, after actions [" in str(caught.value)
-    smallest = find(positions(Nim()), lambda p: p.state.stones == 3, settings=settings(database=None))  # type: ignore[attr-defined]
-    assert smallest.seed == 0 and len(smallest.actions) == 3 and sum(smallest.actions) == 4
+    # Hypothesis shrinks towards the simplest example, without promising the very simplest: derandomized, it is
+    # the same every run (3 or 4 actions here, against 5 or more as first drawn).
+    smallest = find(positions(Nim()), lambda p: p.state.stones == 3, settings=settings(database=None, derandomize=True))  # type: ignore[attr-defined]
+    assert smallest.seed == 0 and len(smallest.actions) <= 4 and sum(smallest.actions) + len(smallest.actions) == 7
     assert repr(smallest) == f"Position(game 'nim' seed 0, after actions {list(smallest.actions)} ({', '.join(smallest.names)}))"
