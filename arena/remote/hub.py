@@ -151,7 +151,7 @@ class Hub:
                 pass
         if seat.link is None and not await self._place(seat):
             del self.seats[key]
-            return {"fault": "agent_disconnected", "detail": f"no bot is connected as '{name}' (waited {deadline:g}s)"}
+            return {"fault": "agent_disconnected", "detail": f"no bot is connected to this server as '{name}' (waited {deadline:g}s)"}
         return {"ok": True}
 
     async def _act(self, key: tuple[str, int], message: dict[str, Any], deadline: float) -> dict[str, Any]:
