@@ -19,9 +19,11 @@ import hashlib
 import os
 import pickle
 import shutil
+import signal
 import socket
 import sys
 import tempfile
+import threading
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -152,11 +154,13 @@ class RayExecutor:
             return False
         options: dict[str, Any] = {"logging_level": "ERROR", "log_to_driver": False, "runtime_env": runtime_env}
         try:
-            if self.address:
-                _check_reachable(self.address)
-                ray.init(address=self.address, **options)
-            else:
-                ray.init(num_cpus=self.cpus, object_store_memory=OBJECT_STORE_BYTES, include_dashboard=False, **options)
+            with _own_signal_handlers():
+                if self.address:
+                    _check_reachable(self.address)
+                    ray.init(address=self.address, **options)
+                else:
+                    ray.init(num_cpus=self.cpus, object_store_memory=OBJECT_STORE_BYTES, include_dashboard=False,
+                             _node_ip_address="127.0.0.1", **options)  # (no look for this machine's address: 8.8.8.8)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             where = self.address or "a local Ray"
             raise ArenaError(f"cannot connect to Ray at {where}: {_first_line(exc) or type(exc).__name__}") from None
@@ -230,6 +234,23 @@ def check_address(address: str) -> None:
         _check_reachable(target)
     except ConnectionError as exc:
         raise ArenaError(f"cannot connect to Ray at {address}: {exc}") from None
+
+
+@contextlib.contextmanager
+def _own_signal_handlers() -> Iterator[None]:
+    """Keep this process's own SIGTERM and SIGINT handlers through ray.init, which sets its own (a SIGTERM then ends the
+    process at once, stack dump and all). A server's queue worker has handlers that leave stopping to the server, which
+    stops it between matches and lets its tournament go; a process with the default disposition gets Ray's."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    kept = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for signum, handler in kept.items():
+            if callable(handler) and handler is not signal.default_int_handler:
+                signal.signal(signum, handler)
 
 
 def _check_reachable(address: str) -> None:

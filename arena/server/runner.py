@@ -88,7 +88,12 @@ class Claimed:
 
     def _beat(self) -> None:
         renew_at = time.monotonic() + self.lease_seconds / 3
+        stopping_since: float | None = None
         while not self.finished.wait(min(HOLD_LOOK_SECONDS, self.lease_seconds / 3)):
+            if self.abandon_after is not None and self.stop.is_set():
+                stopping_since = stopping_since or time.monotonic()
+                if time.monotonic() - stopping_since >= self.abandon_after:
+                    self._leave_on_stop()
             try:
                 if time.monotonic() >= renew_at:
                     renew_at = time.monotonic() + self.lease_seconds / 3
@@ -121,6 +126,22 @@ class Claimed:
         log.error("tournament %s: no longer held by %s (cancelled or taken over), and its match under way has not ended "
                   "%.0f s later: this worker exits (the matches played before it are stored), the server starts another",
                   self.tournament_id, self.worker, self.abandon_after)  # fmt: skip
+        logging.shutdown()
+        os._exit(ABANDONED_EXIT)
+
+    def _leave_on_stop(self) -> None:
+        """In a queue worker's process: the server stops, and the match under way has not ended abandon_after seconds
+        later (or never will: a SIGTERM to the whole group killed the local Ray it was waiting on). Store the matches
+        finished and not yet written, let the tournament go (a restarted server or another one resumes it at once, the
+        match under way played again from its seed), and end the process."""
+        try:
+            if self.save_pending is not None:
+                self.save_pending()
+            queue.release(self.database, self.tournament_id, self.worker)
+            log.info("tournament %s: stopped; what was played is stored (the match under way had not ended %.0f s after "
+                     "the stop: it is played again on resume)", self.tournament_id, self.abandon_after)  # fmt: skip
+        except Exception:  # noqa: BLE001  (the database away: the lease runs out and the tournament is resumed then)
+            log.exception("letting tournament %s go", self.tournament_id)
         logging.shutdown()
         os._exit(ABANDONED_EXIT)
 

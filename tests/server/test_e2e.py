@@ -60,12 +60,12 @@ def test_submit_watch_and_read_like_the_cli(tmp_path: Path, serve) -> None:  # n
         assert api == cli.json("leaderboard", "--tournament", str(tournament["id"]), "--system", system)
     assert http.get(server.url + "/api/v1/tournaments/1").json()["status"] == "done"
     forged = "/tournaments/x%0a2000-01-01%2000:00:00,000%20arena.server%20FORGED%00"  # a line of its own, and a NUL
-    assert http.get(server.url + forged).status_code == 404
+    assert http.get(server.url + forged).status_code == 400  # (a NUL: refused before any lookup)
     assert server.stop() in (0, -signal.SIGTERM)  # uvicorn re-raises the signal once it has shut down cleanly
     log = server.log.read_text()
     lines = log.splitlines()
     assert "\x00" not in log and not any(line.startswith("2000-01-01") for line in lines)
-    assert any(f'"GET {forged}" 404' in line for line in lines)  # the address as it was sent
+    assert any(f'"GET {forged}" 400' in line for line in lines)  # the address as it was sent
     assert any('"POST /api/v1/tournaments" 201' in line for line in lines)
     assert sum('"GET /api/v1/leaderboard' in line for line in lines) == 3  # one line per request
 
@@ -304,3 +304,34 @@ def test_the_port_is_taken_listening_before_the_app_starts() -> None:
             listen("127.0.0.1", port)
     finally:
         first.close()
+
+
+def test_sigterm_to_the_group_of_a_server_playing_on_ray_releases_its_tournament(serve, tmp_path: Path) -> None:
+    """`--executor ray`: a service manager's SIGTERM reaches the local Ray's processes as well as the server and its
+    queue workers. The server still stops cleanly: the tournament it was playing is let go at once (not held until
+    its lease runs out), neither failed nor lost, and what was played is stored (Ray's driver takes SIGTERM for
+    itself, and its processes die under the queue worker)."""
+    db_path = tmp_path / "arena.db"
+    token = tokens.create(open_database(f"sqlite:///{db_path}"), "e2e")
+    server = serve(db_path, None, "--executor", "ray", "--match-workers", "1", "--lease", "600", session=True)
+    body = {"game": "connect_four", "agents": ["mcts:simulations=300", "greedy"], "rounds": 400, "seed": 3}
+    held = http.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": f"Bearer {token}"}).json()
+    url = f"{server.url}/api/v1/tournaments/{held['id']}"
+    wait_for(lambda: http.get(url).json()["done"] > 0, "the first matches played on Ray")
+    descendants = psutil.Process(server.process.pid).children(recursive=True)
+    os.killpg(server.process.pid, signal.SIGTERM)
+    try:
+        server.process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.process.pid, signal.SIGKILL)
+        raise AssertionError(f"arena serve still running 60 s after SIGTERM to its group:\n{server.log.read_text()}") from None
+    _gone, alive = psutil.wait_procs(descendants, timeout=30)
+    for process in alive:  # only processes this test's server started
+        process.kill()
+    log = server.log.read_text()
+    assert "what was played is stored" in log and "failed" not in log, log
+    cli = Arena(db_path)
+    ((status, claimed_by, lease_until, now),) = cli.rows(
+        "select status, claimed_by, lease_until, datetime('now') from tournaments")  # fmt: skip
+    assert status in ("queued", "running") and (claimed_by is None or lease_until < now), (status, claimed_by, lease_until)
+    assert not alive, [(p.pid, p.name()) for p in alive]
