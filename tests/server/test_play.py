@@ -140,6 +140,8 @@ def test_a_game_played_to_the_end_is_stored_and_rated(player: Player) -> None:
 def test_bad_input_names_the_field(player: Player) -> None:
     client = player.client
     assert client.post("/play", data={"game": "tic_tac_toe", "against": "random"}).status_code == 401  # not signed in
+    for body in ({}, {"game": "tic_tac_toe", "against": "random"}):  # the API: no token is a 401, whatever the body
+        assert client.post("/api/v1/play", json=body).status_code == 401
     player.sign_in()
     cases = [({"game": "no_such_game"}, "game"), ({"against": "no_such_agent"}, "against"),
              ({"against": "minimax:depth=oops"}, "against"), ({"seat": "5"}, "seat"), ({"seat": "x"}, "seat"),

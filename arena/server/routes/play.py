@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Path, Query, Request
+from fastapi import APIRouter, Depends, Form, Path, Query, Request
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
@@ -182,9 +182,8 @@ async def _table(request: Request, game_id: int) -> tuple[Table, Tables]:
 
 
 @api_router.post("/play", status_code=201, summary="Start a game for the signed-in person (a user token) against agents")
-async def api_start(request: Request, body: PlayCreate) -> Response:
-    holder = await run_in_threadpool(people.person, request)
-    people.check_form(request, None)
+async def api_start(request: Request, holder: Annotated[tokens_library.Holder, Depends(people.person)], body: PlayCreate) -> Response:
+    people.check_form(request, None)  # (the person is known first, as a dependency: no token, a 401 before any 422)
     try:
         table = await tables_of(request).open(holder.name, body.game, body.against, body.seat)
     except ArenaError as exc:
