@@ -630,7 +630,8 @@ def match_transcript(game: Game, seed: int, agents: Sequence[str], max_turns: in
         text = state.action_to_string(action)
         state.apply(action)
         lines += _step_lines(turn, seat, action, text, state)
-    lines.append(f"result {result.reason} turns {result.turns} scores {result.scores}")
+    lines.append(f"result {result.reason} turns {result.turns} scores {result.scores}"
+                 + (f" ({result.detail})" if result.detail and result.reason != "normal" else ""))  # what went wrong, if anything
     return "\n".join(lines) + "\n"
 
 

@@ -225,3 +225,15 @@ def test_a_failing_position_shrinks_to_seed_0_and_few_actions() -> None:
     smallest = find(positions(Nim()), lambda p: p.state.stones == 3, settings=settings(database=None, derandomize=True))  # type: ignore[attr-defined]
     assert smallest.seed == 0 and len(smallest.actions) <= 4 and sum(smallest.actions) + len(smallest.actions) == 7
     assert repr(smallest) == f"Position(game 'nim' seed 0, after actions {list(smallest.actions)} ({', '.join(smallest.names)}))"
+
+
+def test_a_transcript_says_why_a_match_ended_early(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A golden file of a match that ended in a fault shows the fault's detail (it showed only the reason)."""
+    from arena.plugins import get_registry
+    from arena.testing import transcript
+    from tests.conftest import TEST_PLUGINS
+
+    monkeypatch.setenv("ARENA_PLUGINS_DIR", str(TEST_PLUGINS))
+    game = get_registry().games["tic_tac_toe"]()
+    last = transcript(game, seed=3, agents=("illegal", "random")).splitlines()[-1]
+    assert last.startswith("result illegal_action turns 0 scores [") and last.endswith("not a legal action)"), last
