@@ -84,6 +84,9 @@ class TournamentSettings:
     finished_at: str | None
     agents: tuple[dict[str, Any], ...]
     secret_deal: bool = False  # a game of hidden information: the deal mixes in the tournament's secret (never shown)
+    openings: dict[str, Any] | None = None  # arena.openings.parse_openings's: random plies, or a file's lines
+    budget: int | None = None  # an adaptive tournament's or a ladder's
+    sprt: dict[str, Any] | None = None  # a tournament run as an SPRT: its parameters (arena.sprt.SprtParams)
 
     @classmethod
     def from_row(cls, row: Any) -> TournamentSettings:
@@ -99,7 +102,23 @@ class TournamentSettings:
             time_per_move=row.time_per_move, players=row.players, status=row.status,
             created_at=_when(row.created_at), finished_at=_when(row.finished_at) if row.finished_at else None,
             agents=tuple(settings.get("agents", ())), secret_deal=getattr(row, "secret", None) is not None,
+            openings=settings.get("openings"), budget=(settings.get("adaptive") or {}).get("budget"),
+            sprt=(settings.get("sprt") or {}).get("params"),
         )  # fmt: skip
+
+    def openings_text(self) -> str | None:
+        """--openings as given: random:N, or the file's name (its openings are stored with the tournament)."""
+        if not self.openings:
+            return None
+        if self.openings.get("kind") == "random":
+            return f"random:{self.openings['plies']}"
+        return str(self.openings.get("file") or "OPENINGS-FILE")
+
+    def sprt_text(self) -> str | None:
+        """--sprt as given: elo0=E0,elo1=E1,alpha=A,beta=B,model=M."""
+        if not self.sprt:
+            return None
+        return ",".join(f"{key}={value:g}" if isinstance(value, float | int) else f"{key}={value}" for key, value in self.sprt.items())
 
 
     def command(self) -> str:
@@ -109,9 +128,16 @@ class TournamentSettings:
         if self.format == "gauntlet" and self.challenger:
             args += ["--format", "gauntlet", "--challenger", self.challenger]
             labels = [label for label in labels if label != self.challenger]
-        elif self.format == "tables":
-            args += ["--format", "tables"]
+        elif self.format != "round-robin":
+            args += ["--format", self.format]
+        if self.budget is not None:
+            args += ["--budget", str(self.budget)]
         args += ["--agents", ",".join(labels), "--rounds", str(self.rounds), "--seed", str(self.seed), "--max-turns", str(self.max_turns)]
+        if self.players != 2:
+            args += ["--players", str(self.players)]
+        for option, value in (("--openings", self.openings_text()), ("--sprt", self.sprt_text())):
+            if value is not None:
+                args += [option, value]
         if self.time_per_move:
             args += ["--time-per-move", f"{self.time_per_move:g}"]
         return " ".join(shlex.quote(arg) for arg in args)
@@ -442,8 +468,11 @@ def _settings_html(agg: Aggregates) -> str:
             ["tournament", f"{t.id}" + (f" '{t.name}'" if t.name else "")],
             ["game", f"{t.game_id} v{t.game_version}"],
             ["game parameters", t.game_params.replace(";", ", ") or "(defaults)"],
-            ["format", t.format + (f" (challenger: {t.challenger})" if t.challenger else "")],
+            ["format", t.format + (f" (challenger: {t.challenger})" if t.challenger else "")
+             + (f", budget {t.budget} matches" if t.budget is not None else "")],
             ["rounds", t.rounds],
+            ["openings", t.openings_text() or "none (every match from the initial position)"],
+            *([["SPRT", t.sprt_text()]] if t.sprt else []),
             ["seed", t.seed],
             ["players per match", t.players],
             ["max turns", t.max_turns],

@@ -383,3 +383,33 @@ def test_two_player_outcomes_stay_win_draw_loss(built: dict[str, Any]) -> None:
     header = built["page"].tables["outcomes"][0]
     assert header == ["agent", "games", "win %", "draw %", "loss %"]
     assert [row[0] for row in built["page"].tables["first-mover"]] == ["", "whoever moved first"]
+
+
+@pytest.mark.parametrize("options", [
+    ["--game", "connect_four", "--agents", "random,greedy", "--rounds", "3", "--openings", "random:3"],
+    ["--game", "tic_tac_toe", "--agents", "random,greedy,center", "--format", "adaptive", "--budget", "8"],
+    ["--game", "tic_tac_toe", "--agents", "random,greedy", "--sprt", "elo0=0,elo1=200,alpha=0.1,beta=0.1", "--rounds", "30"],
+    ["--game", "incan_gold", "--players", "4", "--agents", "random,greedy,random:seed=1,random:seed=2", "--rounds", "1"],
+])  # fmt: skip
+def test_the_command_to_play_it_again_plays_the_same_matches(tmp_path: Path, options: list[str]) -> None:
+    """The report's 'to play it again' carries what made the schedule: openings, an adaptive budget, an SPRT, the
+    number of players (it left them out: a report's Reversi tournament with --openings was given back without them,
+    half its matches, other results)."""
+    from arena.report import TournamentSettings
+    from db import queries
+    from db.session import open_database
+
+    first = Arena(tmp_path / "first.db")
+    first("run-tournament", *options, "--seed", "4", "--name", "t", "--quiet")
+    with open_database(f"sqlite:///{tmp_path / 'first.db'}").session() as session:
+        command = TournamentSettings.from_row(queries.find_tournament(session, "t")).command()
+    again = Arena(tmp_path / "again.db")
+    again(*shlex.split(command)[1:], "--quiet")
+
+    hidden = "incan_gold" in options  # a game of hidden information deals anew in each tournament: the same schedule only
+
+    def played(arena: Arena) -> list[tuple[Any, ...]]:
+        return [(m["seed"], [s["agent"] for s in m["seats"]]) + (() if hidden else (m["turns"], [s["outcome"] for s in m["seats"]]))
+                for m in arena.json("matches", "--limit", "1000")]  # fmt: skip
+
+    assert played(again) == played(first) and len(played(first)) > 0, command
