@@ -105,6 +105,10 @@ def test_same_seed_same_bytes_and_a_stopped_run_resumed_ends_as_an_uninterrupted
     train(short(tmp_path / "again", episodes=120, targets=targets), REGISTRY)
     assert Path(whole.out).read_bytes() == (tmp_path / "again" / "v.pt").read_bytes()
     assert load_torchscript(torch, whole.out)[1]["training"]["targets"] == targets
+    from arena.training.figure import describe_learner  # the plot's title says what the values were learnt from
+
+    said = describe_learner(read_metrics(whole.out)[0])
+    assert said.endswith(", targets from mcts:simulations=5") if targets != "result" else "targets" not in said, said
     cut = short(tmp_path / "cut", episodes=120, targets=targets)
     with pytest.raises(TrainingInterrupted, match="stopped after 45 of 120 episodes"):
         asked = [0]

@@ -125,7 +125,9 @@ def describe_learner(settings: dict[str, Any]) -> str:
     network = " ".join(part for part in ("dueling" if settings.get("dueling") else "", NET_NAMES.get(net, str(net)), widths) if part)
     design = f" {settings['validity']}" if settings.get("validity") else ""  # --validity: the Onitama report's actor design
     critic = f"{design} actor, MLP {_widths(settings.get('hidden'))} critic" if algorithm == "ddpg" else ""
-    return f"{name}, {network}{critic}"
+    targets = settings.get("targets")  # afterstate values learnt from a search's values, not the games' results
+    searched = f", targets from {targets}" if algorithm == "value" and targets and targets != "result" else ""
+    return f"{name}, {network}{critic}{searched}"
 
 
 def _title(settings: dict[str, Any], promoted: Sequence[str] = ()) -> str:
