@@ -30,8 +30,8 @@ def fmt(value: Any) -> str:
         if math.isnan(value):
             return "-"
         size = abs(value)
-        if size >= 100:
-            return f"{value:.1f}"
+        if size >= 100:  # a whole number as one, as below 100 (a column read 87 beside 200.0)
+            return str(int(value)) if math.isfinite(value) and value == int(value) else f"{value:.1f}"
         if size >= 1 or value == 0:
             return f"{value:.3f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
         return f"{value:.3g}"
@@ -68,10 +68,25 @@ def table_width(widths: Sequence[int]) -> int:
 
 
 def _default_fit(columns: Sequence[str], numeric: Sequence[bool]) -> list[FitStep]:
-    """Without the caller's order: shorten text columns after the first, then drop columns from the right, then shorten the first."""
+    """Without the caller's order: shorten text columns after the first, then the first (a label) to 24 characters, then
+    drop columns from the right, then shorten the first further (a long label went before any figure)."""
     steps: list[FitStep] = [Shorten(c, 16) for c, num in zip(columns[1:], numeric[1:]) if not num]
-    steps += [Drop(c) for c in reversed(columns[2:])]
+    steps += [Shorten(columns[0], 24)] + [Drop(c) for c in reversed(columns[2:])]
     return steps + [Shorten(columns[0], 12)]
+
+
+def cut_cells(values: Sequence[str], width: int) -> list[str]:
+    """The cells of one column cut to `width` characters with an ellipsis: at the end, unless that makes two different
+    values read alike (labels that differ only at their end, `neural:checkpoint=a.pt`, `...=b.pt`), then in the middle."""
+    def end(value: str) -> str:
+        return value if cell_len(value) <= width else value[: max(1, width - 1)] + "…"
+
+    ends = [end(value) for value in values]
+    if len(set(ends)) == len(set(values)) or width < 5:
+        return ends
+    head = (width - 1) * 2 // 5
+    tail = width - 1 - head
+    return [value if cell_len(value) <= width else value[:head] + "…" + value[len(value) - tail:] for value in values]
 
 
 def fit_columns(columns: Sequence[str], cells: Sequence[Sequence[str]], width: int | None,
@@ -168,6 +183,9 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
     for i in kept:
         table.add_column(columns[i], justify="right" if numeric[i] else "left", no_wrap=True, overflow="ellipsis",
                          max_width=cut.get(i))  # fmt: skip
+    for i, width_i in cut.items():  # cut here, not by the table: where the end tells rows apart, the middle goes
+        for row, value in zip(cells, cut_cells([row[i] for row in cells], width_i)):
+            row[i] = value
     for row in cells:
         table.add_row(*(row[i] for i in kept))
     console = Console(width=width if width is not None else 100_000, soft_wrap=False)

@@ -178,3 +178,21 @@ def test_a_note_about_a_column_goes_with_the_column(monkeypatch, capsys):
         output.print_table("t", ["name", "n", "wide"], rows, fit=[output.Drop("wide")], note=notes)
         text = capsys.readouterr().out
         assert "about the table" in text and ("wide: about that column" in text) == shown, text
+
+
+def test_cut_labels_stay_apart_and_figures_outlast_a_long_label(monkeypatch, capsys):
+    """Labels that differ only at their end are cut in the middle (a seed-report pass saw eight rows read
+    `neural:checkpoint=onit…`); a table without its own fit steps shortens a long first column before it leaves out
+    a figure (`arena stats` kept only `count`); a whole number reads as one at any size (87 beside 200.0)."""
+    from arena import output
+
+    labels = [f"neural:checkpoint=onitama-design-{k}.npz" for k in range(4)]
+    assert output.cut_cells(labels, 20) == [f"neural:…design-{k}.npz" for k in range(4)]
+    assert output.cut_cells(["alpha-long-name-one", "beta-long-name-two"], 8) == ["alpha-l…", "beta-lo…"]  # the end if it tells apart
+    monkeypatch.setattr(output, "terminal_width", lambda: 70)
+    rows = [[label, 10, 41.5, 40.0, 55.5, 200.0] for label in labels]
+    output.print_table("Match length", ["agent", "count", "mean", "median", "p90", "max"], rows)
+    text = capsys.readouterr().out
+    assert all(column in text for column in ("count", "mean", "median", "p90", "max")), text
+    assert len({line.split("│")[1].strip() for line in text.splitlines() if "npz" in line}) == 4, text
+    assert " 200 " in text and "200.0" not in text
