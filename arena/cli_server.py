@@ -54,7 +54,8 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
         raise click.ClickException(f"the server needs its extra: pip install 'arena[server]' ({exc.name} is missing)") from None
     make_executor(executor, match_workers, ray_address)  # bad combinations fail now, not per tournament
     database, registry = ctx.database(), ctx.registry()
-    check_writable(database)  # one line now (read-only), not a failed start inside uvicorn
+    if workers > 0:  # one line now (read-only), not a failed start inside uvicorn; --workers 0 may serve a read-only one
+        check_writable(database)
     # The port is taken before the app starts: uvicorn would start it (and its queue, which takes back the tournaments
     # of this server id) before binding, so a second server started on a busy port would take the first one's.
     listening = listen(host, port)

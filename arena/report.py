@@ -118,7 +118,7 @@ class TournamentSettings:
         """--sprt as given: elo0=E0,elo1=E1,alpha=A,beta=B,model=M."""
         if not self.sprt:
             return None
-        return ",".join(f"{key}={value:g}" if isinstance(value, float | int) else f"{key}={value}" for key, value in self.sprt.items())
+        return ",".join(f"{key}={value}" for key, value in self.sprt.items())  # (as stored: every digit)
 
 
     def command(self) -> str:

@@ -558,7 +558,6 @@ def play(
         from arena.executors.local import LocalPool
 
         executor = LocalPool(workers)
-    queries.restart_tournament(database, tournament_id)
     with frozen_heap(), executor.held():  # one Ray connection for every part of an adaptive tournament
         args = (database, registry, tournament_id, executor, progress, plugins_dirs, isolate, memory_limit, concurrent, notify, log,
                 trust_agents, keep_pending)  # fmt: skip
@@ -639,6 +638,7 @@ def _play(
             stored = queries.load_matches(session, tournament_id=tournament.id)
             monitor = SprtMonitor(settings["sprt"], stored, log, saved, tournament.id)
     tournament_id = tournament.id
+    queries.restart_tournament(database, tournament_id)  # a stopped one resumed: running again (after the checks above)
     tasks = [MatchTask(index, table) for index, table in enumerate(tables) if index not in played]
     if monitor is not None and monitor.decided:
         tasks = []

@@ -303,11 +303,19 @@ def check_writable(database: Database) -> None:
 
 
 def stop_tournament(database: Database, tournament_id: int) -> None:
-    """A running tournament its run left before the end (Ctrl-C): `stopped`, until `--resume` plays the rest. One quick
-    try: the interrupt may have cut a write that still holds SQLite's lock."""
+    """A running tournament its CLI run left before the end (Ctrl-C): `stopped`, until `--resume` plays the rest. Not one
+    a server holds (it stays running: its lease runs out and a server takes it back). One quick try: the interrupt may
+    have cut a write that still holds SQLite's lock."""
     with database.engine.begin() as connection:
-        connection.execute(update(Tournament).where(Tournament.id == tournament_id, Tournament.status == "running")
-                           .values(status="stopped"))  # fmt: skip
+        driver = connection.connection.driver_connection if database.dialect == "sqlite" else None
+        if driver is not None:
+            driver.execute(f"PRAGMA busy_timeout = {IMPATIENT_MS}")
+        try:
+            connection.execute(update(Tournament).where(Tournament.id == tournament_id, Tournament.status == "running",
+                                                        Tournament.claimed_by.is_(None)).values(status="stopped"))  # fmt: skip
+        finally:
+            if driver is not None:
+                driver.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
 
 def restart_tournament(database: Database, tournament_id: int) -> None:

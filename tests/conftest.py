@@ -9,12 +9,18 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import settings
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.pool import NullPool
 
 from arena.cli import cli
 
 pytest_plugins = ["tests.pg"]
+
+# No per-example deadline: a loaded 2-core machine runs an example of a property test in more than Hypothesis's 200 ms
+# now and then (the tests that time things bound them themselves).
+settings.register_profile("arena", deadline=None)
+settings.load_profile("arena")
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TEST_PLUGINS = FIXTURES / "plugins"

@@ -268,12 +268,13 @@ def test_unreachable_and_unwritable_database(tmp_path):
     result = runner.invoke(cli, ["--db", url, "run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy"])
     assert result.exit_code == 2 and result.stderr.startswith("Error:") and len(result.stderr.splitlines()) == 1, result.stderr
     assert Arena(tmp_path / "ro.db").rows("select count(*) from tournaments") == [(0,)]
-    # The server too, before it listens (it failed inside uvicorn's start, a traceback and exit code 3).
+    # The server too, before it listens (it failed inside uvicorn's start, a traceback and exit code 3); with no queue
+    # worker (--workers 0) it serves a read-only database as before.
     import subprocess
     import sys
     from pathlib import Path
 
-    served = subprocess.run([str(Path(sys.executable).parent / "arena"), "--db", url, "serve", "--port", "0", "--workers", "0"],
+    served = subprocess.run([str(Path(sys.executable).parent / "arena"), "--db", url, "serve", "--port", "0", "--workers", "1"],
                             capture_output=True, text=True, timeout=60)  # fmt: skip
     assert served.returncode == 2 and served.stderr == "Error: database: attempt to write a readonly database\n", served.stderr
 
@@ -383,5 +384,10 @@ def test_a_stopped_run_is_listed_stopped_until_resumed(tmp_path):
         assert tournaments.one(database, tournament_id)["status"] == "stopped"
     assert tournament.play(database, registry, first) == 2
     assert tournaments.one(database, first)["status"] == "done"
-    assert tournaments.stop(database, first) is not None and tournaments.one(database, first)["status"] == "done"
+    assert tournaments.stop(database, first) is None and tournaments.one(database, first)["status"] == "done"
     assert tournaments.cancel(database, second)["status"] == "cancelled"
+    from db import queue  # one a server holds is left to its lease (a server takes it back), Ctrl-C or not
+
+    held = tournament.create(registry, database, request, status="queued")
+    assert queue.claim(database, "srv:1/0", 30.0) == held
+    assert tournaments.stop(database, held) is None and tournaments.one(database, held)["status"] == "running"

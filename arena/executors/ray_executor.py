@@ -154,7 +154,7 @@ class RayExecutor:
             return False
         options: dict[str, Any] = {"logging_level": "ERROR", "log_to_driver": False, "runtime_env": runtime_env}
         try:
-            with _own_signal_handlers():
+            with _own_signal_handlers(ray):
                 if self.address:
                     _check_reachable(self.address)
                     ray.init(address=self.address, **options)
@@ -237,20 +237,27 @@ def check_address(address: str) -> None:
 
 
 @contextlib.contextmanager
-def _own_signal_handlers() -> Iterator[None]:
+def _own_signal_handlers(ray: Any) -> Iterator[None]:
     """Keep this process's own SIGTERM and SIGINT handlers through ray.init, which sets its own (a SIGTERM then ends the
-    process at once, stack dump and all). A server's queue worker has handlers that leave stopping to the server, which
-    stops it between matches and lets its tournament go; a process with the default disposition gets Ray's."""
+    process at once, stack dump and all): Ray's Python handler is not set meanwhile, and whatever its core set is
+    replaced by ours again after. A server's queue worker has handlers that leave stopping to the server, which stops it
+    between matches and lets its tournament go; a process with the default disposition gets Ray's."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     kept = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    own = {signum: handler for signum, handler in kept.items() if callable(handler) and handler is not signal.default_int_handler}
+    utils: Any = getattr(getattr(ray, "_private", None), "utils", None)
+    setter = getattr(utils, "set_sigterm_handler", None) if signal.SIGTERM in own else None
+    if setter is not None:
+        utils.set_sigterm_handler = lambda handler: None  # (ray.init looks it up when it calls it)
     try:
         yield
     finally:
-        for signum, handler in kept.items():
-            if callable(handler) and handler is not signal.default_int_handler:
-                signal.signal(signum, handler)
+        if setter is not None:
+            utils.set_sigterm_handler = setter
+        for signum, handler in own.items():
+            signal.signal(signum, handler)
 
 
 def _check_reachable(address: str) -> None:

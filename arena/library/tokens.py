@@ -49,7 +49,7 @@ def create(database: Database, name: str, kind: str = "user") -> str:
 
 def check(database: Database, token: str, kind: str | None = None) -> Holder | None:
     """The holder of `token` (of `kind`, if given), or None when it is unknown, revoked or of another kind."""
-    if not token.startswith("arena_") or len(token) < PREFIX_LENGTH + 8:
+    if not token.startswith("arena_") or len(token) < PREFIX_LENGTH + 8 or "\x00" in token:  # (no NUL reaches a database)
         return None
     digest = _digest(token)
     for token_id, name, token_kind, stored in store.by_prefix(database, token[:PREFIX_LENGTH]):

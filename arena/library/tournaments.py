@@ -54,6 +54,8 @@ def stop(database: Database, tournament_id: int) -> str | None:
         status, stored, scheduled = progress(database, tournament_id)
     except Exception:  # noqa: BLE001  (the process is leaving: nothing more to do about it)
         return None
+    if status != "stopped":  # it ended meanwhile, was cancelled, or a server holds it
+        return None
     return (f"tournament {tournament_id}: {status}, {stored} of {scheduled} matches stored; "
             f"`arena run-tournament --resume {tournament_id}` plays the rest")
 

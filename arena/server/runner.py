@@ -11,6 +11,7 @@ it held is left to its lease, which runs out unrenewed, and the next worker to c
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import multiprocessing
@@ -20,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from arena import tournament
 from arena.errors import ArenaError
@@ -111,37 +112,39 @@ class Claimed:
         """In a queue worker's process: if the match under way outlasts abandon_after, store the matches finished and
         not yet written (tournament.play's keep_pending), then end the process (the server replaces it; the tournament
         is no longer this worker's)."""
-        if self.abandon_after is None or self.finished.wait(self.abandon_after):
-            return
-        try:
-            if queue.status(self.database, self.tournament_id) in ("done", "failed"):
-                return  # it ended as it should: the worker is only taking its executor down
-        except Exception:  # noqa: BLE001  (the database away: the match under way is still stuck)
-            pass
-        try:
-            if self.save_pending is not None:
-                self.save_pending()  # the matches finished before it, not yet written
-        except Exception:  # noqa: BLE001  (the database away: they are played again by whoever resumes it)
-            log.exception("storing the played matches of tournament %s", self.tournament_id)
-        log.error("tournament %s: no longer held by %s (cancelled or taken over), and its match under way has not ended "
-                  "%.0f s later: this worker exits (the matches played before it are stored), the server starts another",
-                  self.tournament_id, self.worker, self.abandon_after)  # fmt: skip
-        logging.shutdown()
-        os._exit(ABANDONED_EXIT)
+        if self.abandon_after is None or self.finished.wait(self.abandon_after) or self._ended():
+            return  # (ended as it should: the worker is only taking its executor down)
+        self._exit(False, logging.ERROR, "tournament %s: no longer held by %s (cancelled or taken over), and its match "
+                   "under way has not ended %.0f s later: this worker exits (the matches played before it are stored), the "
+                   "server starts another", self.tournament_id, self.worker, self.abandon_after)  # fmt: skip
 
     def _leave_on_stop(self) -> None:
         """In a queue worker's process: the server stops, and the match under way has not ended abandon_after seconds
         later (or never will: a SIGTERM to the whole group killed the local Ray it was waiting on). Store the matches
         finished and not yet written, let the tournament go (a restarted server or another one resumes it at once, the
         match under way played again from its seed), and end the process."""
+        if self._ended():
+            return  # it ended as it should: the worker is only taking its executor down, and the server waits for it
+        self._exit(True, logging.INFO, "tournament %s: stopped; what was played is stored (the match under way had not "
+                   "ended %.0f s after the stop: it is played again on resume)", self.tournament_id, self.abandon_after)  # fmt: skip
+
+    def _ended(self) -> bool:
+        try:
+            return queue.status(self.database, self.tournament_id) in ("done", "failed")
+        except Exception:  # noqa: BLE001  (the database away: as if not: the match under way is still stuck)
+            return False
+
+    def _exit(self, release: bool, level: int, line: str, *args: Any) -> NoReturn:
+        """Store the matches finished and not yet written (tournament.play's keep_pending), let the tournament go if
+        `release`, log the line and end this queue worker's process (ABANDONED_EXIT)."""
         try:
             if self.save_pending is not None:
                 self.save_pending()
-            queue.release(self.database, self.tournament_id, self.worker)
-            log.info("tournament %s: stopped; what was played is stored (the match under way had not ended %.0f s after "
-                     "the stop: it is played again on resume)", self.tournament_id, self.abandon_after)  # fmt: skip
-        except Exception:  # noqa: BLE001  (the database away: the lease runs out and the tournament is resumed then)
-            log.exception("letting tournament %s go", self.tournament_id)
+            if release:
+                queue.release(self.database, self.tournament_id, self.worker)
+        except Exception:  # noqa: BLE001  (the database away: they are played again by whoever resumes it)
+            log.exception("storing the played matches of tournament %s", self.tournament_id)
+        log.log(level, line, *args)
         logging.shutdown()
         os._exit(ABANDONED_EXIT)
 
@@ -194,6 +197,10 @@ def play_claimed(database: Database, registry: Registry, tournament_id: int, set
         log.error("tournament %s failed: %s", tournament_id, message)
         queue.release(database, tournament_id, worker, status="failed", error=message)
         return "failed"
+    except BaseException:  # SystemExit, KeyboardInterrupt: the process leaves, and lets its tournament go first
+        with contextlib.suppress(Exception):
+            queue.release(database, tournament_id, worker)
+        raise
     finally:
         claimed.finished.set()
         claimed.thread.join()

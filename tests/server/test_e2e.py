@@ -335,3 +335,18 @@ def test_sigterm_to_the_group_of_a_server_playing_on_ray_releases_its_tournament
         "select status, claimed_by, lease_until, datetime('now') from tournaments")  # fmt: skip
     assert status in ("queued", "running") and (claimed_by is None or lease_until < now), (status, claimed_by, lease_until)
     assert not alive, [(p.pid, p.name()) for p in alive]
+
+
+def test_a_request_line_holds_no_control_character() -> None:
+    """The log line of an address holding a control character escapes it (an ASGI server may hand over a decoded
+    path: then a newline would start a forged line of the client's choosing)."""
+    import io
+
+    from arena.server.request_log import RequestLines
+
+    out = io.StringIO()
+    lines = RequestLines(out)
+    lines.add({"method": "GET", "path": "/x\n2000-01-01 FORGED\x00", "query_string": b"a=\r1"}, 404, 1.0)
+    lines.flush()
+    (line,) = out.getvalue().splitlines()
+    assert '"GET /x\\x0a2000-01-01 FORGED\\x00?a=\\x0d1" 404' in line, line
