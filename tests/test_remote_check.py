@@ -129,3 +129,28 @@ def test_play_says_when_the_opponent_is_recorded_under_a_registered_name(arena_c
                                            "--against", "minimax:depth=2", "--seed", "1"], input=every_move(9, 9))  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "note: 'minimax:depth=2' is the agent with results for this game as 'careful'" in result.stderr
+
+
+def test_a_person_who_presses_ctrl_c_leaves_the_game_stopped(tmp_path, monkeypatch):
+    """Ctrl-C at `arena play`'s prompt: the game is listed `stopped`, not `running` for good."""
+    import io
+
+    from arena.library import tournaments
+    from arena.plugins import get_registry
+    from arena.remote.play import play_against
+    from db.session import open_database
+
+    class CtrlC(io.StringIO):
+        def readline(self, *args: object) -> str:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr("sys.stdin", CtrlC())
+    database = open_database(f"sqlite:///{tmp_path / 'play.db'}")
+    try:
+        play_against(get_registry(), database, "tic_tac_toe", "greedy", seed=1)
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("Ctrl-C should have ended the game")
+    row = tournaments.one(database, 1)
+    assert row["status"] == "stopped" and row["done"] == 0

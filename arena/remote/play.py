@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from arena import tournament
 from arena.agents import AgentEntry
 from arena.errors import ArenaError, about
-from arena.library.tournaments import renamed_notes
+from arena.library.tournaments import renamed_notes, stop
 from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE
 from arena.params import check_name, parse_specs
 from arena.plugins import Registry
@@ -59,5 +59,9 @@ def play_against(
     if notify is not None:
         for note in renamed_notes(database, tournament_id):
             notify(note)
-    tournament.play(database, registry, tournament_id, plugins_dirs=plugins_dirs)
+    try:
+        tournament.play(database, registry, tournament_id, plugins_dirs=plugins_dirs)
+    except KeyboardInterrupt:  # the person left with Ctrl-C: the game is stopped, not running for good
+        stop(database, tournament_id)
+        raise
     return tournament_id
