@@ -85,7 +85,7 @@ class Stage:
     def finished(self, tournament_id: int) -> dict[str, Any]:
         wait_for(lambda: self.get(f"/api/v1/tournaments/{tournament_id}")["status"] in ("done", "failed"), "the tournament")
         tournament = self.get(f"/api/v1/tournaments/{tournament_id}")
-        assert tournament["status"] == "done", tournament
+        assert tournament["status"] == "done", tournament.get("error")
         return tournament
 
     def matches(self, tournament_id: int) -> list[dict[str, Any]]:
