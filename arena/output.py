@@ -29,11 +29,13 @@ def fmt(value: Any) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return "-"
+        if math.isfinite(value) and value == int(value):  # a whole number as one, at any size (87 beside 200, not 200.0)
+            return str(int(value))
         size = abs(value)
-        if size >= 100:  # a whole number as one, as below 100 (a column read 87 beside 200.0)
-            return str(int(value)) if math.isfinite(value) and value == int(value) else f"{value:.1f}"
-        if size >= 1 or value == 0:
-            return f"{value:.3f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+        if size >= 100:
+            return f"{value:.1f}"
+        if size >= 1:
+            return f"{value:.3f}".rstrip("0").rstrip(".")
         return f"{value:.3g}"
     return str(value)
 

@@ -120,7 +120,6 @@ class TournamentSettings:
             return None
         return ",".join(f"{key}={value}" for key, value in self.sprt.items())  # (as stored: every digit)
 
-
     def command(self) -> str:
         """The `arena run-tournament` command that plays the same schedule with the same seeds (given the same agent versions)."""
         labels = [a.get("label", "") for a in self.agents]

@@ -81,14 +81,15 @@ def _check_state(game: Game, state: State, where: str) -> list[int]:
 
 
 @contextlib.contextmanager
-def _games_own_code(where: str) -> Iterator[None]:
-    """An exception of the game's own code (apply, legal_actions, render...) as an AssertionError that says where."""
+def _games_own_code(where: str | Callable[[], str]) -> Iterator[None]:
+    """An exception of the game's own code (apply, legal_actions, render...) as an AssertionError that says where
+    (`where` may be a function: then it is written out only if the game raises)."""
     try:
         yield
     except AssertionError:
         raise
     except Exception as exc:  # noqa: BLE001  (whatever the game raises)
-        raise AssertionError(f"{where}: the game raised {type(exc).__name__}: {exc}") from exc
+        raise AssertionError(f"{where() if callable(where) else where}: the game raised {type(exc).__name__}: {exc}") from exc
 
 
 def random_playthrough(game: Game, seed: int, check: bool = True) -> list[tuple[Any, ...]]:
@@ -438,16 +439,16 @@ def positions(game: Game, max_plies: int | None = None) -> SearchStrategy[Positi
         plies = draw(st.integers(0, cap))
         actions: list[int] = []
         names: list[str] = []
-        with _games_own_code(_reached(game, seed, actions, names)):
+        with _games_own_code(lambda: _reached(game, seed, actions, names)):  # (where it got to, written out if it fails)
             state = game.new_initial_state(seed)
-        while len(actions) < plies and not state.is_terminal():
-            with _games_own_code(_reached(game, seed, actions, names)):
+            while len(actions) < plies and not state.is_terminal():
                 legal = state.legal_actions()
                 assert legal, "a non-terminal state must have legal actions"
                 action = legal[draw(st.integers(0, len(legal) - 1))]
-                names.append(state.action_to_string(action))
+                name = state.action_to_string(action)
                 state.apply(action)
                 actions.append(action)
+                names.append(name)
         return Position(game, seed, tuple(actions), tuple(names), state)
 
     return position()

@@ -638,7 +638,8 @@ def _play(
             stored = queries.load_matches(session, tournament_id=tournament.id)
             monitor = SprtMonitor(settings["sprt"], stored, log, saved, tournament.id)
     tournament_id = tournament.id
-    queries.restart_tournament(database, tournament_id)  # a stopped one resumed: running again (after the checks above)
+    if tournament.status == "stopped":  # resumed: running again (after the checks above; no write for a running one)
+        queries.restart_tournament(database, tournament_id)
     tasks = [MatchTask(index, table) for index, table in enumerate(tables) if index not in played]
     if monitor is not None and monitor.decided:
         tasks = []

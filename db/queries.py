@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from sqlalchemy import delete, func, insert, literal, select, tuple_, update
+from sqlalchemy import Connection, delete, func, insert, literal, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -250,27 +251,32 @@ def save_results(database: Database, keys: TournamentKeys, results: Iterable[Mat
     insert = bulk.insert_postgresql if database.dialect == "postgresql" else bulk.insert_sqlite
 
     def write() -> None:
-        with database.engine.begin() as connection:
-            # Impatient on SQLite: this connection's lock wait is cut for this write, and restored on it before it goes
-            # back to the pool (the pragma needs no lock, so it runs after a failed write too).
-            driver = connection.connection.driver_connection if not patient and database.dialect == "sqlite" else None
-            if driver is not None:
-                driver.execute(f"PRAGMA busy_timeout = {IMPATIENT_MS}")
-            try:
-                insert(connection, keys, results)
-                connection.execute(
-                    update(Tournament).where(Tournament.id == keys.tournament_id).values(revision=Tournament.revision + 1)
-                )
-                if sprt_state is not None:
-                    connection.execute(_sprt_state_upsert(database, keys.tournament_id, sprt_state))
-            finally:
-                if driver is not None:
-                    driver.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        with database.engine.begin() as connection, _impatient(database, connection, not patient):
+            insert(connection, keys, results)
+            connection.execute(
+                update(Tournament).where(Tournament.id == keys.tournament_id).values(revision=Tournament.revision + 1)
+            )
+            if sprt_state is not None:
+                connection.execute(_sprt_state_upsert(database, keys.tournament_id, sprt_state))
 
     if patient:
         retrying(write)
     else:
         write()
+
+
+@contextlib.contextmanager
+def _impatient(database: Database, connection: Connection, impatient: bool = True) -> Iterator[None]:
+    """On SQLite, if `impatient`: this connection waits at most IMPATIENT_MS on a lock while inside, and its wait is
+    restored before it goes back to the pool (the pragma needs no lock, so it runs after a failed write too)."""
+    driver = connection.connection.driver_connection if impatient and database.dialect == "sqlite" else None
+    if driver is not None:
+        driver.execute(f"PRAGMA busy_timeout = {IMPATIENT_MS}")
+    try:
+        yield
+    finally:
+        if driver is not None:
+            driver.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
 
 def _sprt_state_upsert(database: Database, tournament_id: int, state: SprtStateValues) -> Any:
@@ -306,16 +312,9 @@ def stop_tournament(database: Database, tournament_id: int) -> None:
     """A running tournament its CLI run left before the end (Ctrl-C): `stopped`, until `--resume` plays the rest. Not one
     a server holds (it stays running: its lease runs out and a server takes it back). One quick try: the interrupt may
     have cut a write that still holds SQLite's lock."""
-    with database.engine.begin() as connection:
-        driver = connection.connection.driver_connection if database.dialect == "sqlite" else None
-        if driver is not None:
-            driver.execute(f"PRAGMA busy_timeout = {IMPATIENT_MS}")
-        try:
-            connection.execute(update(Tournament).where(Tournament.id == tournament_id, Tournament.status == "running",
-                                                        Tournament.claimed_by.is_(None)).values(status="stopped"))  # fmt: skip
-        finally:
-            if driver is not None:
-                driver.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    with database.engine.begin() as connection, _impatient(database, connection):
+        connection.execute(update(Tournament).where(Tournament.id == tournament_id, Tournament.status == "running",
+                                                    Tournament.claimed_by.is_(None)).values(status="stopped"))  # fmt: skip
 
 
 def restart_tournament(database: Database, tournament_id: int) -> None:

@@ -135,6 +135,10 @@ def release_all(database: Database, worker_prefix: str) -> int:
     return retrying(write)
 
 
+#: A tournament not finished: it may still be played (resumed, for a stopped one), cancelled, or joined (a ladder).
+UNFINISHED = ("queued", "running", "stopped")
+
+
 def cancel(database: Database, tournament_id: int) -> str | None:
     """Cancel a queued, running or stopped tournament; its status afterwards (None: no such tournament)."""
 
@@ -142,7 +146,7 @@ def cancel(database: Database, tournament_id: int) -> str | None:
         with database.engine.begin() as connection:
             connection.execute(
                 update(Tournament)
-                .where(Tournament.id == tournament_id, Tournament.status.in_(("queued", "running", "stopped")))
+                .where(Tournament.id == tournament_id, Tournament.status.in_(UNFINISHED))
                 .values(status="cancelled", finished_at=utcnow())
             )
             return connection.execute(select(Tournament.status).where(Tournament.id == tournament_id)).scalar()

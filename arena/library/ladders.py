@@ -12,7 +12,7 @@ from arena.errors import ArenaError
 from arena.ladder import FORMAT
 from arena.library.tournaments import one
 from arena.plugins import Registry
-from db import queries
+from db import queries, queue
 from db.session import Database
 
 
@@ -33,7 +33,7 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
             raise ArenaError(f"no tournament with id or name '{key}'")
         if found.format != FORMAT:
             raise ArenaError(f"tournament {found.id} is a {found.format} tournament, not a ladder: only a ladder can be joined")
-        if found.status not in ("queued", "running", "stopped"):
+        if found.status not in queue.UNFINISHED:
             raise ArenaError(f"ladder {found.id} is {found.status}: it takes no more agents")
         settings = json.loads(found.settings)
         game = tournaments.game_with_players(registry, settings["game"], found.players)
