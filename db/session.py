@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL, ExceptionContext, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -93,6 +93,16 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyp
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _sqlite_interrupted(context: ExceptionContext) -> None:
+    """Ctrl-C (or SystemExit) inside a SQLite statement, between the rows of an executemany say: the statement is
+    reset and its transaction rolled back, as after any error. SQLAlchemy would treat the connection as lost (right for
+    a network driver, whose protocol state is then unknown) and close it with the statement still open, which leaves
+    SQLite's write lock held for as long as the traceback lives: the run's last writes on its way out (the matches
+    played, the tournament `stopped`) then found the database locked."""
+    if not isinstance(context.original_exception, Exception):
+        context.is_disconnect = False
 
 
 def _foreign_tables(cursor: Any) -> list[str]:
@@ -181,6 +191,7 @@ def open_database(url: str | None = None, migrate: bool = True, create: bool = T
         raise StorageError(f"cannot open database {shown}: {_short(exc)}") from None
     if is_sqlite:
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "handle_error", _sqlite_interrupted)
     database = Database(resolved, engine, sessionmaker(engine, expire_on_commit=False))
     if migrate:
         try:

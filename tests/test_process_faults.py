@@ -79,7 +79,7 @@ def test_ctrl_c_with_isolated_agents_and_workers_says_what_is_kept(tmp_path):
     with sqlite3.connect(db) as c:
         stored = c.execute("select count(*) from matches").fetchone()[0]
         status = c.execute("select status from tournaments").fetchone()[0]
-    assert stored > 0 and status == "stopped"  # what was played is kept; --resume plays the rest
+    assert stored > 0 and status == "stopped", err  # what was played is kept; --resume plays the rest
     assert err.splitlines() == [f"tournament 1: stopped, {stored} of 12000 matches stored; "
                                 "`arena run-tournament --resume 1` plays the rest", "Aborted."], err
 

@@ -107,3 +107,44 @@ def test_new_file_with_writers_and_readers_keeps_every_match(tmp_path):
             statuses = {row[0] for row in c.execute("select status from tournaments")}
         assert counts == {f"w{i}": 3 * rounds for i in range(writers)}, (run, counts)
         assert statuses == {"done"}
+
+
+def test_ctrl_c_between_the_rows_of_a_write_leaves_no_lock_behind(tmp_path):
+    """A real SIGINT lands while SQLite is inserting the rows of an executemany. The write is undone and its lock let
+    go at once, while the KeyboardInterrupt is still being handled: that is where a run stores what it played and
+    marks its tournament stopped (before, the cut statement kept the lock: 'database is locked')."""
+    import signal
+
+    from sqlalchemy import text
+
+    from db.session import open_database
+
+    path = tmp_path / "cut.db"
+    database = open_database(f"sqlite:///{path}")
+    with database.engine.begin() as connection:
+        connection.execute(text("create table numbers (n integer)"))
+
+    class Row(int):
+        pass
+
+    def adapt(value: Row) -> int:  # runs between rows, inside the driver's executemany
+        if value == 50:
+            os.kill(os.getpid(), signal.SIGINT)
+        return int(value)
+
+    sqlite3.register_adapter(Row, adapt)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with database.engine.begin() as connection:
+            connection.exec_driver_sql("insert into numbers values (?)", [(Row(i),) for i in range(100)])
+        raise AssertionError("the SIGINT did not interrupt the write")
+    except KeyboardInterrupt:
+        other = sqlite3.connect(path, timeout=0.5)  # another writer, still inside the except block
+        other.execute("insert into numbers values (-1)")
+        other.commit()
+        other.close()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        del sqlite3.adapters[(Row, sqlite3.PrepareProtocol)]
+    with database.engine.begin() as connection:  # the pooled connection is usable; the cut write left nothing
+        assert connection.execute(text("select n from numbers")).scalars().all() == [-1]

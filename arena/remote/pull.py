@@ -31,8 +31,10 @@ from arena.remote import protocol
 from arena.remote.hub import HUB_ENV, SERVER_STOPPING
 from arena.remote.push import RemoteAgent
 
-#: Seconds the relay may take beyond the move's deadline before Arena counts itself at fault.
-RELAY_GRACE = 10.0
+#: Seconds the relay may take beyond the move's deadline before Arena counts itself at fault. The hub answers by the
+#: deadline and a server that died closes the relay at once, so this only waits out a server that is alive but not
+#: running: a loaded or paused machine (this project's CI machine has stalled for 24 s). 10 s failed a tournament there.
+RELAY_GRACE = 60.0
 
 
 class Relay:
