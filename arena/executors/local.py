@@ -11,13 +11,14 @@ import os
 import sys
 import threading
 from collections.abc import Generator, Iterator, Sequence
-from concurrent.futures import InvalidStateError, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, InvalidStateError, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError
+from arena.executors.chunks import ChunkSizer
 from arena.interleave import concurrent_chunks
 from arena.isolation import forkserver
 from arena.lifeline import bind_to_parent
@@ -29,6 +30,11 @@ if TYPE_CHECKING:
     from db.queries import MatchOutcome
 
 log = logging.getLogger("arena")
+
+#: The most matches in a chunk sent to a worker (see arena.executors.chunks).
+MAX_CHUNK = 64
+#: Chunks sent to each worker ahead (queued ones are not lost on Ctrl-C: they are never played).
+IN_FLIGHT_PER_WORKER = 8
 
 #: Libraries with native thread pools that a forked child may not be able to use.
 FORK_UNSAFE_MODULES = ("torch", "tensorflow", "jax")
@@ -44,11 +50,6 @@ def _init_worker(setup: Setup, parent_pid: int) -> None:
     _worker = Player(setup, get_registry(setup.plugins_dirs))
     atexit.register(_worker.close)
     gc.freeze()  # for the worker's whole life: see arena.heap
-
-
-def _play_in_worker(task: MatchTask) -> MatchOutcome:
-    assert _worker is not None
-    return _worker.play(task)
 
 
 def _play_chunk_in_worker(tasks: list[MatchTask]) -> list[MatchOutcome]:
@@ -111,7 +112,6 @@ class LocalPool:
             return
         method = start_method(setup.isolate)
         context = forkserver(registry.installed_modules()) if method == "forkserver" else multiprocessing.get_context(method)
-        chunk = max(1, min(64, len(tasks) // (self.workers * 8)))
         sent: set[int] = set()  # schedule indices of the matches the workers sent back
         with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_init_worker,
                                  initargs=(setup, os.getpid())) as pool:  # fmt: skip
@@ -120,7 +120,7 @@ class LocalPool:
                     chunks = pool.map(_play_chunk_in_worker, concurrent_chunks(tasks, self.workers, setup.concurrent))
                     outcomes: Iterator[MatchOutcome] = (outcome for chunk_outcomes in chunks for outcome in chunk_outcomes)
                 else:
-                    outcomes = pool.map(_play_in_worker, tasks, chunksize=chunk)
+                    outcomes = _timed_chunks(pool, tasks, self.workers)
                 for outcome in outcomes:
                     sent.add(outcome.schedule_index)
                     yield outcome
@@ -139,6 +139,32 @@ class LocalPool:
             log.warning("note: a worker process died while playing (an agent in it exited or crashed): the other %d matches "
                         "are played with each agent in its own process (as with --isolate)", len(rest))  # fmt: skip
             yield from self.results(replace(setup, isolate=True), registry, rest)
+
+
+def _timed_chunks(pool: ProcessPoolExecutor, tasks: Sequence[MatchTask], workers: int) -> Iterator[MatchOutcome]:
+    """The tasks' outcomes, a chunk's as soon as it is played (chunks finish in any order, as on Ray), with two chunks
+    per worker in flight. A chunk is sent back whole, so its size is what a Ctrl-C or a worker's death can lose of
+    the matches played: chunks of a fixed count (64 by the number of matches) held a minute of play of slow agents."""
+    sizer = ChunkSizer(max(1, min(MAX_CHUNK, len(tasks) // (workers * 8))))  # small tournaments still share the work
+    position = 0
+    in_flight: set[Future[list[MatchOutcome]]] = set()
+    while position < len(tasks) or in_flight:
+        while position < len(tasks) and len(in_flight) < IN_FLIGHT_PER_WORKER * workers:
+            size = sizer.size()
+            in_flight.add(pool.submit(_play_chunk_in_worker, list(tasks[position:position + size])))
+            position += size
+        done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+        broken = None
+        for future in done:
+            try:
+                outcomes = future.result()
+            except BrokenProcessPool as exc:  # the others' outcomes first: they were played
+                broken = exc
+                continue
+            sizer.add(outcomes)
+            yield from outcomes
+        if broken is not None:
+            raise broken
 
 
 def _end_pool(pool: ProcessPoolExecutor) -> None:

@@ -1,7 +1,8 @@
 """The Ray executor: matches played as Ray tasks, in chunks, on every node of a cluster.
 
 Patterns from Ray's documentation: the setup is `ray.put` once and passed by reference; matches go
-in chunks (a match can take milliseconds: one task per match would cost more than the match); at
+in chunks of about half a second of play (a match can take milliseconds: one task per match would cost more than
+the match; arena.executors.chunks); at
 most a few chunks per CPU are in flight (`ray.wait`), and the driver yields each chunk's matches as
 soon as it finishes, so they are stored in batches as they come. A chunk whose worker or node
 died is a fault of the cluster, never of an agent: it is sent again (each match is stored once
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
+from arena.executors.chunks import ChunkSizer
 
 if TYPE_CHECKING:
     from arena.plugins import Registry
@@ -48,12 +50,9 @@ CONNECT_TIMEOUT = 10
 
 
 def chunk_size(tasks: int, cpus: int) -> int:
-    """Matches per Ray task: about eight chunks per CPU, between 1 and MAX_CHUNK."""
+    """The most matches per Ray task: about eight chunks per CPU, between 1 and MAX_CHUNK (within it, about half a
+    second of play: arena.executors.chunks)."""
     return max(1, min(MAX_CHUNK, tasks // max(1, cpus * 8)))
-
-
-def chunked(tasks: Sequence[MatchTask], size: int) -> list[list[MatchTask]]:
-    return [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
 
 
 # ---------------------------------------------------------------- on the workers
@@ -172,15 +171,20 @@ class RayExecutor:
         cpus = max(1, int(ray.cluster_resources().get("CPU", self.cpus)))
         key = hashlib.sha256(pickle.dumps(setup)).hexdigest()[:16]
         setup_ref = ray.put(setup)
-        pending = chunked(tasks, chunk_size(len(tasks), cpus))
-        pending.reverse()  # pop() from the end: chunks go out in schedule order
+        sizer = ChunkSizer(chunk_size(len(tasks), cpus))
+        position = 0  # the tasks before it went out, in schedule order
+        again: list[list[MatchTask]] = []  # chunks whose worker or node died, to send again first
         resends: dict[int, int] = {}
         in_flight: dict[Any, list[MatchTask]] = {}
         limit = cpus * IN_FLIGHT_PER_CPU
         try:
-            while pending or in_flight:
-                while pending and len(in_flight) < limit:
-                    chunk = pending.pop()
+            while position < len(tasks) or again or in_flight:
+                while (position < len(tasks) or again) and len(in_flight) < limit:
+                    if again:
+                        chunk = again.pop()
+                    else:
+                        chunk = list(tasks[position : position + sizer.size()])
+                        position += len(chunk)
                     in_flight[remote.remote(setup_ref, key, chunk)] = chunk
                 ready, _ = ray.wait(list(in_flight), num_returns=1)
                 for ref in ready:
@@ -200,8 +204,9 @@ class RayExecutor:
                                 f"matches from {first} failed on {MAX_RESENDS + 1} Ray workers ({type(exc).__name__}); "
                                 "--resume the tournament when the cluster is healthy (or try --isolate)"
                             ) from None
-                        pending.append(chunk)
+                        again.append(chunk)
                         continue
+                    sizer.add(outcomes)
                     yield from outcomes
         finally:  # stopped early (the caller closed us): a cluster that outlives this run plays nothing more of it
             for ref in in_flight:

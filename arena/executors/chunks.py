@@ -1,0 +1,32 @@
+"""How many matches go to a worker at once: a chunk is sent back whole when it is played, so its size is what a
+Ctrl-C, a kill or a worker's death can lose of the matches played, and how far the progress jumps."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from db.queries import MatchOutcome
+
+#: Seconds of play a chunk aims at: a chunk costs a message each way, so matches of a millisecond go by the dozen.
+CHUNK_SECONDS = 0.5
+
+
+class ChunkSizer:
+    """Matches per chunk sent to a worker: about CHUNK_SECONDS of play at the mean duration of the matches played so
+    far (one match until a duration is known), at most `most`."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.seconds = 0.0
+        self.matches = 0
+
+    def add(self, outcomes: Sequence[MatchOutcome]) -> None:
+        self.seconds += sum(outcome.duration for outcome in outcomes)
+        self.matches += len(outcomes)
+
+    def size(self) -> int:
+        if not self.matches:
+            return 1
+        return max(1, min(self.most, int(CHUNK_SECONDS * self.matches / max(self.seconds, 1e-9))))
