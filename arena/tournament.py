@@ -10,7 +10,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, get_args
@@ -384,6 +384,9 @@ class Player:
         self.makers = [entry.maker(registry) for entry in self.entries]
         # Remote agents already live outside this process: they are never isolated.
         self.remote = [registry.agent_class(entry.type_id).remote for entry in self.entries]
+        # Arena's own remote agents (push, pull, a person on the play page) bound every wait themselves: the network's
+        # deadline, and the relay's grace beyond it. No watchdog: it would charge the agent with a stall of the server.
+        self.watched = [not (remote and registry.is_builtin("agent", entry.type_id)) for remote, entry in zip(self.remote, self.entries)]
         # Agent processes (isolated agents): one per seat when matches are played one at a time, one per agent of
         # the tournament when they are interleaved (it hosts that agent's seats of every running match).
         self.processes: dict[int, AgentProcess] = {}
@@ -432,8 +435,9 @@ class Player:
         if not self.setup.isolate:
             agents = [self._made(position, game, seat, seed) for seat, position in enumerate(task.seating)]
             if not self.trusted:  # not Arena's own: a per-move watchdog, so that a hang never stops the run
-                for agent in agents:
-                    watch(agent, self.setup.time_per_move)
+                for agent, position in zip(agents, task.seating):
+                    if self.watched[position]:
+                        watch(agent, self.setup.time_per_move)
             return agents
         slots = [self._host[position] if self._interleaved else seat for seat, position in enumerate(task.seating)]
         starting = list(zip(slots, task.seating))
@@ -515,6 +519,18 @@ class Player:
         for process in self.processes.values():
             process.kill()
         self.processes.clear()
+
+
+def in_schedule_order(outcomes: Iterable[queries.MatchOutcome], tasks: Sequence[MatchTask]) -> Iterator[queries.MatchOutcome]:
+    """The outcomes of `tasks` (in schedule order), in that order: one that finishes early waits for those before it."""
+    order = iter(task.schedule_index for task in tasks)
+    wanted = next(order, None)
+    ahead: dict[int, queries.MatchOutcome] = {}
+    for outcome in outcomes:
+        ahead[outcome.schedule_index] = outcome
+        while wanted is not None and wanted in ahead:
+            yield ahead.pop(wanted)
+            wanted = next(order, None)
 
 
 def outcome_of(task: MatchTask, seed: int, result: MatchResult, duration: float) -> queries.MatchOutcome:
@@ -665,7 +681,9 @@ def _play(
     interrupted = False
     outcomes = executor.results(setup, registry, tasks)
     try:
-        for outcome in outcomes:
+        # An SPRT counts matches in schedule order and play stops at the deciding one: matches are taken (stored,
+        # counted) in that order whatever order the workers finish them in, so the stored ones end at the decision.
+        for outcome in outcomes if monitor is None else in_schedule_order(outcomes, tasks):
             with pending:
                 buffer.append(outcome)
                 done += 1

@@ -146,6 +146,12 @@ def test_two_node_cluster_node_killed_isolation_and_serve(tmp_path, postgres_url
         ray_faulty = _matches(arena, "faulty-ray")
         assert ray_faulty == _matches(arena, "faulty-local") and len(ray_faulty) == 6
         assert {m[3] for m in ray_faulty} == {"timeout", "agent_error", "agent_crashed"}
+        # An SPRT: chunks come back in any order, and the cluster stores exactly the matches one local worker does.
+        sprt = ["run-tournament", "--game", "tic_tac_toe", "--agents", "random,random:seed=1", "--sprt", "elo0=0,elo1=60",
+                "--rounds", "5000"]  # fmt: skip
+        _arena(db, plugins, env, *sprt, "--name", "sprt-ray", *on_cluster)
+        _arena(db, plugins, env, *sprt, "--name", "sprt-local", "--quiet")
+        assert _matches(arena, "sprt-ray") == _matches(arena, "sprt-local") and len(_matches(arena, "sprt-local")) == 81
         # A node dies mid-run.
         log = (tmp_path / "cluster-run.log").open("w")
         run = subprocess.Popen([ARENA, "--db", str(db), "--plugins-dir", str(plugins), "run-tournament", *TOURNAMENT,

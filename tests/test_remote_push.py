@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import sqlite3
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +16,8 @@ from arena.errors import ArenaError
 from arena.match import ArenaFault, play_match
 from arena.plugins import get_registry
 from tests._bots import FAULT_BOTS, fault_bot, push_bot, running
+
+ARENA = str(Path(sys.executable).parent / "arena")
 
 REGISTRY = get_registry()
 
@@ -67,6 +73,23 @@ def test_each_fault_forfeits_with_its_reason(bot, reason, detail):
         result = play_match(game, agents(url, game, 1), seed=4, time_per_move=limit, network_allowance=0.05)
     assert (result.reason, result.outcomes) == (reason, ["win", "loss"])
     assert detail in result.detail
+
+
+def test_a_remote_seat_keeps_its_own_deadline_beside_a_watched_plugin_agent(tmp_path):
+    """A plugin agent in the match puts the in-process watchdog on its seats (its default deadline shortened here to
+    1 s), but not on Arena's own remote agents: they wait their own deadline (2 s here; for a pull bot, the relay's
+    grace beyond it, where a stalled server is Arena's fault and no bot's), not the watchdog's."""
+    from tests.conftest import TEST_PLUGINS
+
+    db = tmp_path / "arena.db"
+    with fault_bot("stall") as url:
+        run = subprocess.run([ARENA, "--db", str(db), "--plugins-dir", str(TEST_PLUGINS), "run-tournament", "--game",
+                              "tic_tac_toe", "--agents", f"http:url={url},timeout=2,sleeper:seconds=0", "--quiet"],
+                             env={**os.environ, "ARENA_MOVE_DEADLINE": "1"}, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    with sqlite3.connect(db) as c:
+        (reason, detail), = c.execute("select reason, detail from matches").fetchall()
+    assert reason == "timeout" and "watchdog" not in detail and "2" in detail, detail
 
 
 @pytest.mark.parametrize("part", ["body", "head"])

@@ -229,6 +229,33 @@ def test_a_clearly_stronger_agent_is_accepted_and_play_stops_there(arena_cli):
     assert other["llr"] != report["llr"] and other["lower_bound"] == pytest.approx(math.log(0.01 / 0.99))
 
 
+def test_workers_store_the_matches_one_worker_does(arena_cli):
+    """Workers finish chunks in any order; the test still takes matches in schedule order and play stops at the
+    deciding one, so two workers store exactly the matches one does (they stored up to 336 against 81)."""
+    sprt = ["run-tournament", "--game", "tic_tac_toe", "--agents", "random,random:seed=1", "--sprt", "elo0=0,elo1=60",
+            "--rounds", "5000", "--quiet"]  # fmt: skip
+    arena_cli(*sprt, "--name", "one")
+    arena_cli(*sprt, "--name", "two", "--workers", "2")
+    one, two = (arena_cli.json("matches", "--tournament", name) for name in ("one", "two"))
+    assert [m["index"] for m in one] == list(range(81))  # H0 accepted at game 81
+    def played(matches: list) -> list:
+        return [(m["index"], m["seed"], m["turns"], [s["outcome"] for s in m["seats"]]) for m in matches]
+
+    assert played(two) == played(one)
+
+
+def test_matches_finished_out_of_order_are_taken_in_schedule_order():
+    """What the run does with the workers' outcomes when an SPRT counts them (chunks finish in any order)."""
+    from types import SimpleNamespace
+
+    from arena.tournament import MatchTask, in_schedule_order
+
+    tasks = [MatchTask(index, (0, 1)) for index in (2, 3, 5, 6, 7)]  # 0, 1 and 4 were stored already
+    finished = [SimpleNamespace(schedule_index=index) for index in (5, 6, 2, 7, 3)]
+    assert [o.schedule_index for o in in_schedule_order(finished, tasks)] == [2, 3, 5, 6, 7]  # type: ignore[arg-type]
+    assert [o.schedule_index for o in in_schedule_order(finished[:4], tasks)] == [2]  # 3 not back yet: 5, 6, 7 wait
+
+
 def test_an_interrupted_sprt_resumes_exactly(tmp_path, arena_cli):
     """Stopped part-way (the storage path of a kill: whatever was flushed stays), resumed: the same matches and the
     same decision at the same pair as an uninterrupted run."""

@@ -15,10 +15,11 @@ CHUNK_SECONDS = 0.5
 
 class ChunkSizer:
     """Matches per chunk sent to a worker: about CHUNK_SECONDS of play at the mean duration of the matches played so
-    far (one match until a duration is known), at most `most`."""
+    far (one match until a duration is known), between `least` and `most`."""
 
-    def __init__(self, most: int) -> None:
+    def __init__(self, most: int, least: int = 1) -> None:
         self.most = most
+        self.least = min(least, most)
         self.seconds = 0.0
         self.matches = 0
 
@@ -28,5 +29,5 @@ class ChunkSizer:
 
     def size(self) -> int:
         if not self.matches:
-            return 1
-        return max(1, min(self.most, int(CHUNK_SECONDS * self.matches / max(self.seconds, 1e-9))))
+            return self.least
+        return max(self.least, min(self.most, int(CHUNK_SECONDS * self.matches / max(self.seconds, 1e-9))))

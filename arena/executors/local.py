@@ -33,7 +33,7 @@ log = logging.getLogger("arena")
 
 #: The most matches in a chunk sent to a worker (see arena.executors.chunks).
 MAX_CHUNK = 64
-#: Chunks sent to each worker ahead (queued ones are not lost on Ctrl-C: they are never played).
+#: Chunks sent to each worker ahead (on Ctrl-C the queued ones are never played, so they cost nothing).
 IN_FLIGHT_PER_WORKER = 8
 
 #: Libraries with native thread pools that a forked child may not be able to use.
@@ -142,34 +142,42 @@ class LocalPool:
 
 
 def _timed_chunks(pool: ProcessPoolExecutor, tasks: Sequence[MatchTask], workers: int) -> Iterator[MatchOutcome]:
-    """The tasks' outcomes, a chunk's as soon as it is played (chunks finish in any order, as on Ray), with two chunks
-    per worker in flight. A chunk is sent back whole, so its size is what a Ctrl-C or a worker's death can lose of
-    the matches played: chunks of a fixed count (64 by the number of matches) held a minute of play of slow agents."""
+    """The tasks' outcomes, a chunk's as soon as it is played (chunks finish in any order, as on Ray), with
+    IN_FLIGHT_PER_WORKER chunks per worker sent ahead. A chunk is sent back whole, so its size is what a Ctrl-C or a
+    worker's death can lose of the matches played: chunks of a fixed count (64 by the number of matches) held a
+    minute of play of slow agents. When a worker dies (the pool breaks), the chunks played meanwhile are still
+    yielded before BrokenProcessPool is raised: only the others are played again."""
     sizer = ChunkSizer(max(1, min(MAX_CHUNK, len(tasks) // (workers * 8))))  # small tournaments still share the work
     position = 0
     in_flight: set[Future[list[MatchOutcome]]] = set()
-    while position < len(tasks) or in_flight:
-        while position < len(tasks) and len(in_flight) < IN_FLIGHT_PER_WORKER * workers:
+    broken: BrokenProcessPool | None = None
+    while (position < len(tasks) and broken is None) or in_flight:
+        while broken is None and position < len(tasks) and len(in_flight) < IN_FLIGHT_PER_WORKER * workers:
             size = sizer.size()
-            in_flight.add(pool.submit(_play_chunk_in_worker, list(tasks[position:position + size])))
+            try:
+                in_flight.add(pool.submit(_play_chunk_in_worker, list(tasks[position : position + size])))
+            except BrokenProcessPool as exc:
+                broken = exc
+                break
             position += size
+        if not in_flight:
+            break
         done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-        broken = None
         for future in done:
             try:
                 outcomes = future.result()
-            except BrokenProcessPool as exc:  # the others' outcomes first: they were played
+            except BrokenProcessPool as exc:  # the pool fails every chunk in flight: those played are taken first
                 broken = exc
                 continue
             sizer.add(outcomes)
             yield from outcomes
-        if broken is not None:
-            raise broken
+    if broken is not None:
+        raise broken
 
 
 def _end_pool(pool: ProcessPoolExecutor) -> None:
-    """Kill the pool's workers at once. Its manager thread then fails the futures that map() has already
-    cancelled (CPython raises InvalidStateError there): that is expected, so it is not printed."""
+    """Kill the pool's workers at once. Its manager thread then fails the futures still pending; for one cancelled
+    meanwhile CPython raises InvalidStateError there: that is expected, so it is not printed."""
     previous = threading.excepthook
 
     def quiet(args: threading.ExceptHookArgs) -> None:

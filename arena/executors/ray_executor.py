@@ -171,7 +171,10 @@ class RayExecutor:
         cpus = max(1, int(ray.cluster_resources().get("CPU", self.cpus)))
         key = hashlib.sha256(pickle.dumps(setup)).hexdigest()[:16]
         setup_ref = ray.put(setup)
-        sizer = ChunkSizer(chunk_size(len(tasks), cpus))
+        most = chunk_size(len(tasks), cpus)
+        # Interleaved matches (--concurrent-matches) batch their agents' decisions across a chunk's matches: their
+        # chunks keep the full size (their durations are the interleaved wall time, not a match's own).
+        sizer = ChunkSizer(most, least=most if setup.concurrent > 1 else 1)
         position = 0  # the tasks before it went out, in schedule order
         again: list[list[MatchTask]] = []  # chunks whose worker or node died, to send again first
         resends: dict[int, int] = {}
