@@ -24,7 +24,7 @@ def _limit_memory() -> None:
 
 
 @contextlib.contextmanager
-def running(argv: list[str], started: str = r"(https?|wss?)://127\.0\.0\.1:\d+", wait: float = 20.0) -> Iterator[str]:
+def running(argv: list[str], started: str = r"(https?|wss?)://127\.0\.0\.1:\d+", wait: float = 120.0) -> Iterator[str]:
     """Start `argv`, wait for the first line naming its URL, yield that URL; kill the process after."""
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_limit_memory,
                                env={**os.environ, "PYTHONUNBUFFERED": "1"})  # fmt: skip

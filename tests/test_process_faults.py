@@ -54,7 +54,7 @@ def _wait_for_play(run: subprocess.Popen, db: Path, children: int) -> list[psuti
 
 
 def _assert_all_end(processes: list[psutil.Process]) -> None:
-    _gone, alive = psutil.wait_procs(processes, timeout=15)
+    _gone, alive = psutil.wait_procs(processes, timeout=30)
     for process in alive:  # clean up before failing: only processes this test started
         process.kill()
     assert not alive, [(p.pid, p.name()) for p in alive]

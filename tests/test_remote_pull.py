@@ -145,7 +145,7 @@ def test_pull_bots_play_a_round_robin_and_share_the_load(stage: Stage, tmp_path:
 def test_two_tournaments_of_one_seed_at_once_give_their_matches_distinct_ids(stage: Stage, tmp_path: Path) -> None:
     """A bot keys its matches by match_id: two tournaments of one seed played at once (two workers), and the two games
     of each pair, which share a seed, are told apart; every match is played to its end."""
-    stage.serve("--workers", "2")
+    stage.serve("--workers", "2", "--lease", "60")  # no takeover by the other worker after a stall of the machine
     log = tmp_path / "messages.jsonl"
     stage.bot("pybot", log=log)
     body = {"game": "connect_four", "agents": ["pull:name=pybot", "random"], "rounds": 2, "seed": 7, "openings": "random:2"}
@@ -164,10 +164,10 @@ def test_a_bot_killed_mid_match_and_restarted_gets_the_pending_act_again(stage: 
     stage.serve()
     log = tmp_path / "messages.jsonl"
     crashing = stage.bot("phoenix", "crash:3", log)
-    tid = stage.submit(game="connect_four", agents=["pull:name=phoenix", "random"], rounds=1, seed=5)
+    tid = stage.submit(game="connect_four", agents=["pull:name=phoenix,timeout=300", "random"], rounds=1, seed=5)
     assert crashing.wait(DEADLINE) == 3  # it died without answering its third act
     pending = [m for m in read_log(log) if m["type"] == "act"][-1]
-    stage.bot("phoenix", "random", log)  # comes back within the move's 30 s
+    stage.bot("phoenix", "random", log)  # comes back within the move's 300 s
     stage.finished(tid)
     again = [m for m in read_log(log) if m["pid"] != crashing.pid and m["match_id"] == pending["match_id"]]
     assert again[0]["type"] == "start" and again[1]["type"] == "act"
@@ -183,8 +183,8 @@ def test_faults_are_forfeits_with_their_reason_and_the_tournament_goes_on(stage:
     stage.serve()
     stage.bot("faulty", mode)
     stage.bot("good")
-    tid = stage.submit(game="tic_tac_toe", agents=["pull:name=faulty,wait=1", "pull:name=good"], rounds=2, seed=2,
-                       time_per_move=1.0)  # fmt: skip
+    # The faulty seat's own limit is 1 s; the good bot keeps the default 30 s (a stall of the machine is no fault).
+    tid = stage.submit(game="tic_tac_toe", agents=["pull:name=faulty,wait=1,timeout=1", "pull:name=good"], rounds=2, seed=2)
     stage.finished(tid)
     matches = stage.matches(tid)
     assert len(matches) == 2
@@ -427,7 +427,7 @@ def test_a_revoked_token_ends_the_connections_it_opened(stage: Stage) -> None:
         revoked = time.monotonic()
         told = json.loads(socket.recv(DEADLINE))
         assert told == {"type": "error", "error": "token: revoked while connected"}
-        assert time.monotonic() - revoked < TOKEN_RECHECK_SECONDS + 5
+        assert time.monotonic() - revoked < TOKEN_RECHECK_SECONDS + 30  # rechecked (never closed without it)
 
     reader = {"Authorization": f"Bearer {tokens.create(stage.database, 'reader')}"}
     queued = http.post(url + "/api/v1/tournaments", headers=stage.writer,
@@ -448,18 +448,18 @@ def test_a_revoked_token_ends_the_connections_it_opened(stage: Stage) -> None:
     tokens.revoke(stage.database, "reader")
     revoked = time.monotonic()
     stream.join(DEADLINE)
-    assert ended and ended[0] - revoked < TOKEN_RECHECK_SECONDS + 5
+    assert ended and ended[0] - revoked < TOKEN_RECHECK_SECONDS + 30
 
     person = {"Authorization": f"Bearer {tokens.create(stage.database, 'pat')}"}
     game = http.post(url + "/api/v1/play", headers=person, json={"game": "tic_tac_toe", "against": "random", "seat": 0})
     assert game.status_code == 201, game.text
     where = url + game.headers["location"]
     state = http.get(where, headers=person).json()
-    while state["status"] != "your_move":  # then nothing changes until the person moves: the poll waits its 3 s
+    while state["status"] != "your_move":  # then nothing changes until the person moves: the poll waits up to its 20 s
         state = http.get(where, headers=person, params={"seen": state["version"], "wait": 5}).json()
     answers: list[int] = []
     poll = threading.Thread(target=lambda: answers.append(
-        http.get(where, headers=person, params={"seen": state["version"], "wait": 3}).status_code), daemon=True)
+        http.get(where, headers=person, params={"seen": state["version"], "wait": 20}).status_code), daemon=True)
     poll.start()
     time.sleep(0.5)
     tokens.revoke(stage.database, "pat")
@@ -469,20 +469,20 @@ def test_a_revoked_token_ends_the_connections_it_opened(stage: Stage) -> None:
 
 
 def test_a_seat_whose_token_is_revoked_mid_match_forfeits_at_once(stage: Stage) -> None:
-    """A bot thinking under a 30 s time per move whose token is revoked is closed within the recheck interval, and its
+    """A bot thinking under a 600 s time per move whose token is revoked is closed within the recheck interval, and its
     seat forfeits then (agent_disconnected, saying why), not after waiting out the move for a return it cannot make."""
     from arena.server.deps import TOKEN_RECHECK_SECONDS
 
     stage.serve()
     stage.bot("thinker", "stall")
-    tid = stage.submit(game="tic_tac_toe", agents=["pull:name=thinker", "random"], rounds=1, seed=1, time_per_move=30.0)
+    tid = stage.submit(game="tic_tac_toe", agents=["pull:name=thinker", "random"], rounds=1, seed=1, time_per_move=600.0)
     wait_for(lambda: stage.get("/api/v1/bots")["bots"][0]["playing"] == 1, "the bot's seat")
     tokens.revoke(stage.database, "thinker")
     revoked = time.monotonic()
     stage.finished(tid)
     (match,) = stage.matches(tid)
     assert match["reason"] == "agent_disconnected" and "revoked" in match["detail"], match
-    assert time.monotonic() - revoked < TOKEN_RECHECK_SECONDS + 10 < 30
+    assert time.monotonic() - revoked < TOKEN_RECHECK_SECONDS + 60  # not the move's 600 s
 
 
 def test_arena_connect_replays_a_seeded_match_the_same_way(stage: Stage) -> None:

@@ -254,7 +254,7 @@ def _left_to_the_server(signum: int, frame: Any) -> None:
     """A queue worker's answer to SIGINT and SIGTERM: none; the server, signalled too, stops it between matches."""
 
 
-def _worker_main(url: str, settings: Settings, worker: str, stop: Any, parent: int) -> None:
+def _worker_main(url: str, settings: Settings, worker: str, stop: Any, parent: int, playing: Any) -> None:
     _die_with_parent()
     # The server decides when to stop: Ctrl-C, and a service manager's SIGTERM, reach the whole group. A handler that
     # does nothing, not SIG_IGN: an ignored signal stays ignored in the processes this one starts (agents, Ray).
@@ -273,7 +273,11 @@ def _worker_main(url: str, settings: Settings, worker: str, stop: Any, parent: i
             stop.wait(settings.poll_seconds)
             continue
         log.info("tournament %s: claimed by %s", tournament_id, worker)
-        play_claimed(database, registry, tournament_id, settings, worker, stop, abandon_after=ABANDON_SECONDS)
+        playing.value = tournament_id  # for the server, should this process die: whose tournament it was
+        try:
+            play_claimed(database, registry, tournament_id, settings, worker, stop, abandon_after=ABANDON_SECONDS)
+        finally:
+            playing.value = 0
 
 
 def how_it_ended(exitcode: int | None) -> str:
@@ -290,12 +294,14 @@ def how_it_ended(exitcode: int | None) -> str:
 
 @dataclass
 class Slot:
-    """One of the server's queue workers: its name, its process, when that started, the wait before a quick respawn."""
+    """One of the server's queue workers: its name, its process, when that started, the wait before a quick respawn, and
+    the tournament its process plays (a shared integer, 0 for none)."""
 
     worker: str
     process: Any
     started: float
     wait: float = 0.0
+    playing: Any = None
 
 
 class QueueRunner:
@@ -308,8 +314,10 @@ class QueueRunner:
         self.slots: list[Slot] = []
         self.watcher: threading.Thread | None = None
         self.deaths: dict[int, int] = {}  # tournament id -> how many workers died holding it
+        self.database: Database | None = None
 
     def start(self, database: Database) -> None:
+        self.database = database
         taken_back = queue.release_all(database, f"{self.settings.worker_id}/")
         if taken_back:
             log.info("took back %s tournaments this server was playing when it stopped", taken_back)
@@ -318,11 +326,12 @@ class QueueRunner:
         self.watcher.start()
 
     def _spawn(self, worker: str, wait: float = 0.0) -> Slot:
+        playing = self.context.RawValue("q", 0)
         process = self.context.Process(target=_worker_main, name=f"arena-queue-{worker.rsplit('/', 1)[-1]}", daemon=True,
-                                       args=(self.url, self.settings, worker, self.stop, os.getpid()))  # fmt: skip
+                                       args=(self.url, self.settings, worker, self.stop, os.getpid(), playing))  # fmt: skip
         process.start()
         log.info("queue worker %s: pid %s", worker, process.pid)
-        return Slot(worker, process, time.monotonic(), wait)
+        return Slot(worker, process, time.monotonic(), wait, playing)
 
     def _watch(self, database: Database) -> None:
         """Until the server stops: replace each queue worker that died, after one line in the log."""
@@ -337,7 +346,10 @@ class QueueRunner:
         wait = min(max(2 * dead.wait, WATCH_SECONDS), MAX_RESPAWN_WAIT) if quick else 0.0
         ended = how_it_ended(dead.process.exitcode)
         try:
-            held = queue.held_by(database, dead.worker)
+            # The tournament it was playing, if it still holds it, whatever its lease says: a lease can run out
+            # before this look (a stall of the machine; a short --lease), and the death must still count.
+            playing = dead.playing.value if dead.playing is not None else 0
+            held = [playing] if playing and queue.holds(database, playing, dead.worker) else queue.held_by(database, dead.worker)
             fate = self._fate(database, dead.worker, held, ended)
         except Exception:  # noqa: BLE001  (the database away for a moment: the line says less, the worker is replaced)
             fate = "its tournament unknown (the database did not answer)"
@@ -365,15 +377,22 @@ class QueueRunner:
         """Ask every worker to stop after its current match and claim nothing more (safe from a signal handler)."""
         self.stop.set()
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Ask every worker to stop after its current match, wait, then make sure."""
+    def close(self, timeout: float = ABANDON_SECONDS + 50) -> None:
+        """Ask every worker to stop after its current match, wait (a worker whose match does not end leaves by itself
+        ABANDON_SECONDS after the stop, storing what was played; the rest is room for a loaded or stalled machine),
+        then make sure: a worker still there is killed and its tournament let go at once."""
         self.stop_soon()
         if self.watcher is not None:
             self.watcher.join()  # no worker is started after this
-        for process in [slot.process for slot in self.slots]:
-            process.join(timeout)
-            if process.is_alive():
-                log.warning("queue worker %s did not stop in %.0f s: killed (its tournament stays resumable)", process.pid, timeout)
-                process.kill()
-                process.join()
+        for slot in self.slots:
+            slot.process.join(timeout)
+            if slot.process.is_alive():
+                log.warning("queue worker %s did not stop in %.0f s: killed (its tournament stays resumable)",
+                            slot.process.pid, timeout)  # fmt: skip
+                slot.process.kill()
+                slot.process.join()
+                playing = slot.playing.value if slot.playing is not None else 0
+                if playing and self.database is not None:
+                    with contextlib.suppress(Exception):  # the database away: the lease runs out instead
+                        queue.release(self.database, playing, slot.worker)
         self.slots.clear()

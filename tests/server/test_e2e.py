@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import psutil
+import pytest
 
 from arena.library import tokens
 from arena.library.storage import open_database
@@ -110,7 +111,8 @@ def test_kill_9_mid_tournament_then_restart_resumes_exactly(tmp_path: Path, serv
 def test_sigterm_stops_cleanly_and_two_servers_share_one_queue(tmp_path: Path, serve) -> None:  # noqa: ANN001
     db_path = tmp_path / "arena.db"
     token = tokens.create(open_database(f"sqlite:///{db_path}"), "e2e")
-    first, second = serve(db_path), serve(db_path)
+    # A lease no stall of the machine outlasts: a claim taken over while its holder was paused would be claimed twice.
+    first, second = serve(db_path, None, "--lease", "60"), serve(db_path, None, "--lease", "60")
     auth = {"Authorization": f"Bearer {token}"}
     body = {"game": "connect_four", "agents": ["mcts:simulations=20", "greedy"], "rounds": 6}
     ids = [http.post(first.url + "/api/v1/tournaments", json={**body, "seed": n}, headers=auth).json()["id"] for n in range(4)]
@@ -128,7 +130,7 @@ def test_sigterm_stops_cleanly_and_two_servers_share_one_queue(tmp_path: Path, s
     second.stop()
     wait_for(lambda: http.get(f"{first.url}/api/v1/tournaments/{long['id']}").json()["done"] > 0, "matches of the long one")
     begun = time.monotonic()
-    assert first.stop(signal.SIGTERM) in (0, -signal.SIGTERM) and time.monotonic() - begun < 30
+    assert first.stop(signal.SIGTERM) in (0, -signal.SIGTERM) and time.monotonic() - begun < 60  # not the ~100 s left
     assert "Application shutdown complete" in first.log.read_text()
     after = Arena(db_path).json("tournaments")[-1]
     assert after["status"] == "running" and 0 < after["done"] < 400
@@ -144,13 +146,13 @@ def test_sigterm_to_the_whole_process_group_stops_the_server(serve, tmp_path: Pa
     begun = time.monotonic()
     os.killpg(server.process.pid, signal.SIGTERM)  # its own group: the server and what it started, nothing else
     try:
-        code = server.process.wait(timeout=40)
+        code = server.process.wait(timeout=60)
     except subprocess.TimeoutExpired:
         os.killpg(server.process.pid, signal.SIGKILL)
-        raise AssertionError(f"arena serve still running 40 s after SIGTERM to its group:\n{server.log.read_text()}") from None
-    assert code in (0, -signal.SIGTERM) and time.monotonic() - begun < 40
+        raise AssertionError(f"arena serve still running 60 s after SIGTERM to its group:\n{server.log.read_text()}") from None
+    assert code in (0, -signal.SIGTERM) and time.monotonic() - begun < 60
     # The workers end with it: they may still be leaving as it exits (a loaded machine measured a worker running then).
-    _gone, alive = psutil.wait_procs(workers, timeout=10)
+    _gone, alive = psutil.wait_procs(workers, timeout=30)
     alive = [worker for worker in alive if worker.status() != psutil.STATUS_ZOMBIE]
     for worker in alive:  # clean up before failing: only processes this test's server started
         worker.kill()
@@ -160,7 +162,7 @@ def test_sigterm_to_the_whole_process_group_stops_the_server(serve, tmp_path: Pa
 def test_a_killed_queue_worker_is_replaced_and_its_tournament_resumed(tmp_path: Path, serve) -> None:  # noqa: ANN001
     """A queue worker killed while it plays (SIGKILL, as the OOM killer sends) is noticed and replaced, in one line of
     the log naming it and its signal; the tournament it held is resumed once its lease (3 s here) runs out, every
-    match stored once, and a tournament submitted afterwards is played: within 60 s each, on one queue worker."""
+    match stored once, and a tournament submitted afterwards is played: each within DEADLINE, on one queue worker."""
     db_path = tmp_path / "arena.db"
     token = tokens.create(open_database(f"sqlite:///{db_path}"), "e2e")
     server = serve(db_path)
@@ -176,9 +178,9 @@ def test_a_killed_queue_worker_is_replaced_and_its_tournament_resumed(tmp_path: 
                       headers=auth).json()  # fmt: skip
     for tournament in (held, later):
         url = f"{server.url}/api/v1/tournaments/{tournament['id']}"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + DEADLINE
         while http.get(url).json()["status"] != "done":
-            assert time.monotonic() < deadline, f"tournament {tournament['id']} not done 60 s on:\n{server.log.read_text()}"
+            assert time.monotonic() < deadline, f"tournament {tournament['id']} not done {DEADLINE:g} s on:\n{server.log.read_text()}"
             time.sleep(0.1)
     lines = server.log.read_text().splitlines()
     (died,) = [line for line in lines if "died" in line]
@@ -215,9 +217,9 @@ def test_a_cancel_frees_the_queue_worker_even_in_the_middle_of_a_very_long_match
     cancelled_at = time.monotonic()
     later = http.post(server.url + "/api/v1/tournaments", headers=auth,
                       json={"game": "tic_tac_toe", "agents": ["random", "greedy"], "rounds": 2}).json()  # fmt: skip
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + DEADLINE
     while http.get(f"{server.url}/api/v1/tournaments/{later['id']}").json()["status"] != "done":
-        assert time.monotonic() < deadline, f"the next tournament not played 60 s on:\n{server.log.read_text()}"
+        assert time.monotonic() < deadline, f"the next tournament not played {DEADLINE:g} s on:\n{server.log.read_text()}"
         time.sleep(0.1)
     assert time.monotonic() - cancelled_at >= ABANDON_SECONDS  # the match under way was given its grace first
     lines = server.log.read_text().splitlines()
@@ -229,14 +231,16 @@ def test_a_cancel_frees_the_queue_worker_even_in_the_middle_of_a_very_long_match
     assert server.stop() in (0, -signal.SIGTERM)
 
 
-def test_a_tournament_that_kills_its_workers_fails_after_three_deaths(tmp_path: Path, serve) -> None:  # noqa: ANN001
+@pytest.mark.parametrize("lease", ["3", "1"])
+def test_a_tournament_that_kills_its_workers_fails_after_three_deaths(tmp_path: Path, serve, lease: str) -> None:  # noqa: ANN001
     """An agent that ends the process it plays in (crasher: os._exit) takes the queue worker down each time the
-    tournament is resumed: the third death marks it failed, with the reason, and the queue goes on."""
+    tournament is resumed: the third death marks it failed, with the reason, and the queue goes on. Also when the
+    lease has run out before the server looks at the death (a 1 s lease; a stall of the machine): the death counts."""
     from arena.server.runner import WORKER_DEATHS
 
     db_path = tmp_path / "arena.db"
     token = tokens.create(open_database(f"sqlite:///{db_path}"), "e2e")
-    server = serve(db_path)
+    server = serve(db_path, None, "--lease", lease)
     auth = {"Authorization": f"Bearer {token}"}
     killer = http.post(server.url + "/api/v1/tournaments", headers=auth,
                        json={"game": "tic_tac_toe", "agents": ["crasher:how=exit", "random"], "rounds": 1}).json()  # fmt: skip
