@@ -10,7 +10,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, get_args
@@ -384,9 +384,10 @@ class Player:
         self.makers = [entry.maker(registry) for entry in self.entries]
         # Remote agents already live outside this process: they are never isolated.
         self.remote = [registry.agent_class(entry.type_id).remote for entry in self.entries]
-        # Arena's own remote agents (push, pull, a person on the play page) bound every wait themselves: the network's
-        # deadline, and the relay's grace beyond it. No watchdog: it would charge the agent with a stall of the server.
-        self.watched = [not (remote and registry.is_builtin("agent", entry.type_id)) for remote, entry in zip(self.remote, self.entries)]
+        # The per-move watchdog is for agents that are not Arena's own (README: Processes). Arena's remote agents bound
+        # every wait themselves (the network's deadline, the relay's grace beyond it: a watchdog would charge them with a
+        # stall of the server), and a person at the terminal (`human`) may think as long as the match allows.
+        self.watched = [not registry.is_builtin("agent", entry.type_id) for entry in self.entries]
         # Agent processes (isolated agents): one per seat when matches are played one at a time, one per agent of
         # the tournament when they are interleaved (it hosts that agent's seats of every running match).
         self.processes: dict[int, AgentProcess] = {}
@@ -521,16 +522,30 @@ class Player:
         self.processes.clear()
 
 
-def in_schedule_order(outcomes: Iterable[queries.MatchOutcome], tasks: Sequence[MatchTask]) -> Iterator[queries.MatchOutcome]:
-    """The outcomes of `tasks` (in schedule order), in that order: one that finishes early waits for those before it."""
-    order = iter(task.schedule_index for task in tasks)
-    wanted = next(order, None)
-    ahead: dict[int, queries.MatchOutcome] = {}
-    for outcome in outcomes:
-        ahead[outcome.schedule_index] = outcome
-        while wanted is not None and wanted in ahead:
-            yield ahead.pop(wanted)
-            wanted = next(order, None)
+class ScheduleOrder:
+    """Matches taken in schedule order (that of `tasks`): one that finishes early is held until those before it are in."""
+
+    def __init__(self, tasks: Sequence[MatchTask]) -> None:
+        self._order = iter(task.schedule_index for task in tasks)
+        self._wanted = next(self._order, None)
+        self._taken: set[int] = set()  # taken out of turn (rest): passed over when their turn comes
+        self.held: dict[int, queries.MatchOutcome] = {}
+
+    def add(self, outcome: queries.MatchOutcome) -> list[queries.MatchOutcome]:
+        """The outcomes whose turn has now come, in order (none while an earlier match is missing)."""
+        self.held[outcome.schedule_index] = outcome
+        ready = []
+        while self._wanted is not None and (self._wanted in self.held or self._wanted in self._taken):
+            if self._wanted in self.held:
+                ready.append(self.held.pop(self._wanted))
+            self._wanted = next(self._order, None)
+        return ready
+
+    def rest(self) -> list[queries.MatchOutcome]:
+        """Every outcome held, in order, out of turn (play stops before their turn comes)."""
+        rest = [self.held.pop(index) for index in sorted(self.held)]
+        self._taken.update(outcome.schedule_index for outcome in rest)
+        return rest
 
 
 def outcome_of(task: MatchTask, seed: int, result: MatchResult, duration: float) -> queries.MatchOutcome:
@@ -663,6 +678,24 @@ def _play(
     if progress:
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
+    # An SPRT counts matches in schedule order and play stops at the deciding one: matches are taken (stored, counted)
+    # in that order whatever order the workers finish them in, so the stored ones end at the decision.
+    order = ScheduleOrder(tasks) if monitor is not None else None
+
+    def take(outcome: queries.MatchOutcome) -> bool:
+        """Into the buffer and the test (under `pending`); True once the test has decided."""
+        nonlocal done
+        buffer.append(outcome)
+        done += 1
+        # The test counts the match before it is stored: its state is stored with the matches it has seen.
+        return monitor is not None and monitor.update(outcome.schedule_index, outcome.seating, outcome.ranks)
+
+    def take_held() -> None:
+        """Play stops before the decision (Ctrl-C, an error, a server's stop): the matches held for their turn are
+        taken too. Each comes after one not played yet, so the test only keeps their scores pending."""
+        for outcome in order.rest() if order is not None else ():
+            take(outcome)
+
     # The buffer and the test's state change together under this lock, so that keep_pending's save (from another
     # thread) stores matches and state that agree; a match stored already is left as it is (a second write is harmless).
     pending = threading.Lock()
@@ -673,6 +706,7 @@ def _play(
             if not pending.acquire(timeout=PENDING_WAIT_SECONDS):  # the play thread is itself writing: it stores them
                 return
             try:
+                take_held()
                 queries.save_results(database, keys, list(buffer), sprt_state(monitor))
             finally:
                 pending.release()
@@ -681,20 +715,19 @@ def _play(
     interrupted = False
     outcomes = executor.results(setup, registry, tasks)
     try:
-        # An SPRT counts matches in schedule order and play stops at the deciding one: matches are taken (stored,
-        # counted) in that order whatever order the workers finish them in, so the stored ones end at the decision.
-        for outcome in outcomes if monitor is None else in_schedule_order(outcomes, tasks):
+        for finished in outcomes:
+            decided = False
             with pending:
-                buffer.append(outcome)
-                done += 1
-                # The test counts the match before it is stored: its state is stored with the matches it has seen.
-                decided = monitor is not None and monitor.update(outcome.schedule_index, outcome.seating, outcome.ranks)
+                for outcome in [finished] if order is None else order.add(finished):
+                    decided = take(outcome)
+                    if decided:
+                        break  # the matches after the deciding one are dropped
                 if len(buffer) >= FLUSH_MATCHES or time.monotonic() - last_flush >= FLUSH_SECONDS:
                     queries.save_results(database, keys, buffer, sprt_state(monitor))
                     buffer.clear()
                     last_flush = time.monotonic()
-            if progress:
-                progress(done, total)
+            if progress:  # every match played (held ones too): a server's progress also checks for a stop
+                progress(done + (len(order.held) if order is not None else 0), total)
             if decided:
                 break  # decided: matches still running are dropped, so the stored ones end at the decision
     except KeyboardInterrupt:
@@ -702,6 +735,9 @@ def _play(
         raise
     finally:
         outcomes.close()  # play stopped early (decided, or progress raised): no further matches start
+        if monitor is not None and not monitor.decided:
+            with pending:
+                take_held()
         # Whatever was played is kept, even when play stops early: --resume plays only the rest. On Ctrl-C, what can
         # be kept quickly: one try, a short wait on a SQLite lock (a write the interrupt cut may still hold it).
         if interrupted:

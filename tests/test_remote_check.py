@@ -122,6 +122,32 @@ def test_a_person_plays_a_loose_file_plugin_agent_given_by_plugins_dir(tmp_path)
                                                      or "A draw" in result.stdout), result.stdout  # fmt: skip
 
 
+def test_a_person_at_the_terminal_is_not_timed_by_the_watchdog_of_a_plugin_opponent(tmp_path):
+    """A plugin's agent in the match puts the in-process watchdog on its seat (its default deadline shortened to 1 s
+    here), not on the person: they answer after 2 s and play on (before, 'the in-process watchdog stopped the agent')."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from tests.conftest import TEST_PLUGINS
+
+    arena = Path(sys.executable).parent / "arena"
+    env = {**{k: v for k, v in os.environ.items() if k != "ARENA_PLUGINS_DIR"}, "ARENA_MOVE_DEADLINE": "1"}
+    run = subprocess.Popen([str(arena), "--db", str(tmp_path / "a.db"), "play", "--plugins-dir", str(TEST_PLUGINS), "--game",
+                            "tic_tac_toe", "--against", "sleeper:seconds=0", "--seed", "2", "--seat", "0"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)  # fmt: skip
+    try:
+        time.sleep(2.0)  # the person thinks past the watchdog's 1 s
+        out, err = run.communicate(every_move(9, 9), timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait(30)
+    assert run.returncode == 0 and "watchdog" not in out + err and "after 0 moves" not in out, (out, err)
+
+
 def test_play_says_when_the_opponent_is_recorded_under_a_registered_name(arena_cli):
     arena_cli("agents", "register", "careful", "--type", "minimax", "--param", "depth=2", "--game", "tic_tac_toe")
     arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "careful,random", "--rounds", "1", "--quiet")

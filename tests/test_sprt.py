@@ -248,12 +248,20 @@ def test_matches_finished_out_of_order_are_taken_in_schedule_order():
     """What the run does with the workers' outcomes when an SPRT counts them (chunks finish in any order)."""
     from types import SimpleNamespace
 
-    from arena.tournament import MatchTask, in_schedule_order
+    from arena.tournament import MatchTask, ScheduleOrder
 
-    tasks = [MatchTask(index, (0, 1)) for index in (2, 3, 5, 6, 7)]  # 0, 1 and 4 were stored already
-    finished = [SimpleNamespace(schedule_index=index) for index in (5, 6, 2, 7, 3)]
-    assert [o.schedule_index for o in in_schedule_order(finished, tasks)] == [2, 3, 5, 6, 7]  # type: ignore[arg-type]
-    assert [o.schedule_index for o in in_schedule_order(finished[:4], tasks)] == [2]  # 3 not back yet: 5, 6, 7 wait
+    tasks = [MatchTask(index, (0, 1)) for index in (2, 3, 5, 6, 7, 8)]  # 0, 1 and 4 were stored already
+
+    def taken(order: ScheduleOrder, *indices: int) -> list[int]:
+        return [o.schedule_index for index in indices for o in order.add(SimpleNamespace(schedule_index=index))]  # type: ignore[arg-type]
+
+    order = ScheduleOrder(tasks)
+    assert taken(order, 5, 6, 2) == [2] and sorted(order.held) == [5, 6]  # 3 not back yet: 5 and 6 wait
+    assert taken(order, 8, 3, 7) == [3, 5, 6, 7, 8] and not order.held
+    # Play stops before 3 is back (Ctrl-C, an error): what waits is taken out of turn, and passed over later.
+    order = ScheduleOrder(tasks)
+    assert taken(order, 5, 2, 6) == [2] and [o.schedule_index for o in order.rest()] == [5, 6] and not order.held
+    assert taken(order, 3, 7) == [3, 7]
 
 
 def test_an_interrupted_sprt_resumes_exactly(tmp_path, arena_cli):

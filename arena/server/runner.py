@@ -384,10 +384,11 @@ class QueueRunner:
         self.stop_soon()
         if self.watcher is not None:
             self.watcher.join()  # no worker is started after this
+        deadline = time.monotonic() + timeout  # one wait for all of them (they stop side by side)
         for slot in self.slots:
-            slot.process.join(timeout)
+            slot.process.join(max(0.0, deadline - time.monotonic()))
             if slot.process.is_alive():
-                log.warning("queue worker %s did not stop in %.0f s: killed (its tournament stays resumable)",
+                log.warning("queue worker %s did not stop in %.0f s: killed, and its tournament let go (resumable at once)",
                             slot.process.pid, timeout)  # fmt: skip
                 slot.process.kill()
                 slot.process.join()
