@@ -739,7 +739,7 @@ def _play(
             with pending:
                 take_held()
         # Whatever was played is kept, even when play stops early: --resume plays only the rest. On Ctrl-C, what can
-        # be kept quickly: one try, a short wait on a SQLite lock (a write the interrupt cut may still hold it).
+        # be kept quickly: one try, a short wait on a SQLite lock (another process may hold it).
         if interrupted:
             with contextlib.suppress(Exception):
                 queries.save_results(database, keys, buffer, sprt_state(monitor), patient=False)

@@ -310,8 +310,8 @@ def check_writable(database: Database) -> None:
 
 def stop_tournament(database: Database, tournament_id: int) -> None:
     """A running tournament its CLI run left before the end (Ctrl-C): `stopped`, until `--resume` plays the rest. Not one
-    a server holds (it stays running: its lease runs out and a server takes it back). One quick try: the interrupt may
-    have cut a write that still holds SQLite's lock."""
+    a server holds (it stays running: its lease runs out and a server takes it back). One quick try: another process
+    may hold SQLite's lock, and the run is leaving."""
     with database.engine.begin() as connection, _impatient(database, connection):
         connection.execute(update(Tournament).where(Tournament.id == tournament_id, Tournament.status == "running",
                                                     Tournament.claimed_by.is_(None)).values(status="stopped"))  # fmt: skip

@@ -13,6 +13,12 @@ if TYPE_CHECKING:
 CHUNK_SECONDS = 0.5
 
 
+def most_per_chunk(tasks: int, workers: int, cap: int) -> int:
+    """The most matches a chunk may hold: about eight chunks per worker (small tournaments still share the work),
+    between 1 and `cap`."""
+    return max(1, min(cap, tasks // max(1, workers * 8)))
+
+
 class ChunkSizer:
     """Matches per chunk sent to a worker: about CHUNK_SECONDS of play at the mean duration of the matches played so
     far (one match until a duration is known), between `least` and `most`."""

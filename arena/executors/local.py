@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError
-from arena.executors.chunks import ChunkSizer
+from arena.executors.chunks import ChunkSizer, most_per_chunk
 from arena.interleave import concurrent_chunks
 from arena.isolation import forkserver
 from arena.lifeline import bind_to_parent
@@ -147,7 +147,7 @@ def _timed_chunks(pool: ProcessPoolExecutor, tasks: Sequence[MatchTask], workers
     worker's death can lose of the matches played: chunks of a fixed count (64 by the number of matches) held a
     minute of play of slow agents. When a worker dies (the pool breaks), the chunks played meanwhile are still
     yielded before BrokenProcessPool is raised: only the others are played again."""
-    sizer = ChunkSizer(max(1, min(MAX_CHUNK, len(tasks) // (workers * 8))))  # small tournaments still share the work
+    sizer = ChunkSizer(most_per_chunk(len(tasks), workers, MAX_CHUNK))
     position = 0
     in_flight: set[Future[list[MatchOutcome]]] = set()
     broken: BrokenProcessPool | None = None

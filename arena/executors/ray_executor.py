@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
-from arena.executors.chunks import ChunkSizer
+from arena.executors.chunks import ChunkSizer, most_per_chunk
 
 if TYPE_CHECKING:
     from arena.plugins import Registry
@@ -47,12 +47,6 @@ MAX_RESENDS = 5
 MAX_CHUNK = 32
 #: Seconds to wait for the cluster's address to answer.
 CONNECT_TIMEOUT = 10
-
-
-def chunk_size(tasks: int, cpus: int) -> int:
-    """The most matches per Ray task: about eight chunks per CPU, between 1 and MAX_CHUNK (within it, about half a
-    second of play: arena.executors.chunks)."""
-    return max(1, min(MAX_CHUNK, tasks // max(1, cpus * 8)))
 
 
 # ---------------------------------------------------------------- on the workers
@@ -171,7 +165,7 @@ class RayExecutor:
         cpus = max(1, int(ray.cluster_resources().get("CPU", self.cpus)))
         key = hashlib.sha256(pickle.dumps(setup)).hexdigest()[:16]
         setup_ref = ray.put(setup)
-        most = chunk_size(len(tasks), cpus)
+        most = most_per_chunk(len(tasks), cpus, MAX_CHUNK)
         # Interleaved matches (--concurrent-matches) batch their agents' decisions across a chunk's matches: their
         # chunks keep the full size (their durations are the interleaved wall time, not a match's own).
         sizer = ChunkSizer(most, least=most if setup.concurrent > 1 else 1)

@@ -47,8 +47,8 @@ def progress(database: Database, tournament_id: int) -> tuple[str, int, int]:
 
 def stop(database: Database, tournament_id: int) -> str | None:
     """A run interrupted (Ctrl-C): its tournament marked `stopped`, and the line that says what is kept and how to go
-    on; None when the database cannot be reached quickly (a write the interrupt cut may hold SQLite's lock: the
-    tournament then stays `running`, resumable all the same)."""
+    on; None when the database cannot be reached quickly (another process holding SQLite's lock, say: the tournament
+    then stays `running`, resumable all the same)."""
     try:
         queries.stop_tournament(database, tournament_id)
         status, stored, scheduled = progress(database, tournament_id)

@@ -300,8 +300,8 @@ class Slot:
     worker: str
     process: Any
     started: float
+    playing: Any  # multiprocessing RawValue("q")
     wait: float = 0.0
-    playing: Any = None
 
 
 class QueueRunner:
@@ -331,7 +331,7 @@ class QueueRunner:
                                        args=(self.url, self.settings, worker, self.stop, os.getpid(), playing))  # fmt: skip
         process.start()
         log.info("queue worker %s: pid %s", worker, process.pid)
-        return Slot(worker, process, time.monotonic(), wait, playing)
+        return Slot(worker, process, time.monotonic(), playing, wait)
 
     def _watch(self, database: Database) -> None:
         """Until the server stops: replace each queue worker that died, after one line in the log."""
@@ -348,7 +348,7 @@ class QueueRunner:
         try:
             # The tournament it was playing, if it still holds it, whatever its lease says: a lease can run out
             # before this look (a stall of the machine; a short --lease), and the death must still count.
-            playing = dead.playing.value if dead.playing is not None else 0
+            playing = dead.playing.value
             held = [playing] if playing and queue.holds(database, playing, dead.worker) else queue.held_by(database, dead.worker)
             fate = self._fate(database, dead.worker, held, ended)
         except Exception:  # noqa: BLE001  (the database away for a moment: the line says less, the worker is replaced)
@@ -392,7 +392,7 @@ class QueueRunner:
                             slot.process.pid, timeout)  # fmt: skip
                 slot.process.kill()
                 slot.process.join()
-                playing = slot.playing.value if slot.playing is not None else 0
+                playing = slot.playing.value
                 if playing and self.database is not None:
                     with contextlib.suppress(Exception):  # the database away: the lease runs out instead
                         queue.release(self.database, playing, slot.worker)
