@@ -92,6 +92,7 @@ from arena.library.catalog import stored_agent_lookup
 from arena.match import DEFAULT_MAX_TURNS, DRAW, LOSS, WIN, outcomes_from_returns
 from arena.params import Spec
 from arena.plugins import CommandContext, Registry, command_db, command_registry, get_registry, plugins_dir_option
+from arena.progress import ProgressBar
 from arena.seeding import derive_seed
 from arena.tournament import MAX_SCHEDULED, make_game
 from arena.training.metrics import MetricsWriter, metrics_path, read_metrics
@@ -1138,42 +1139,6 @@ def evaluate(plan: Plan, registry: Registry, policy: Chooser) -> tuple[float, fl
     return tally.rates()
 
 
-class ProgressBar:
-    """A rich progress bar on a terminal: episodes done, the current win rate, episodes/s, time left."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.bar: Any = None
-        self.updated = 0.0
-        if enabled:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-
-            self.bar = Progress(TextColumn("[bold]episodes"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rates]}"),
-                                TimeRemainingColumn(), console=Console(stderr=True), transient=True, auto_refresh=False)  # fmt: skip
-            self.bar.start()
-            self.task = self.bar.add_task("train", total=total, rates="")
-
-    def update(self, done: int, tally: Tally, last_eval: str) -> None:
-        if self.bar is None:
-            return
-        now = time.monotonic()
-        if now - self.updated < 0.1:
-            return
-        self.updated = now
-        win, _, loss = tally.rates()
-        self.bar.update(self.task, completed=done, rates=f"win {win:.2f} loss {loss:.2f}{last_eval}", refresh=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
 def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], None], progress: bool,
            stop: Callable[[], bool]) -> TrainSummary:  # fmt: skip
     config = plan.config
@@ -1208,7 +1173,7 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
         previous_rows = earlier_metrics(resumed)  # read before the writer empties the file (OUT may be the resumed file)
         if plan.pool is not None:
             episodes.pool = [*plan.pool_opponents, *(values for _, values in own[-config.self_pool:])]
-    bar = ProgressBar(config.episodes, progress)
+    bar = ProgressBar("episodes", progress)
     last_eval = ""
     start = time.perf_counter()
 
@@ -1228,40 +1193,37 @@ def _train(torch: Any, plan: Plan, registry: Registry, report: Callable[[str], N
                 "pool": pool_record(plan.pool, [path for path, _ in own], end) if plan.pool is not None else None}  # fmt: skip
         train_state.write_state(config.out, meta, arrays)
 
-    try:
-        with MetricsWriter(metrics_path(config.out)) as metrics:
-            begin_metrics(metrics, settings, resumed, previous_rows)
-            for number in range(first, config.episodes):
-                if stop():
-                    write(number, learner.state(), learner.losses)
-                    raise interruption(config, number)
-                if plan.pool is not None and (number % config.snapshot_every == 0 or not episodes.pool):
-                    own.append(save_snapshot(plan, learner, number, settings))
-                    episodes.pool = [*plan.pool_opponents, *(values for _, values in own[-config.self_pool:])]
-                trajectory = episodes.play(number, learner.choose)
-                learner.learn(trajectory, number)
-                tally.add(trajectory.outcome)
-                done = number + 1
-                if done == config.episodes:
-                    # The state before the last, partial REINFORCE batch is applied: a longer run goes on from here.
-                    final_state, final_losses = learner.state(), list(learner.losses)
-                    learner.finish()
-                if done % plan.log_every == 0 or done == config.episodes:
-                    write_train_row(metrics, done, tally, learner.losses, learner.epsilon(), earlier_seconds + time.perf_counter() - start,
-                                    getattr(learner, "train_metrics", dict)())  # fmt: skip
-                if plan.evaluator is not None and (done % plan.eval_every == 0 or done == config.episodes):
-                    last_eval = write_eval_row(metrics, done, plan.evaluator.label, config.eval_games,
-                                               evaluate(plan, registry, learner.greedy()))  # fmt: skip
-                # After this episode's rows, which show the window that earned it (the promotion empties the window).
-                promoted = promote(plan, registry, episodes, tally)
-                if promoted is not None:
-                    metrics.write("promote", episode=done, opponent=promoted)
-                    report(f"episode {done}: won {config.promote_at:.0%} or more of the last {config.window}; now against {promoted}")
-                if config.save_every and done % config.save_every == 0 and done < config.episodes:
-                    write(done, learner.state(), learner.losses)
-                show_progress(bar, report, config, done, tally, last_eval, start)
-    finally:
-        bar.close()
+    with bar, MetricsWriter(metrics_path(config.out)) as metrics:
+        begin_metrics(metrics, settings, resumed, previous_rows)
+        for number in range(first, config.episodes):
+            if stop():
+                write(number, learner.state(), learner.losses)
+                raise interruption(config, number)
+            if plan.pool is not None and (number % config.snapshot_every == 0 or not episodes.pool):
+                own.append(save_snapshot(plan, learner, number, settings))
+                episodes.pool = [*plan.pool_opponents, *(values for _, values in own[-config.self_pool:])]
+            trajectory = episodes.play(number, learner.choose)
+            learner.learn(trajectory, number)
+            tally.add(trajectory.outcome)
+            done = number + 1
+            if done == config.episodes:
+                # The state before the last, partial REINFORCE batch is applied: a longer run goes on from here.
+                final_state, final_losses = learner.state(), list(learner.losses)
+                learner.finish()
+            if done % plan.log_every == 0 or done == config.episodes:
+                write_train_row(metrics, done, tally, learner.losses, learner.epsilon(), earlier_seconds + time.perf_counter() - start,
+                                getattr(learner, "train_metrics", dict)())  # fmt: skip
+            if plan.evaluator is not None and (done % plan.eval_every == 0 or done == config.episodes):
+                last_eval = write_eval_row(metrics, done, plan.evaluator.label, config.eval_games,
+                                           evaluate(plan, registry, learner.greedy()))  # fmt: skip
+            # After this episode's rows, which show the window that earned it (the promotion empties the window).
+            promoted = promote(plan, registry, episodes, tally)
+            if promoted is not None:
+                metrics.write("promote", episode=done, opponent=promoted)
+                report(f"episode {done}: won {config.promote_at:.0%} or more of the last {config.window}; now against {promoted}")
+            if config.save_every and done % config.save_every == 0 and done < config.episodes:
+                write(done, learner.state(), learner.losses)
+            show_progress(bar, report, config, done, tally, last_eval, start)
     seconds = time.perf_counter() - start
     write(config.episodes, final_state, final_losses)
     win, draw, loss = tally.rates()
@@ -1309,7 +1271,8 @@ def write_eval_row(metrics: MetricsWriter, done: int, opponent: str, games: int,
 def show_progress(bar: ProgressBar, report: Callable[[str], None], config: TrainConfig, done: int, tally: Tally, last_eval: str,
                   start: float) -> None:  # fmt: skip
     """The progress bar on a terminal; otherwise a line every tenth of the run (not at its end: the summary says it)."""
-    bar.update(done, tally, last_eval)
+    win, _, loss = tally.rates()
+    bar.update(done, config.episodes, lambda speed: f"win {win:.2f} loss {loss:.2f}{last_eval}")
     if not bar.bar and done % max(1, config.episodes // 10) == 0 and done < config.episodes:
         report(f"episode {done}/{config.episodes}: {tally.line()}{last_eval} ({time.perf_counter() - start:.1f}s)")
 

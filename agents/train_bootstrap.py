@@ -55,7 +55,6 @@ from agents.neural_train import (
     RESULT_TARGETS,
     SELF,
     SELF_REFRESH,
-    ProgressBar,
     Resumed,
     Tally,
     TrainConfig,
@@ -77,6 +76,7 @@ from arena.files import check_writable
 from arena.match import DRAW, outcomes_from_returns, play_match
 from arena.params import Spec
 from arena.plugins import Registry
+from arena.progress import ProgressBar
 from arena.seeding import derive_seed
 from arena.tournament import make_game
 from arena.training.metrics import MetricsWriter, metrics_path
@@ -336,7 +336,7 @@ def train(config: TrainConfig, registry: Registry, report: Callable[[str], None]
             tally.add(outcome)
         learner.losses[:] = resumed.meta["losses"]
         previous_rows = earlier_metrics(resumed)
-    bar = ProgressBar(config.episodes, progress)
+    bar = ProgressBar("episodes", progress)
     last_eval = ""
     start = time.perf_counter()
 
@@ -348,24 +348,21 @@ def train(config: TrainConfig, registry: Registry, report: Callable[[str], None]
                 "seconds": round(earlier_seconds + time.perf_counter() - start, 3)}  # fmt: skip
         train_state.write_state(config.out, meta, {})
 
-    try:
-        with MetricsWriter(metrics_path(config.out)) as metrics:
-            begin_metrics(metrics, settings, resumed, previous_rows)
-            for number in range(first, config.episodes):
-                if stop():
-                    write(number)
-                    raise interruption(config, number)
-                tally.add(learner.play(number))
-                done = number + 1
-                if done % checked.log_every == 0 or done == config.episodes:
-                    write_train_row(metrics, done, tally, learner.losses, None, earlier_seconds + time.perf_counter() - start)
-                if checked.evaluator is not None and (done % checked.eval_every == 0 or done == config.episodes):
-                    last_eval = write_eval_row(metrics, done, checked.evaluator.label, config.eval_games, learner.evaluate())
-                if config.save_every and done % config.save_every == 0 and done < config.episodes:
-                    write(done)
-                show_progress(bar, report, config, done, tally, last_eval, start)
-    finally:
-        bar.close()
+    with bar, MetricsWriter(metrics_path(config.out)) as metrics:
+        begin_metrics(metrics, settings, resumed, previous_rows)
+        for number in range(first, config.episodes):
+            if stop():
+                write(number)
+                raise interruption(config, number)
+            tally.add(learner.play(number))
+            done = number + 1
+            if done % checked.log_every == 0 or done == config.episodes:
+                write_train_row(metrics, done, tally, learner.losses, None, earlier_seconds + time.perf_counter() - start)
+            if checked.evaluator is not None and (done % checked.eval_every == 0 or done == config.episodes):
+                last_eval = write_eval_row(metrics, done, checked.evaluator.label, config.eval_games, learner.evaluate())
+            if config.save_every and done % config.save_every == 0 and done < config.episodes:
+                write(done)
+            show_progress(bar, report, config, done, tally, last_eval, start)
     seconds = time.perf_counter() - start
     write(config.episodes)
     win, draw, loss = tally.rates()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import sys
-import time
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -35,6 +34,7 @@ from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, p
 from arena.params import parse_assignments
 from arena.plugins import Registry, db_option, get_registry, plugins_dir_option
 from arena.plugins import register_commands as add_plugin_commands
+from arena.progress import ProgressBar
 from arena.sprt_run import DEFAULT_SPRT_ROUNDS, sprt_report, sprt_report_if_run, summary_lines
 from arena.stats import MATRIX_KINDS
 
@@ -265,51 +265,6 @@ def agents_remove(ctx: Context, name: str) -> None:
 # ---------------------------------------------------------------- tournaments
 
 
-class _Progress:
-    """A rich progress bar on a terminal (games done, games/s, time left); silent otherwise."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.bar: Any = None
-        self.task: Any = None
-        self.updated = 0.0
-        if enabled:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-
-            # No refresh thread (redrawn from __call__): worker processes may then be forked (arena.executors.local.start_method).
-            self.bar = Progress(
-                TextColumn("[bold]matches"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]} games/s"), TimeRemainingColumn(), transient=True, auto_refresh=False,
-            )  # fmt: skip
-
-    def __enter__(self) -> _Progress:
-        if self.bar is not None:
-            self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            return
-        if self.task is None:
-            self.task = self.bar.add_task("play", total=total, completed=done, rate="-")
-            return
-        now = time.monotonic()
-        if done < total and now - self.updated < 0.1:  # thousands of matches a second: redraw ten times a second
-            return
-        self.updated = now
-        speed = self.bar.tasks[0].speed
-        self.bar.update(self.task, completed=done, rate=f"{speed:.1f}" if speed else "-", refresh=True)
-
-
 @cli.command("run-tournament")
 @click.option("--game", "game_spec", help="Game spec, e.g. connect_four or connect_four:rows=5,columns=6.")
 @click.option("--agents", "agents_text", help="Comma-separated agents: types with parameters or registered names.")
@@ -392,7 +347,8 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
             click.echo(f"tournament {tournament_id}: queued", err=True)
             return
     try:
-        with _Progress(sys.stderr.isatty() and not quiet) as progress:
+        with ProgressBar("matches", sys.stderr.isatty() and not quiet) as bar:
+            progress = functools.partial(bar.update, text=lambda speed: f"{speed:.1f} games/s" if speed else "- games/s")
             log = None if quiet else functools.partial(click.echo, err=True)
             played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate,
                                      memory_limit, concurrent, notify=lambda text: click.echo(f"note: {text}", err=True),

@@ -207,3 +207,23 @@ def test_workers_with_the_progress_bar_on_a_terminal(tmp_path):
     assert "games/s" in text and "played 40 matches" in text, text  # the bar was drawn
     with sqlite3.connect(db) as c:
         assert c.execute("select count(*) from matches").fetchone() == (40,)
+
+
+def test_the_progress_bar_is_drawn_on_stderr_while_stdout_goes_to_a_file(tmp_path):
+    """`arena run-tournament ... > out.txt` on a terminal: the bar shows on the terminal (stderr), and the file gets the
+    leaderboard alone, with no bar in it."""
+    import pty
+
+    from tests._terminal import read_until_exit
+
+    primary, secondary = pty.openpty()
+    out = tmp_path / "out.txt"
+    with out.open("wb") as stdout:
+        run = subprocess.Popen([ARENA, "--db", str(tmp_path / "tty.db"), "run-tournament", "--game", "connect_four",
+                                "--agents", "random,greedy", "--rounds", "40"], stdin=secondary, stdout=stdout, stderr=secondary)  # fmt: skip
+        os.close(secondary)
+        terminal = read_until_exit(primary, run, 120).decode(errors="replace")
+    assert run.returncode == 0, terminal
+    assert "games/s" in terminal and "played 40 matches" in terminal, terminal
+    text = out.read_text()
+    assert "Leaderboard" in text and "games/s" not in text and "\x1b" not in text, text
