@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.api import Agent, Game
-from arena.errors import ArenaError, plugin_code
+from arena.errors import ArenaError, did_you_mean, plugin_code
 from arena.params import Param, Spec, format_value, parse_specs, validate_params
 from arena.plugins import Registry
 from arena.seeding import derive_seed
@@ -156,7 +156,8 @@ def resolve(registry: Registry, spec: Spec, game: Game, named: dict[str, Any] | 
         return build_entry(registry, spec.id, named["type"], named["params"], game, named["game"], named["checkpoint"])
     if spec.id not in registry.agents:
         known = ", ".join(sorted(registry.agents))
-        raise ArenaError(f"unknown agent '{spec.id}': not a registered name nor an agent type (types: {known};"
+        raise ArenaError(f"unknown agent '{spec.id}': not a registered name nor an agent type{did_you_mean(spec.id, registry.agents)} "
+                         f"(types: {known};"
                          " loose-file plugins load from ./plugins, $ARENA_PLUGINS_DIR and --plugins-dir)")  # fmt: skip
     return build_entry(registry, str(spec), spec.id, dict(spec.params), game)
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import difflib
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 
@@ -44,3 +45,9 @@ def shown(text: str, limit: int = 60) -> str:
     """A user's text as a message quotes it: whole up to `limit` characters, else its start and '...' (a message does not
     repeat a 5,000-digit number)."""
     return text if len(text) <= limit else f"{text[:limit - 3]}..."
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`; did you mean 'x'?` when one of `choices` is close to `word` (a typo: difflib's similarity), else nothing."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.7)
+    return f"; did you mean '{close[0]}'?" if close else ""

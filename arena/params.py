@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, did_you_mean
 
 #: A day: a longer time per move (or inf, nan) is a mistake, not a limit: `--time-per-move`, and parameters in seconds
 #: that an agent may spend on one move (mcts's and minimax's `time`, remote agents' `timeout` and `wait`).
@@ -152,7 +152,7 @@ def validate_params(declared: Sequence[Param], given: Mapping[str, Any], owner: 
     unknown = [name for name in given if name not in by_name]
     if unknown:
         known = ", ".join(by_name) or "none"
-        raise ArenaError(f"unknown parameter '{unknown[0]}' for {owner} (known: {known})")
+        raise ArenaError(f"unknown parameter '{unknown[0]}' for {owner}{did_you_mean(unknown[0], by_name)} (known: {known})")
     values = {p.name: p.default for p in declared}
     for name, raw in given.items():
         values[name] = by_name[name].convert(raw, owner)

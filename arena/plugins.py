@@ -21,7 +21,7 @@ import pluggy
 
 from arena import hookspecs
 from arena.api import Agent, Game
-from arena.errors import ArenaError
+from arena.errors import ArenaError, did_you_mean
 from arena.params import breaks_spec, default_problem
 
 ENTRY_POINT_GROUP = "arena"
@@ -58,7 +58,7 @@ class Registry:
             return self.games[game_id]
         except KeyError:
             known = ", ".join(sorted(self.games)) or "none"
-            raise ArenaError(f"unknown game '{game_id}' (known: {known}; {WHERE_PLUGINS})") from None
+            raise ArenaError(f"unknown game '{game_id}'{did_you_mean(game_id, self.games)} (known: {known}; {WHERE_PLUGINS})") from None
 
     def installed_modules(self) -> list[str]:
         """The importable modules of the plugins installed as packages (entry points) that loaded here."""
@@ -70,7 +70,8 @@ class Registry:
             return self.agents[agent_id]
         except KeyError:
             known = ", ".join(sorted(self.agents)) or "none"
-            raise ArenaError(f"unknown agent type '{agent_id}' (known: {known}; {WHERE_PLUGINS})") from None
+            raise ArenaError(f"unknown agent type '{agent_id}'{did_you_mean(agent_id, self.agents)} (known: {known}; "
+                             f"{WHERE_PLUGINS})") from None  # fmt: skip
 
     def owner(self, kind: str, item_id: str) -> str:
         return self._owner[(kind, item_id)]

@@ -205,7 +205,7 @@ def test_a_default_that_depends_on_the_game_is_made_explicit_before_agents_are_c
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["run-tournament", "--game", "chess", "--agents", "random,greedy"], "unknown game 'chess'"),
+        (["run-tournament", "--game", "chess", "--agents", "random,greedy"], "unknown game 'chess' (known: "),  # no near name
         (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,wizard"], "unknown agent 'wizard'"),
         (["run-tournament", "--game", "connect_four:rows=x", "--agents", "random,greedy"], "bad value 'x' for parameter 'rows'"),
         (["run-tournament", "--game", "connect_four:depth=3", "--agents", "random,greedy"], "unknown parameter 'depth'"),
@@ -229,7 +229,10 @@ def test_a_default_that_depends_on_the_game_is_made_explicit_before_agents_are_c
         (["matrix", "--kind", "bogus"], "bogus"),
         (["replay", "12345"], "no match 12345"),
         (["agents", "show", "ghost"], "no agent named 'ghost'"),
-        (["agents", "register", "x", "--type", "minimaxx"], "unknown agent type"),
+        (["agents", "register", "x", "--type", "minimaxx"], "unknown agent type 'minimaxx'; did you mean 'minimax'?"),
+        (["run-tournament", "--game", "conect_four", "--agents", "random,greedy"], "'conect_four'; did you mean 'connect_four'?"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,gredy"], "agent type; did you mean 'greedy'?"),
+        (["run-tournament", "--game", "tic_tac_toe", "--agents", "random,mcts:simulation=9"], "did you mean 'simulations'?"),
         (["agents", "register", "x", "--type", "greedy", "--param", "eval"], "expected key=value"),
         (["no-such-command"], "No such command"),
     ],
