@@ -1268,11 +1268,15 @@ def write_eval_row(metrics: MetricsWriter, done: int, opponent: str, games: int,
     return f" | against {opponent}: win {win:.2f}"
 
 
+def bar_text(tally: Tally, last_eval: str) -> str:
+    win, _, loss = tally.rates()
+    return f"win {win:.2f} loss {loss:.2f}{last_eval}"
+
+
 def show_progress(bar: ProgressBar, report: Callable[[str], None], config: TrainConfig, done: int, tally: Tally, last_eval: str,
                   start: float) -> None:  # fmt: skip
     """The progress bar on a terminal; otherwise a line every tenth of the run (not at its end: the summary says it)."""
-    win, _, loss = tally.rates()
-    bar.update(done, config.episodes, lambda speed: f"win {win:.2f} loss {loss:.2f}{last_eval}")
+    bar.update(done, config.episodes, lambda speed: bar_text(tally, last_eval))  # (worked out only when it is drawn)
     if not bar.bar and done % max(1, config.episodes // 10) == 0 and done < config.episodes:
         report(f"episode {done}/{config.episodes}: {tally.line()}{last_eval} ({time.perf_counter() - start:.1f}s)")
 
