@@ -355,6 +355,9 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
                                      log=log, executor=runner, trust_agents=trust_agents)  # fmt: skip
     except KeyboardInterrupt:
         _stopped(database, tournament_id)
+    except ArenaError:  # play cannot go on (an agent's checkpoint gone, an opening no deal allows): what was played is kept
+        tournaments_library.stop(database, tournament_id)  # stopped, not left `running` with nobody playing it
+        raise
     click.echo(f"tournament {tournament_id}: played {played} {'match' if played == 1 else 'matches'}", err=True)
     notice = results.game_error_notice(database, tournament_id)
     if notice:

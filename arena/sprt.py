@@ -223,7 +223,8 @@ def elo_interval(counts: Sequence[float]) -> tuple[float, float, float, float]:
     a perfect or all-drawn record has no variance of its own, and a Wald interval on it shrinks to nothing (30 draws
     of 30 gave +-1 Elo, 25 wins of 25 a lower end of +1019 where an exact bound says +319). With many results the
     added ones change nothing that is printed. The interval is the normal one on the score, mapped to Elo; LOS is
-    the probability that the true score exceeds one half."""
+    the probability that the true score exceeds one half, under the same normal: it is above 97.5% exactly when the
+    interval's lower end is above 0 (one win of one game is 68%, not the 99% the bare mean gave)."""
     if sum(counts) <= 0:
         return 0.0, -math.inf, math.inf, 0.5
     total = float(sum(counts))
@@ -234,7 +235,7 @@ def elo_interval(counts: Sequence[float]) -> tuple[float, float, float, float]:
     n = sum(widened)
     centre, var = _mean_var([(i / last, c / n) for i, c in enumerate(widened)])
     error = math.sqrt(var / n)
-    los = NormalDist().cdf((mean - 0.5) / error)
+    los = NormalDist().cdf((centre - 0.5) / error)
     return _elo(mean), _elo(centre - z * error), _elo(centre + z * error), los
 
 

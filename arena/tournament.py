@@ -47,7 +47,7 @@ from arena.match import (
     play_match,
     unmade,
 )
-from arena.openings import check_file_openings, opening_for, parse_openings
+from arena.openings import check_openings, opening_for, parse_openings
 from arena.params import MAX_TIME_PER_MOVE, canonical, parse_game_spec
 from arena.plugins import Registry
 from arena.schedule import Table, decode_schedule, encode_schedule, gauntlet, random_tables, round_robin, round_robin_sets
@@ -192,8 +192,9 @@ def check_clock(time_per_move: float | None, network_allowance: float) -> None:
 
 
 def prepare(registry: Registry, database: Database | None,
-            request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[Table], dict[str, Any]]:
-    """Check everything and build the schedule (agent positions by seat, match by match); nothing is written."""
+            request: TournamentRequest) -> tuple[Game, list[AgentEntry], list[Table], dict[str, Any], str | None]:
+    """Check everything and build the schedule (agent positions by seat, match by match), the settings and the secret
+    (a hidden-information game's, mixed into its deals); nothing is written."""
     if request.rounds < 1:
         raise ArenaError(f"--rounds must be at least 1, got {request.rounds}")
     if not 1 <= request.max_turns <= MAX_TURNS:
@@ -267,11 +268,13 @@ def prepare(registry: Registry, database: Database | None,
         "challenger": entries[0].label if request.format == "gauntlet" else None,
         "network_allowance": request.network_allowance,
     }
+    secret = None if game.info.perfect_information else secrets.token_hex(16)  # before the openings: it deals their sets
     if request.openings is not None:
         with about("openings"):
-            openings = parse_openings(request.openings, game)
             set_size = 2 if request.format == "gauntlet" else players
-            check_file_openings(game, openings, [derive_seed(request.seed, start) for start in range(0, len(tables), set_size)])
+            openings = parse_openings(request.openings, game, game_seed(game, derive_seed(request.seed, 0), secret))
+            later = -(-request.budget // set_size) if request.format in ("adaptive", "ladder") and request.budget else None
+            check_openings(SeatedGames(game, entries), openings, tables, set_size, request.seed, secret, later)
         settings.update(openings=openings, set_size=set_size)
     if request.format in ("adaptive", "ladder"):
         settings["adaptive"] = adaptive_settings(request.budget, len(entries), players, settings.get("set_size", 1), request.format)
@@ -281,7 +284,7 @@ def prepare(registry: Registry, database: Database | None,
         if request.format != "round-robin":
             raise ArenaError("--sprt plays the round-robin of two agents (A,B); leave out --format")
         settings["sprt"] = sprt_settings(request.sprt, [entry.label for entry in entries], players, request.openings is not None)
-    return game, entries, tables, settings
+    return game, entries, tables, settings, secret
 
 
 def create(registry: Registry, database: Database, request: TournamentRequest, status: str = "running",
@@ -306,7 +309,7 @@ def check_unattended(registry: Registry, entries: Sequence[AgentEntry]) -> None:
 
 def _create(registry: Registry, database: Database, request: TournamentRequest, status: str,
             check: Callable[[list[AgentEntry]], None] | None) -> int:  # fmt: skip
-    game, entries, tables, settings = prepare(registry, database, request)
+    game, entries, tables, settings, secret = prepare(registry, database, request)
     if status == "queued":
         check_unattended(registry, entries)
     if check is not None:
@@ -316,7 +319,7 @@ def _create(registry: Registry, database: Database, request: TournamentRequest, 
         game_params=canonical(game.params), format=request.format, rounds=request.rounds, seed=request.seed,
         max_turns=request.max_turns, time_per_move=request.time_per_move, players=game.num_players,
         settings=settings, schedule=encode_schedule(tables), scheduled=len(tables), status=status,
-        secret=None if game.info.perfect_information else secrets.token_hex(16),
+        secret=secret,
     )  # fmt: skip
 
 
@@ -366,6 +369,23 @@ class Unmade(Agent):
         raise Forfeit(AGENT_ERROR, self.detail)
 
 
+class SeatedGames:
+    """The tournament's game with the seat parameters (e.g. decks) of the agents in each seating, made once a seating."""
+
+    def __init__(self, game: Game, entries: Sequence[AgentEntry]) -> None:
+        self.game, self.entries = game, entries
+        self.any = any(entry.seat_params for entry in entries)
+        self.made: dict[Table, Game] = {}
+
+    def __call__(self, seating: Table) -> Game:
+        if not self.any:
+            return self.game
+        game = self.made.get(seating)
+        if game is None:
+            game = self.made[seating] = seated_game(self.game, [self.entries[position] for position in seating])
+        return game
+
+
 class Player:
     """Plays matches of one tournament: builds the game once and agents per match (in agent processes if isolated)."""
 
@@ -396,19 +416,9 @@ class Player:
         # decisions of a step cross in one message and go through one forward pass instead of one per entry.
         hosts: dict[str, int] = {}
         self._host = [hosts.setdefault(_same_code(data), position) for position, data in enumerate(setup.agents)]
-        self._seat_params = any(entry.seat_params for entry in self.entries)
-        self._seated_games: dict[Table, Game] = {}
+        self._game_for = SeatedGames(self.game, self.entries)
         # Arena's own agents, or agents in their own processes, may be handed the live state (see play_match).
         self.trusted = setup.isolate or all(registry.is_builtin("agent", entry.type_id) for entry in self.entries)
-
-    def _game_for(self, seating: Table) -> Game:
-        """The tournament's game, with the seat parameters (e.g. decks) of the agents in these seats."""
-        if not self._seat_params:
-            return self.game
-        game = self._seated_games.get(seating)
-        if game is None:
-            game = self._seated_games[seating] = seated_game(self.game, [self.entries[position] for position in seating])
-        return game
 
     def _made(self, position: int, game: Game, seat: int, seed: int) -> Agent:
         """The agent at `position` made for this seat; one whose making raised forfeits at its first move (as it does

@@ -72,6 +72,51 @@ def test_bad_opening_files_are_refused_up_front(arena_cli, tmp_path, content, me
     assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
 
 
+def test_a_hidden_deal_is_the_one_openings_are_checked_in(monkeypatch):
+    """A hidden-information game's sets are dealt with the tournament's secret: its openings are checked in those deals.
+    With this secret the first set's deal ends after 98 of these plies, where the deals without it allowed 107 and
+    more, so the opening was accepted and its matches stored as 0-turn draws that replay to nothing."""
+    import arena.tournament
+    from arena.errors import ArenaError
+    from arena.plugins import get_registry
+
+    monkeypatch.setattr(arena.tournament.secrets, "token_hex", lambda size: "0" * 2 * size)
+    request = arena.tournament.TournamentRequest(game="incan_gold", agents="random,greedy,random:seed=1", players=3,
+                                                 rounds=4, seed=0, openings=[" ".join(["stay"] * 100)])  # fmt: skip
+    with pytest.raises(ArenaError, match="stay"):
+        arena.tournament.prepare(get_registry(), None, request)
+    shorter = arena.tournament.TournamentRequest(**{**request.__dict__, "openings": [" ".join(["stay"] * 60)]})
+    assert arena.tournament.prepare(get_registry(), None, shorter)[3]["openings"]["lines"] == [["stay"] * 60]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--game", "onitama", "--format", "adaptive", "--budget", "40", "--seed", "2", "--openings", "BOOK"],
+     "opening 1 cannot be played in set 4's game"),  # a later set of an adaptive run, dealt otherwise
+    (["--game", "connect_four", "--rounds", "10", "--seed", "5", "--openings", "random:38"],
+     "end the game 100 times out of 100: use fewer plies (set 10's deal)"),  # the 10th set's draw, not only a first one
+])  # fmt: skip
+def test_every_set_s_opening_is_checked_before_anything_is_written(arena_cli, tmp_path, args, message):
+    book = tmp_path / "book.txt"
+    book.write_text("168\n")
+    result = arena_cli("run-tournament", "--agents", "random,greedy", *[str(book) if a == "BOOK" else a for a in args], ok=False)
+    assert result.exit_code == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
+
+
+def test_opening_names_are_read_in_each_set_s_deal(arena_cli, tmp_path):
+    """Onitama's cards are dealt per set: 'Monkey a5-b4' is action 194 in this seed's first set and 198 in its second.
+    Each set plays the move named (it was turned into seed 0's id once, another move). The comma at the end makes
+    the line one ply whose name has a space; a byte-order mark before it is no part of it."""
+    book = tmp_path / "monkey.txt"
+    book.write_text("\ufeffMonkey a5-b4,\n", encoding="utf-8")
+    arena_cli("run-tournament", "--game", "onitama", "--agents", "random,greedy", "--rounds", "2", "--seed", "17",
+              "--openings", str(book), "--name", "monkey", "--quiet")  # fmt: skip
+    firsts = [decode_ints(r[2])[0] for r in _matches(arena_cli, "monkey")]
+    assert firsts == [194, 194, 198, 198]
+    for match in arena_cli.json("matches", "--tournament", "monkey"):
+        assert arena_cli.json("replay", str(match["id"]))["moves"][0]["text"] == "Monkey a5-b4"
+
+
 @pytest.mark.parametrize("spec", ["random:0", "random:x", "random:", "nofile.txt"])
 def test_bad_openings_option(arena_cli, spec):
     result = arena_cli("run-tournament", "--game", "connect_four", "--agents", "greedy,center", "--openings", spec, ok=False)

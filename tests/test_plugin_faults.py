@@ -112,12 +112,13 @@ def test_an_agent_whose_constructor_raises_forfeits_its_matches(tmp_path: Path, 
 def test_an_agent_that_cannot_be_made_as_configured_stops_the_run_in_one_line(tmp_path: Path, plugins: Path,
                                                                               how: tuple[str, ...]) -> None:  # fmt: skip
     """An ArenaError from the constructor (its file gone since the tournament began) is not the agent's move: the run
-    stops in one line, nothing scored, and the tournament can be resumed once it is mended."""
+    stops in one line, nothing scored, and the tournament is stopped (not left running with nobody playing it), to be
+    resumed once it is mended."""
     arena = Arena(tmp_path / "arena.db", plugins_dirs=(plugins,))
     result = arena("run-tournament", "--game", "tic_tac_toe", "--agents", "refuser,random", "--rounds", "2", *how, ok=False)
     assert result.exit_code == 2 and result.stderr.strip().splitlines()[-1] == "Error: refuser: its table file is gone"
     assert "Traceback" not in result.stderr
-    assert arena.json("matches") == [] and arena.json("tournaments")[0]["status"] == "running"
+    assert arena.json("matches") == [] and arena.json("tournaments")[0]["status"] == "stopped"
 
 
 def test_plugin_code_raising_is_one_line_on_the_cli(tmp_path: Path, plugins: Path) -> None:

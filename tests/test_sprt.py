@@ -124,6 +124,16 @@ def test_intervals_of_perfect_and_near_perfect_records_are_not_overconfident(cou
     assert elo == 0 and 30 < high < 50 and low == pytest.approx(-high) and los == pytest.approx(0.5)
 
 
+@pytest.mark.parametrize("counts", [[0, 0, 1], [0, 0, 3], [0, 1, 4], [2, 3, 9], [1, 0, 49], [5, 1, 0], [0, 0, 1, 0, 2],
+                                    [0, 1, 2, 4, 6], [3, 0, 0, 0, 0], [40, 20, 60]])
+def test_los_agrees_with_the_interval(counts):
+    """LOS over 97.5% exactly when the interval's lower end is above 0 (and under 2.5% when its upper end is below 0):
+    3 wins of 3 printed 'LOS 99.8%' beside an interval from -83 Elo."""
+    _, low, high, los = elo_interval(counts)
+    assert (los > 0.975) == (low > 0) and (los < 0.025) == (high < 0), (los, low, high)
+    assert 0.5 < elo_interval([0, 0, 1])[3] < 0.8  # one win of one game: likelier than not, far from sure
+
+
 def test_the_verdict_names_the_hypotheses_as_given():
     """Negative hypotheses are not said to be 'stronger' (the wording read '+-20' and 'stronger by 0 Elo')."""
     from arena.sprt_run import summary_lines
