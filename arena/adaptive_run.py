@@ -160,9 +160,12 @@ def extend(database: Database, tournament_id: int) -> bool:
         joins = queries.ladder_joins(session, tournament.id) if settings["format"] == ladder.FORMAT else []
     labels = [agent["label"] for agent in settings["agents"]]
     set_size = settings.get("set_size", 1)
+    room = None if entry["budget"] is None else (int(entry["budget"]) - scheduled) // set_size * set_size
+    if room is not None and room <= 0:
+        return False  # the budget is spent: no batch, and no newcomer (it joined a ladder about to end)
     waiting = [agent for label, agent in joins if label not in set(labels)]
-    if waiting:  # newcomers, in join order: admitted with their entry round (arena.ladder)
-        new_tables = ladder.entry_round(len(labels), len(labels) + len(waiting), set_size)
+    if waiting:  # newcomers, in join order: admitted with their entry round (arena.ladder), within the budget
+        new_tables = ladder.entry_round(len(labels), len(labels) + len(waiting), set_size)[:room]
         probabilities = ladder.entry_probabilities(len(labels) + len(waiting), len(new_tables))
         settings["agents"] = list(settings["agents"]) + waiting
         settings.setdefault("ladder", {"joins": []})["joins"] += [{"agent": agent["label"], "at": scheduled} for agent in waiting]

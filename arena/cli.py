@@ -326,6 +326,7 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
             raise ArenaError(f"--resume takes the tournament's own settings; do not give {', '.join(given)}")
         database = ctx.database(create=False)
         tournament_id = tournaments_library.one(database, resume)["id"]
+        tournaments_library.take_here(database, tournament_id)
     else:
         if not game_spec or not agents_text:
             raise ArenaError("run-tournament needs --game and --agents (or --resume ID|NAME)")

@@ -144,12 +144,15 @@ def ladder_joins(session: Session, tournament_id: int) -> list[tuple[str, dict[s
 
 def stored_agents(session: Session, game_id: str, game_version: str) -> dict[str, dict[str, Any]]:
     """Each agent label that tournaments of this game (and game version) hold, with its entry (AgentEntry.to_json) in
-    the first of them."""
+    the first of them; an agent waiting to join a ladder holds its label too (from its join on, it is that label's)."""
+    of_game = (Tournament.game_id == game_id, Tournament.game_version == game_version)
+    joins: dict[int, list[dict[str, Any]]] = {}
+    for tournament_id, entry in session.execute(select(LadderJoin.tournament_id, LadderJoin.entry).join(
+            Tournament, Tournament.id == LadderJoin.tournament_id).where(*of_game).order_by(LadderJoin.id)):  # fmt: skip
+        joins.setdefault(tournament_id, []).append(json.loads(entry))
     first: dict[str, dict[str, Any]] = {}
-    rows = session.execute(select(Tournament.settings).where(Tournament.game_id == game_id, Tournament.game_version == game_version)
-                           .order_by(Tournament.id))  # fmt: skip
-    for (settings,) in rows:
-        for agent in json.loads(settings).get("agents", ()):
+    for tournament_id, settings in session.execute(select(Tournament.id, Tournament.settings).where(*of_game).order_by(Tournament.id)):
+        for agent in [*json.loads(settings).get("agents", ()), *joins.get(tournament_id, ())]:
             first.setdefault(agent["label"], agent)
     return first
 

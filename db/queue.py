@@ -154,6 +154,33 @@ def cancel(database: Database, tournament_id: int) -> str | None:
     return retrying(write)
 
 
+def take_here(database: Database, tournament_id: int) -> str | None:
+    """A tournament a process is about to play by itself (`arena run-tournament --resume`), taken off the queue: a
+    queued one, or one whose server's lease ran out, becomes running with no claim (no server claims it then). Its
+    status afterwards, or "held" when a server plays it under a live lease (left as it is); None: no such tournament."""
+
+    def attempt() -> str | None:
+        now = utcnow()
+        with serialised_write(database) as connection:
+            query = select(Tournament.status, Tournament.claimed_by, Tournament.lease_until > now).where(Tournament.id == tournament_id)
+            if connection.dialect.name != "sqlite":
+                query = query.with_for_update()
+            row = connection.execute(query).first()
+            if row is None:
+                return None
+            current, claimed_by, live = row
+            if current == "running" and claimed_by is not None and live:
+                return "held"
+            if current == "queued" or (current == "running" and claimed_by is not None):
+                connection.execute(update(Tournament).where(Tournament.id == tournament_id)
+                                   .values(status="running", claimed_by=None, lease_until=None))  # fmt: skip
+                connection.commit()
+                return "running"
+            return str(current)
+
+    return retrying(attempt)
+
+
 def status(database: Database, tournament_id: int) -> str | None:
     with database.engine.connect() as connection:
         return connection.execute(select(Tournament.status).where(Tournament.id == tournament_id)).scalar()

@@ -36,7 +36,14 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
         if found.status not in queue.UNFINISHED:
             raise ArenaError(f"ladder {found.id} is {found.status}: it takes no more agents")
         settings = json.loads(found.settings)
-        game = tournaments.game_with_players(registry, settings["game"], found.players)
+        budget = settings["adaptive"]["budget"]
+        if budget is not None and found.scheduled >= budget:
+            raise ArenaError(f"ladder {found.id} has scheduled its budget of {budget} matches: it takes no more agents")
+        try:
+            game = tournaments.game_with_players(registry, settings["game"], found.players)
+        except ArenaError as exc:  # the ladder's game, no longer installed: about the tournament, not the agent joining
+            exc.field = "tournament"
+            raise
         if game.info.version != found.game_version:
             raise ArenaError(f"ladder {found.id} plays {game.info.id} version {found.game_version}; version "
                              f"{game.info.version} is installed, so results would mix: start a new ladder")  # fmt: skip

@@ -60,6 +60,17 @@ def stop(database: Database, tournament_id: int) -> str | None:
             f"`arena run-tournament --resume {tournament_id}` plays the rest")
 
 
+def take_here(database: Database, tournament_id: int) -> None:
+    """Before `arena run-tournament --resume` plays a tournament in this process: taken off the queue (a queued one, or
+    one a server left), or ArenaError when it may not be played here: cancelled, or a server plays it now."""
+    status = queue.take_here(database, tournament_id)
+    if status == "cancelled":
+        raise ArenaError(f"tournament {tournament_id} was cancelled: nothing more is played (what was played stays)")
+    if status == "held":
+        raise ArenaError(f"tournament {tournament_id} is being played by `arena serve`, which plays the rest (a server that is "
+                         "gone lets it go when its lease runs out, 30 s by default: then --resume plays it here)")  # fmt: skip
+
+
 def submit(
     registry: Registry, database: Database, *, game: str, agents: Sequence[str] | str, rounds: int = 1, seed: int = 0,
     max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None, name: str | None = None,

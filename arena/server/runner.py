@@ -81,7 +81,6 @@ class Claimed:
         self.thread = threading.Thread(target=self._beat, name=f"lease-{self.tournament_id}", daemon=True)
         self.next_look = time.monotonic() + GIVE_WAY_SECONDS
         self.turn_ends = time.monotonic() + self.turn_seconds
-        self.idling = False
         self.save_pending: Callable[[], None] | None = None  # tournament.play's: store the matches not yet written
 
     def keep_pending(self, save: Callable[[], None]) -> None:
@@ -149,7 +148,6 @@ class Claimed:
         os._exit(ABANDONED_EXIT)
 
     def progress(self, done: int, total: int) -> None:
-        self.idling = False
         self._check()
 
     def _check(self) -> None:
@@ -158,12 +156,13 @@ class Claimed:
         now = time.monotonic()
         if self.endless and now >= self.next_look:  # a ladder never ends: it must not hold the worker from the queue
             self.next_look = now + GIVE_WAY_SECONDS
-            if queue.gives_way(self.database, self.tournament_id, to_endless=self.idling or now >= self.turn_ends):
+            # To another ladder only when this one's turn is over, idle or not: two settled ladders handed one worker
+            # back and forth every second (a release, a claim and two log lines each time), doing nothing either way.
+            if queue.gives_way(self.database, self.tournament_id, to_endless=now >= self.turn_ends):
                 raise GivesWay()
 
     def idle(self, seconds: float) -> None:
         """A settled ladder waits for joins: asleep, woken at once when the worker is asked to stop."""
-        self.idling = True
         self.stop.wait(seconds)
         self._check()
 

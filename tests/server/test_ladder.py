@@ -267,3 +267,106 @@ def test_joins_at_once_never_take_a_ladder_past_its_limit(database_url: str, mon
     answers = _joins_at_once(database_url, specs, ("are the same agent", "twin"))
     assert answers.count("joined") == 1 and set(answers) <= {"joined", "in", "twin"}, answers
     assert cli.rows("select count(*) from ladder_joins") == [(2,)]
+
+
+def test_an_agent_waiting_to_join_holds_its_label(tmp_path: Path) -> None:
+    """'bob' waits to join a ladder as minimax; bob is then registered as another agent and plays a round-robin: that
+    one is recorded as 'bob@2', and the leaderboard keeps the two apart (they were one row of 47 mixed games)."""
+    cli = Arena(tmp_path / "arena.db")
+    cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--format", "ladder", "--budget", "40",
+        "--name", "lad", "--queue")  # fmt: skip
+    cli("agents", "register", "bob", "--type", "minimax", "--param", "depth=1")
+    cli("tournaments", "join", "lad", "bob")
+    cli("agents", "remove", "bob")
+    cli("agents", "register", "bob", "--type", "random", "--param", "seed=7")
+    played = cli("run-tournament", "--game", "tic_tac_toe", "--agents", "bob,greedy", "--rounds", "4", "--name", "rr")
+    assert "records it as 'bob@2'" in played.stderr, played.stderr
+    cli("run-tournament", "--resume", "lad", "--quiet")
+    board = {row["agent"]: row["games"] for row in cli.json("leaderboard", "--game", "tic_tac_toe")}
+    assert board["bob@2"] == 4 and board["bob"] == sum(1 for t in schedule_of(cli, 1)[0] if "bob" in t) > 0
+
+
+def test_a_ladder_s_budget_counts_its_newcomers_and_a_spent_one_takes_nobody(tmp_path: Path) -> None:
+    cli = Arena(tmp_path / "arena.db")
+    cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--format", "ladder", "--budget", "4",
+        "--name", "lad", "--queue")  # fmt: skip
+    for seed in range(1, 4):
+        cli("tournaments", "join", "lad", f"random:seed={seed}")
+    cli("run-tournament", "--resume", "lad", "--quiet")
+    (row,) = cli.json("tournaments")
+    assert row["status"] == "done" and row["matches"] == row["done"] == 4  # 1 + 3 of the entry rounds' 1 + 2 + 3 + ...
+    # Stopped once its last batch was scheduled (as Ctrl-C may leave it): its budget is spent, so a join would wait forever.
+    cli.execute("update tournaments set status = 'stopped'")
+    refused = cli("tournaments", "join", "lad", "random:seed=9", ok=False)
+    assert refused.exit_code == 2 and "has scheduled its budget of 4 matches: it takes no more agents" in refused.stderr
+
+
+def test_resume_leaves_a_tournament_a_server_plays_and_a_cancelled_one(tmp_path: Path) -> None:
+    """`--resume` of a ladder a server held under a live lease ended it as done mid-play (the server then dropped it);
+    of a cancelled one, it played on. Both are refused now; one a server left (its lease ran out) is played here, and
+    no server claims it meanwhile."""
+    from db import queue
+    from db.session import open_database
+
+    cli = Arena(tmp_path / "arena.db")
+    cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "3", "--name", "held", "--queue")
+    database = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    assert queue.claim(database, "server-1", lease_seconds=60) == 1  # as a server's queue worker claims it
+    refused = cli("run-tournament", "--resume", "held", ok=False)
+    assert refused.exit_code == 2 and "is being played by `arena serve`" in refused.stderr
+    assert cli.json("tournaments")[0]["status"] == "running" and cli.json("matches") == []
+    queue.release(database, 1, "server-1")  # its lease ends (the server stopped, or died and the lease ran out)
+    cli("run-tournament", "--resume", "held", "--quiet")
+    assert cli.json("tournaments")[0]["status"] == "done" and len(cli.json("matches")) == 3
+    cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "3", "--name", "gone", "--queue")
+    cli("tournaments", "cancel", "gone")
+    refused = cli("run-tournament", "--resume", "gone", ok=False)
+    assert refused.exit_code == 2 and "was cancelled: nothing more is played" in refused.stderr
+    assert cli.json("tournaments")[1]["status"] == "cancelled" and cli.json("matches", "--tournament", "gone") == []
+    cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--name", "mine", "--queue")
+    cli("run-tournament", "--resume", "mine", "--quiet")  # a queued one played here: taken off the queue first
+    assert queue.claim(database, "server-1", lease_seconds=60) is None and cli.json("tournaments")[2]["status"] == "done"
+
+
+def test_an_idle_ladder_keeps_its_worker_from_another_ladder_until_its_turn_is_over(tmp_path: Path) -> None:
+    """Two settled ladders on one worker handed it back and forth every second, each doing nothing. An idle ladder
+    gives way to another ladder only when its turn is over (to an ordinary tournament, at once: as before)."""
+    import threading
+
+    import pytest
+
+    from arena.server.runner import Claimed, GivesWay
+    from db import queue
+    from db.session import open_database
+
+    cli = Arena(tmp_path / "arena.db")
+    for name in ("one", "two"):
+        cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--format", "ladder", "--name", name, "--queue")
+    database = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    held = queue.claim(database, "w", lease_seconds=60)
+    claimed = Claimed(database, held, "w", 60, threading.Event(), turn_seconds=60, endless=True)
+    claimed.next_look = 0.0
+    claimed.idle(0)  # the other ladder waits, but this one's turn is not over: it keeps the worker
+    claimed.next_look, claimed.turn_ends = 0.0, 0.0
+    with pytest.raises(GivesWay):
+        claimed.idle(0)
+    cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--name", "plain", "--queue")
+    claimed.next_look, claimed.turn_ends = 0.0, float("inf")
+    with pytest.raises(GivesWay):  # an ordinary tournament never waits behind a ladder
+        claimed.idle(0)
+
+
+def test_a_join_to_a_ladder_whose_game_is_gone_is_about_the_tournament(tmp_path: Path) -> None:
+    """The ladder's game, not the agent, is what is wrong: the HTTP answer names the field `tournament`."""
+    import pytest
+
+    from arena.errors import ArenaError
+    from arena.library import ladders
+    from arena.plugins import get_registry
+    from db.session import open_database
+
+    cli = Arena(tmp_path / "arena.db")  # with the test plugins, whose `forever` game the ladder plays
+    cli("run-tournament", "--game", "forever", "--agents", "random,random:seed=1", "--format", "ladder", "--name", "lad", "--queue")
+    with pytest.raises(ArenaError, match="unknown game 'forever'") as refused:
+        ladders.join(get_registry(()), open_database(f"sqlite:///{tmp_path / 'arena.db'}"), "lad", "random:seed=3")
+    assert refused.value.field == "tournament"

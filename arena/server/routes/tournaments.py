@@ -95,7 +95,8 @@ def join_ladder(key: Key, body: LadderJoin, request: Request, registry: Registry
     except ArenaError as exc:
         message = str(exc)
         status = 409 if isinstance(exc, ladders.AlreadyIn) else 404 if message.startswith("no ") else 400
-        field = "tournament" if status == 404 or re.match(r"(tournament|ladder) \d+ ", message) else "agent"
+        about_ladder = status == 404 or exc.field == "tournament" or re.match(r"(tournament|ladder) \d+ ", message)
+        field = "tournament" if about_ladder else "agent"
         return error(request, status, message, field)
     return reply(joined, 201, {"Location": f"/api/v1/tournaments/{joined['id']}"})
 
