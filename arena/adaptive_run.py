@@ -178,8 +178,8 @@ def extend(database: Database, tournament_id: int) -> bool:
         new_tables, probabilities = batch
     entry["probabilities"] = list(entry["probabilities"]) + probabilities
     tables += new_tables
-    queries.extend_schedule(database, tournament_id, encode_schedule(tables), len(tables), settings)
-    return True
+    queries.extend_schedule(database, tournament_id, encode_schedule(tables), len(tables), settings, scheduled)
+    return True  # (extended by this process or, meanwhile, by another: either way there is a batch to play)
 
 
 def weighted_rows(database: Database, tournament_id: int, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

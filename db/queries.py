@@ -88,15 +88,19 @@ def create_tournament(
     return retrying(write)
 
 
-def extend_schedule(database: Database, tournament_id: int, schedule: bytes, scheduled: int, settings: dict[str, Any]) -> None:
-    """Replace a growing (adaptive) tournament's schedule and settings; it is running again until played.
+def extend_schedule(database: Database, tournament_id: int, schedule: bytes, scheduled: int, settings: dict[str, Any],
+                    previous: int) -> None:  # fmt: skip
+    """Replace a growing (adaptive) tournament's schedule of `previous` matches and its settings; it is running again
+    until played.
 
-    A tournament cancelled meanwhile stays cancelled, and keeps its schedule."""
+    A tournament cancelled meanwhile stays cancelled, and keeps its schedule; one another process extended meanwhile
+    (its schedule no longer `previous` long: a server that took it over from one that stalled) keeps that one's."""
 
     def write() -> None:
         with database.engine.begin() as connection:
             connection.execute(
-                update(Tournament).where(Tournament.id == tournament_id, Tournament.status != "cancelled").values(
+                update(Tournament).where(Tournament.id == tournament_id, Tournament.status != "cancelled",
+                                         Tournament.scheduled == previous).values(
                     schedule=schedule, scheduled=scheduled, settings=json.dumps(settings, sort_keys=True),
                     status="running", finished_at=None,
                 )

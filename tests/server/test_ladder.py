@@ -370,3 +370,19 @@ def test_a_join_to_a_ladder_whose_game_is_gone_is_about_the_tournament(tmp_path:
     with pytest.raises(ArenaError, match="unknown game 'forever'") as refused:
         ladders.join(get_registry(()), open_database(f"sqlite:///{tmp_path / 'arena.db'}"), "lad", "random:seed=3")
     assert refused.value.field == "tournament"
+
+
+def test_a_schedule_extended_meanwhile_by_another_process_is_kept(tmp_path: Path) -> None:
+    """Two processes growing one ladder (a server that took it over from one that stalled past its lease): the second
+    extension read a schedule that is no longer the stored one, and is not written over the first's."""
+    from db import queries
+    from db.session import open_database
+
+    cli = Arena(tmp_path / "arena.db")
+    cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy,minimax:depth=1", "--format", "ladder",
+        "--name", "lad", "--queue")  # fmt: skip
+    database = open_database(f"sqlite:///{tmp_path / 'arena.db'}")
+    (packed, settings), = cli.rows("select schedule, settings from tournaments")
+    queries.extend_schedule(database, 1, packed + packed[:4], 5, json.loads(settings), previous=3)  # the first: 3 -> 5
+    queries.extend_schedule(database, 1, packed + packed, 6, json.loads(settings), previous=3)  # read before it: kept out
+    assert cli.rows("select scheduled from tournaments") == [(5,)]
