@@ -26,7 +26,7 @@ from arena.ratings import (
     rated,
     trueskill_ratings,
 )
-from arena.stats import AgentCounts, DistinctGames, agent_counts
+from arena.stats import NO_DEAL, AgentCounts, DistinctGames, agent_counts
 from db.records import MatchRecord
 
 SYSTEMS = ("bt", "elo", "trueskill")
@@ -69,15 +69,16 @@ class Standings:
     trueskill: dict[str, tuple[float, float]] = field(default_factory=dict)  # agent -> (mu, sigma^2)
     distinct: DistinctGames = field(default_factory=DistinctGames)
 
-    def add(self, records: Sequence[MatchRecord], moves: Mapping[int, bytes] | None = None) -> Standings:
-        """Continue with `records` (in schedule order); `moves` (match id -> move list) for the distinct games.
-        Matches the game broke (`game_error`) are no one's result: they are skipped."""
+    def add(self, records: Sequence[MatchRecord], moves: Mapping[int, bytes] | None = None, deals: str = NO_DEAL) -> Standings:
+        """Continue with `records` (in schedule order); `moves` (match id -> move list) and `deals` (what deals their
+        game: arena.stats.deals_of) for the distinct games. Matches the game broke (`game_error`) are no one's result:
+        they are skipped."""
         records = rated(records)
         agent_counts(records, self.counts)
         count_pairs(records, self.pairs)
         elo(records, ratings=self.elo)
         trueskill_ratings(records, state=self.trueskill)
-        self.distinct.add(records, moves or {})
+        self.distinct.add(records, moves or {}, deals)
         return self
 
     def to_json(self) -> dict[str, Any]:

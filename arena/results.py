@@ -13,6 +13,7 @@ from arena.heap import collector_paused
 from arena.leaderboard import Standings, add_distinct_games, sort_rows
 from arena.params import canonical, parse_game_spec
 from arena.plugins import Registry
+from arena.stats import NO_DEAL, deals_of
 from db import queries
 from db.models import Tournament
 from db.records import MatchRecord
@@ -24,8 +25,9 @@ class Selection:
 
     def __init__(self, title: str, key: str, fingerprint: str, load: Callable[[], list[MatchRecord]],
                  tournament: Tournament | None = None, load_moves: Callable[[], dict[int, bytes]] | None = None,
-                 filters: dict[str, Any] | None = None) -> None:  # fmt: skip
+                 filters: dict[str, Any] | None = None, deals: str = NO_DEAL) -> None:  # fmt: skip
         self.title = title
+        self.deals = deals  # what deals the game's matches (arena.stats.deals_of): for telling games apart
         self.filters = filters or {}  # queries.load_matches' keyword arguments that select these matches
         self.key = key
         self.fingerprint = fingerprint
@@ -80,7 +82,8 @@ def select(
             fingerprint = queries.game_fingerprint(session, spec.id, version, params)
         return Selection(f"{game_obj.label()} v{version}, all tournaments", f"game:{spec.id}:{version}:{params}",
                          fingerprint, load_game, load_moves=load_game_moves,
-                         filters={"game_id": spec.id, "game_version": version, "game_params": params})  # fmt: skip
+                         filters={"game_id": spec.id, "game_version": version, "game_params": params},
+                         deals=deals_of(game_obj.info))  # fmt: skip
     with database.session() as session:  # one session: a repeated query costs little more than its fingerprint
         found = queries.latest_tournament(session) if tournament is None else queries.find_tournament(session, tournament)
         if found is None:
@@ -97,8 +100,10 @@ def select(
             return queries.load_move_lists(session, tournament_id=found.id)
 
     label = f"tournament {found.id}" + (f" '{found.name}'" if found.name else "")
+    installed = registry.games.get(found.game_id)  # (a game no longer installed: its matches told apart by moves alone)
     return Selection(f"{label} ({found.game_id})", f"tournament:{found.id}", fingerprint, load_tournament, found,
-                     load_tournament_moves, {"tournament_id": found.id})  # fmt: skip
+                     load_tournament_moves, {"tournament_id": found.id},
+                     deals_of(installed.info if installed is not None else None))  # fmt: skip
 
 
 def tournament_rows(database: Database) -> list[dict[str, Any]]:
@@ -154,7 +159,7 @@ def leaderboard(database: Database, selection: Selection) -> list[dict[str, Any]
 
 #: Bump when a stored answer's computation changes (a figure computed otherwise): answers stored before are then
 #: computed again, not served from the database's cache after an upgrade.
-ANSWERS_FORMAT = 2
+ANSWERS_FORMAT = 3  # 3: distinct games told apart by their deal too, in games with chance
 
 
 def _cached(database: Database, kind: str, selection: Selection, compute: Callable[[], Any]) -> Any:
@@ -173,7 +178,7 @@ def _cached(database: Database, kind: str, selection: Selection, compute: Callab
 
 
 #: Bump when Standings' stored form changes: older stored folds are then recomputed.
-STANDINGS_FORMAT = 2  # 2: N-player pairwise results weighed (arena.ratings.pair_weight)
+STANDINGS_FORMAT = 3  # 2: N-player pairwise results weighed (arena.ratings.pair_weight); 3: distinct games by deal
 
 
 def standings(database: Database, selection: Selection) -> Standings:
@@ -223,14 +228,14 @@ def _standings(database: Database, selection: Selection) -> Standings:
     else:
         close_complete()
     with collector_paused():
-        base.add(tail[:gap], moves)
+        base.add(tail[:gap], moves, selection.deals)
         if (tid, index) != position:
             payload = {"format": STANDINGS_FORMAT, "closed": closed, "position": [tid, index], "standings": base.to_json()}
             try:
                 queries.put_cached(database, key, f"{tid}:{index}", json.dumps(payload))
             except Exception:  # a read-only database still answers
                 pass
-        return base.copy().add(tail[gap:], moves) if gap < len(tail) else base
+        return base.copy().add(tail[gap:], moves, selection.deals) if gap < len(tail) else base
 
 
 def _stored_standings(

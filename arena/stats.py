@@ -72,13 +72,20 @@ def agent_counts(records: Iterable[MatchRecord], counts: dict[str, AgentCounts] 
 DISTINCT_SHARE_WARNING = 0.5
 
 
+#: What deals a match's game, for telling games apart (DistinctGames.add).
+NO_DEAL, BY_SEED, BY_TOURNAMENT = "none", "seed", "tournament"
+
+
 @dataclass
 class DistinctGames:
     """Per group of agents that met (a pair, for two players): matches, and the distinct games among them.
 
     Two matches are the same game when the same agents sat in the same seats and the same move list
-    (openings included) was played: deterministic agents repeat one game, and counting each repeat
-    as new evidence makes every interval look far surer than it is. A game is kept as a 64-bit
+    (openings included) was played, in a game with chance also from the same deal (`deals`: the match
+    seed, and for hidden information the tournament too, whose secret is mixed into its deals; Gwent
+    Lite's random decks made 20 matches of two deterministic agents look like 4 games): deterministic
+    agents repeat one game, and counting each repeat as new evidence makes every interval look far
+    surer than it is. A game is kept as a 64-bit
     digest of its seating and moves (BLAKE2b; two different games share one with odds of about
     n^2 / 2^65: 3e-8 at a million matches), in a sorted array per group, so the counts can be
     stored and continued cheaply.
@@ -88,13 +95,16 @@ class DistinctGames:
     games: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)  # sorted unique uint64 digests
     _new: dict[tuple[str, ...], list[int]] = field(default_factory=dict)
 
-    def add(self, records: Iterable[MatchRecord], moves: Mapping[int, bytes]) -> DistinctGames:
-        """Count `records`; `moves` maps match id to its stored move list."""
+    def add(self, records: Iterable[MatchRecord], moves: Mapping[int, bytes], deals: str = NO_DEAL) -> DistinctGames:
+        """Count `records`; `moves` maps match id to its stored move list; `deals` says what deals a match's game
+        (NO_DEAL: no chance, BY_SEED: the match seed, BY_TOURNAMENT: the seed and the tournament's secret)."""
         for record in records:
             seating = record.agents()
             group = tuple(sorted(seating))
             self.matches[group] += 1
-            digest = hashlib.blake2b("\x1f".join(seating).encode() + b"\x00" + moves.get(record.id, b""), digest_size=8)
+            deal = {NO_DEAL: "", BY_SEED: f"{record.seed}"}.get(deals, f"{record.tournament_id}:{record.seed}").encode()
+            digest = hashlib.blake2b("\x1f".join(seating).encode() + b"\x00" + moves.get(record.id, b"") + b"\x00" + deal,
+                                     digest_size=8)  # fmt: skip
             self._new.setdefault(group, []).append(int.from_bytes(digest.digest(), "little"))
         return self
 
@@ -132,9 +142,17 @@ class DistinctGames:
         return found
 
 
-def distinct_games(records: Iterable[MatchRecord], moves: Mapping[int, bytes]) -> list[dict[str, Any]]:
+def distinct_games(records: Iterable[MatchRecord], moves: Mapping[int, bytes], deals: str = NO_DEAL) -> list[dict[str, Any]]:
     """Per group of agents that met: matches and distinct games among them (see DistinctGames)."""
-    return DistinctGames().add(records, moves).rows()
+    return DistinctGames().add(records, moves, deals).rows()
+
+
+def deals_of(game_info: Any) -> str:
+    """What deals a game's matches (DistinctGames): nothing without chance, the seed, or the seed and the tournament's
+    secret for hidden information (arena.seeding.game_seed)."""
+    if game_info is None or not game_info.stochastic:
+        return NO_DEAL
+    return BY_SEED if game_info.perfect_information else BY_TOURNAMENT
 
 
 MatrixKind = Literal["net-wins", "win-rate", "draw-rate", "games", "avg-turns"]

@@ -77,3 +77,28 @@ def test_deterministic_agents_repeat_and_are_flagged(deterministic_cli):
     assert all(row["repeated_games"] and row["distinct_games"] == pair["distinct"] for row in rows)
     text = arena_cli("stats", "--tournament", "det").stdout
     assert "Distinct games" in text
+
+
+@pytest.mark.parametrize("game", ["gwent_lite", "onitama", "incan_gold:players=3"])
+def test_in_a_game_with_chance_a_game_is_its_moves_and_its_deal(deterministic_cli, game):
+    """Deterministic agents in a game with chance: each match is dealt anew (Gwent Lite's random decks, Onitama's
+    cards, Incan Gold's shuffles), so the same moves from another deal are another game. Counted by moves alone,
+    20 Gwent Lite matches looked like 4 games and the leaderboard warned that its intervals overstate certainty."""
+    agents = "lowest,highest,lowest:seed=1" if "players=3" in game else "lowest,highest"
+    deterministic_cli("run-tournament", "--game", game, "--agents", agents, "--rounds", "20", "--seed", "3",
+                      "--name", "dealt", "--quiet")  # fmt: skip
+    (group,) = deterministic_cli.json("stats", "--tournament", "dealt")["distinct_games"]
+    assert group["matches"] == group["distinct"] == 20 and not group["repeated"], group
+    assert "overstate" not in deterministic_cli("leaderboard", "--tournament", "dealt").stderr
+    assert deterministic_cli.json("stats", "--game", game)["distinct_games"] == [group]  # by game too
+
+
+def test_a_deal_tells_games_apart_only_where_the_game_has_chance():
+    from arena.stats import BY_SEED, BY_TOURNAMENT
+
+    records = [_record(1, "a", "b"), _record(2, "a", "b")]  # one move list, seeds 1 and 2 (tournament 1)
+    moves = {1: b"B\x01\x02", 2: b"B\x01\x02"}
+    assert [distinct_games(records, moves)[0]["distinct"], distinct_games(records, moves, BY_SEED)[0]["distinct"]] == [1, 2]
+    again = [_record(1, "a", "b"), MatchRecord(2, 2, 0, 1, "g", "1", 6, "normal", records[0].seats)]  # seed 1 twice
+    assert distinct_games(again, moves, BY_SEED)[0]["distinct"] == 1  # the same deal: one game
+    assert distinct_games(again, moves, BY_TOURNAMENT)[0]["distinct"] == 2  # two tournaments' secrets: two deals
