@@ -141,20 +141,21 @@ def next_batch(entry: Mapping[str, Any], labels: Sequence[str], tally: Tally, se
     return tables, chosen
 
 
-def extend(database: Database, tournament_id: int) -> bool:
-    """Append the next batch to an adaptive tournament (or a ladder) whose scheduled matches are all stored;
-    False when none: the budget is spent, or a ladder without budget is settled and nobody waits to join."""
+def extend(database: Database, tournament_id: int) -> int | None:
+    """Append the next batch to an adaptive tournament (or a ladder) whose scheduled matches are all stored: the length
+    of the schedule it grew from (every match before it stored); None when none: the budget is spent, or a ladder
+    without budget is settled and nobody waits to join."""
     with database.session() as session:
         tournament = queries.find_tournament(session, tournament_id)
         if tournament is None:
-            return False
+            return None
         settings = json.loads(tournament.settings)
         entry = settings.get("adaptive")
         if entry is None:
-            return False
+            return None
         tally = tally_of(database, session, tournament)
         if tally.matches < tournament.scheduled:
-            return False  # play stopped before the batch was done: --resume finishes it first
+            return None  # play stopped before the batch was done: --resume finishes it first
         tables = decode_schedule(tournament.schedule, tournament.players)
         seed, scheduled = tournament.seed, tournament.scheduled
         joins = queries.ladder_joins(session, tournament.id) if settings["format"] == ladder.FORMAT else []
@@ -162,7 +163,7 @@ def extend(database: Database, tournament_id: int) -> bool:
     set_size = settings.get("set_size", 1)
     room = None if entry["budget"] is None else (int(entry["budget"]) - scheduled) // set_size * set_size
     if room is not None and room <= 0:
-        return False  # the budget is spent: no batch, and no newcomer (it joined a ladder about to end)
+        return None  # the budget is spent: no batch, and no newcomer (it joined a ladder about to end)
     waiting = [agent for label, agent in joins if label not in set(labels)]
     if waiting:  # newcomers, in join order: admitted with their entry round (arena.ladder), within the budget
         new_tables = ladder.entry_round(len(labels), len(labels) + len(waiting), set_size)[:room]
@@ -171,15 +172,15 @@ def extend(database: Database, tournament_id: int) -> bool:
         settings.setdefault("ladder", {"joins": []})["joins"] += [{"agent": agent["label"], "at": scheduled} for agent in waiting]
     else:
         if settings["format"] == ladder.FORMAT and entry["budget"] is None and ladder.settled(len(labels), tally.cells(labels)):
-            return False  # idle until an agent joins
+            return None  # idle until an agent joins
         batch = next_batch(entry, labels, tally, seed, scheduled, set_size)
         if batch is None:
-            return False
+            return None
         new_tables, probabilities = batch
     entry["probabilities"] = list(entry["probabilities"]) + probabilities
     tables += new_tables
     queries.extend_schedule(database, tournament_id, encode_schedule(tables), len(tables), settings, scheduled)
-    return True  # (extended by this process or, meanwhile, by another: either way there is a batch to play)
+    return scheduled  # (extended by this process or, meanwhile, by another: either way there is a batch to play)
 
 
 def weighted_rows(database: Database, tournament_id: int, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -607,8 +607,9 @@ def play(
             cancelled, open_ladder = _state(database, tournament_id)
             if cancelled:
                 break
-            if extend(database, tournament_id):  # an adaptive tournament or a ladder: its next batch, chosen from the results
-                played += _play(*args)
+            grown_from = extend(database, tournament_id)  # an adaptive tournament or a ladder: its next batch, chosen from the results
+            if grown_from is not None:
+                played += _play(*args, first=grown_from)
             elif not open_ladder:
                 break
             else:  # a ladder that is settled and has no budget: wait for an agent to join (or a cancel)
@@ -649,8 +650,11 @@ def _play(
     database: Database, registry: Registry, tournament_id: int, executor: Executor, progress: Progress | None,
     plugins_dirs: Sequence[str], isolate: bool, memory_limit: int | None, concurrent: int = 1,
     notify: Callable[[str], None] | None = None, log: Callable[[str], None] | None = None, trust_agents: bool = False,
-    keep_pending: Callable[[Callable[[], None]], None] | None = None,
+    keep_pending: Callable[[Callable[[], None]], None] | None = None, first: int = 0,
 ) -> int:  # fmt: skip
+    """Play the tournament's pending matches; `first`: every match before it is stored already (an adaptive tournament's
+    batch after the schedule it grew from), so only the rest is looked up: a ladder's batch no longer reads every index
+    stored before it."""
     monitor = None
     with database.session() as session:
         tournament = queries.find_tournament(session, tournament_id)
@@ -658,7 +662,7 @@ def _play(
             raise ArenaError(f"no tournament {tournament_id}")
         settings = json.loads(tournament.settings)
         tables = decode_schedule(tournament.schedule, tournament.players)
-        played = queries.played_indices(session, tournament.id)
+        played = queries.played_indices(session, tournament.id, first)
         # A worker must never hang on an agent: parallel play under a time limit isolates them.
         isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and executor.parallel)
         if not trust_agents and not isolate and not make_game(registry, settings["game"]).info.perfect_information:
@@ -681,10 +685,10 @@ def _play(
     tournament_id = tournament.id
     if tournament.status == "stopped":  # resumed: running again (after the checks above; no write for a running one)
         queries.restart_tournament(database, tournament_id)
-    tasks = [MatchTask(index, table) for index, table in enumerate(tables) if index not in played]
+    tasks = [MatchTask(index, tables[index]) for index in range(first, len(tables)) if index not in played]
     if monitor is not None and monitor.decided:
         tasks = []
-    done, total = len(played), len(tables)
+    done, total = first + len(played), len(tables)
     if progress:
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
@@ -755,4 +759,4 @@ def _play(
                 queries.save_results(database, keys, buffer, sprt_state(monitor), patient=False)
         else:
             queries.save_results(database, keys, buffer, sprt_state(monitor))
-    return done - len(played)
+    return done - first - len(played)

@@ -190,9 +190,9 @@ def played_counts(session: Session) -> dict[int, int]:
     return {tournament_id: count for tournament_id, count in rows}
 
 
-def played_indices(session: Session, tournament_id: int) -> set[int]:
-    """Schedule indices of the matches already played (stored)."""
-    rows = session.connection().execute(select(Match.index).where(Match.tournament_id == tournament_id))
+def played_indices(session: Session, tournament_id: int, start: int = 0) -> set[int]:
+    """Schedule indices of the matches already played (stored), from `start` on."""
+    rows = session.connection().execute(select(Match.index).where(Match.tournament_id == tournament_id, Match.index >= start))
     return {index for (index,) in rows}
 
 
