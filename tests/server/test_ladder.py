@@ -386,3 +386,17 @@ def test_a_schedule_extended_meanwhile_by_another_process_is_kept(tmp_path: Path
     queries.extend_schedule(database, 1, packed + packed[:4], 5, json.loads(settings), previous=3)  # the first: 3 -> 5
     queries.extend_schedule(database, 1, packed + packed, 6, json.loads(settings), previous=3)  # read before it: kept out
     assert cli.rows("select scheduled from tournaments") == [(5,)]
+
+
+def test_the_weighted_leaderboard_over_http_is_the_cli_s(queue_server: Server) -> None:
+    """`arena leaderboard --weighted` had no HTTP equivalent: GET /api/v1/leaderboard?weighted=true is the same rows,
+    and a tournament that is not adaptive is a 400 naming `weighted`."""
+    server = queue_server
+    server.submit(game="tic_tac_toe", agents=FIELD, format="adaptive", budget=40, seed=2, name="ad")
+    server.submit(game="tic_tac_toe", agents=["random", "greedy"], rounds=2, name="rr")
+    assert server.play() == [(1, "done"), (2, "done")]
+    weighted = server.get("/api/v1/leaderboard", tournament="ad", weighted="true")
+    assert weighted == server.cli.json("leaderboard", "--tournament", "ad", "--weighted")
+    assert weighted != server.get("/api/v1/leaderboard", tournament="ad")  # (the weighted fit: other numbers)
+    refused = server.client.get("/api/v1/leaderboard", params={"tournament": "rr", "weighted": "true"})
+    assert refused.status_code == 400 and refused.json()["field"] == "weighted", refused.text

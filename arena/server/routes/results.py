@@ -7,7 +7,9 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from arena.errors import about
 from arena.library import analysis
+from arena.results import Selection
 from arena.server.answers import Answers
 from arena.server.deps import DatabaseDep, RegistryDep
 from arena.server.reply import reply
@@ -23,13 +25,17 @@ def answers(request: Request) -> Answers:
     return request.app.state.answers
 
 
-@router.get("/leaderboard", summary="`arena leaderboard --json`")
+@router.get("/leaderboard", summary="`arena leaderboard --json` (`weighted=true`: `--weighted`)")
 async def leaderboard(request: Request, tournament: TournamentQ = None, game: GameQ = None,
-                      system: Literal["bt", "elo", "trueskill"] = "bt") -> Response:  # fmt: skip
+                      system: Literal["bt", "elo", "trueskill"] = "bt", weighted: bool = False) -> Response:  # fmt: skip
     database, registry = request.app.state.database, request.app.state.registry
-    return await answers(request).get(request, ("leaderboard", tournament, game, system),
-                                      lambda: analysis.select(database, registry, tournament, game),
-                                      lambda selection: reply(analysis.leaderboard_of(database, selection, system)))  # fmt: skip
+
+    def rows(selection: Selection) -> Response:
+        with about("weighted"):  # (the only one of these that can refuse here: not an adaptive tournament)
+            return reply(analysis.leaderboard_and_warning(database, selection, system, weighted)[0])
+
+    return await answers(request).get(request, ("leaderboard", tournament, game, system, weighted),
+                                      lambda: analysis.select(database, registry, tournament, game), rows)  # fmt: skip
 
 
 @router.get("/matrix", summary="`arena matrix --kind K --json`")
