@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Literal, get_args
@@ -74,6 +74,12 @@ DISTINCT_SHARE_WARNING = 0.5
 
 #: What deals a match's game, for telling games apart (DistinctGames.add).
 NO_DEAL, BY_SEED, BY_TOURNAMENT = "none", "seed", "tournament"
+#: A match's deal as bytes of its digest, by what deals its game.
+_DEAL_BYTES: dict[str, Callable[[MatchRecord], bytes]] = {
+    NO_DEAL: lambda record: b"",
+    BY_SEED: lambda record: b"%d" % record.seed,
+    BY_TOURNAMENT: lambda record: b"%d:%d" % (record.tournament_id, record.seed),
+}
 
 
 @dataclass
@@ -98,12 +104,12 @@ class DistinctGames:
     def add(self, records: Iterable[MatchRecord], moves: Mapping[int, bytes], deals: str = NO_DEAL) -> DistinctGames:
         """Count `records`; `moves` maps match id to its stored move list; `deals` says what deals a match's game
         (NO_DEAL: no chance, BY_SEED: the match seed, BY_TOURNAMENT: the seed and the tournament's secret)."""
+        deal = _DEAL_BYTES[deals]
         for record in records:
             seating = record.agents()
             group = tuple(sorted(seating))
             self.matches[group] += 1
-            deal = {NO_DEAL: "", BY_SEED: f"{record.seed}"}.get(deals, f"{record.tournament_id}:{record.seed}").encode()
-            digest = hashlib.blake2b("\x1f".join(seating).encode() + b"\x00" + moves.get(record.id, b"") + b"\x00" + deal,
+            digest = hashlib.blake2b("\x1f".join(seating).encode() + b"\x00" + moves.get(record.id, b"") + b"\x00" + deal(record),
                                      digest_size=8)  # fmt: skip
             self._new.setdefault(group, []).append(int.from_bytes(digest.digest(), "little"))
         return self

@@ -688,7 +688,8 @@ def _play(
     tasks = [MatchTask(index, tables[index]) for index in range(first, len(tables)) if index not in played]
     if monitor is not None and monitor.decided:
         tasks = []
-    done, total = first + len(played), len(tables)
+    stored_before = first + len(played)  # the matches stored before this run
+    done, total = stored_before, len(tables)
     if progress:
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []
@@ -759,4 +760,4 @@ def _play(
                 queries.save_results(database, keys, buffer, sprt_state(monitor), patient=False)
         else:
             queries.save_results(database, keys, buffer, sprt_state(monitor))
-    return done - first - len(played)
+    return done - stored_before
