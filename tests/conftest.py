@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,22 @@ settings.register_profile("arena", deadline=None)
 settings.load_profile("arena")
 
 FIXTURES = Path(__file__).parent / "fixtures"
+_TMPDIR = "ARENA_TESTS_TMPDIR"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One short temporary folder for the whole run, the workers and every process they start (TMPDIR): what a killed
+    process leaves behind (multiprocessing's pymp-*, a browser profile, a Ray staging folder) goes when the run ends."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or _TMPDIR in os.environ:
+        return  # a worker, or a run inside a run: the folder is the controller's
+    folder = tempfile.mkdtemp(prefix="arena-tests-")
+    os.environ[_TMPDIR] = os.environ["TMPDIR"] = folder
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("TMPDIR") == os.environ.get(_TMPDIR):
+        shutil.rmtree(os.environ.pop(_TMPDIR), ignore_errors=True)
 TEST_PLUGINS = FIXTURES / "plugins"
 
 

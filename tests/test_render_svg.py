@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import random
-import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -107,7 +106,7 @@ def test_a_game_without_a_picture_falls_back_to_none() -> None:
 
 
 @pytest.mark.skipif(not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)), reason="needs chromium and chromedriver")
-def test_the_pictures_in_headless_chromium() -> None:
+def test_the_pictures_in_headless_chromium(tmp_path: Path) -> None:
     """Every game's mid-game picture at about 400 px wide on one page: each is drawn, none overflows its box."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -119,7 +118,7 @@ def test_the_pictures_in_headless_chromium() -> None:
     page = ("<!DOCTYPE html><html><head><meta charset='utf-8'><style>body{font-family:sans-serif;display:flex;flex-wrap:wrap;gap:16px}"
             "figure{margin:0;width:400px} figure svg{width:400px;height:auto;display:block;border:1px solid #ccc}</style></head><body>"
             + "".join(figures) + "</body></html>")  # fmt: skip
-    directory = Path(tempfile.mkdtemp(prefix="arena-svg-"))
+    directory = tmp_path
     (directory / "boards.html").write_text(page, encoding="utf-8")
     options = webdriver.ChromeOptions()
     for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",

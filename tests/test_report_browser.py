@@ -48,8 +48,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def shots() -> Iterator[Path]:
-    directory = Path(tempfile.mkdtemp(prefix="arena-report-shots-"))
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    directory = tmp_path_factory.mktemp("shots")
     yield directory
     print(f"\nreport screenshots in {directory}")
 
