@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import multiprocessing.forkserver
+import multiprocessing.util
 import os
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -49,8 +51,24 @@ def forkserver(preload: Sequence[str] = ()) -> Any:
     """multiprocessing's forkserver context, its server preloading PRELOAD and `preload` (the list is read when the
     server starts, with the first process it makes; one server per process)."""
     context = multiprocessing.get_context("forkserver")
+    _forget_unreachable_forkserver()
     context.set_forkserver_preload([*PRELOAD, *preload])
     return context
+
+
+def _forget_unreachable_forkserver() -> None:
+    """A forkserver whose socket is gone can start no process again (a /tmp cleaner under a long-running `arena serve`
+    removed multiprocessing's pymp-* folder): forget it, so that the next start makes a new one. The old server is
+    left running, with the agent processes it made and their matches, and ends with this process."""
+    server: Any = multiprocessing.forkserver._forkserver  # type: ignore[attr-defined]
+    with server._lock:
+        address = server._forkserver_address
+        if server._forkserver_pid is None or not isinstance(address, str) or os.path.exists(address):
+            return
+        if multiprocessing.util.is_abstract_socket_namespace(address):
+            return
+        os.makedirs(multiprocessing.util.get_temp_dir(), exist_ok=True)  # the folder new sockets are made in
+        server._forkserver_pid = server._forkserver_address = server._forkserver_alive_fd = None
 
 
 #: --memory-limit's range in megabytes: below 50 Python itself does not start; above a terabyte it limits nothing.

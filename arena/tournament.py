@@ -298,20 +298,22 @@ def create(registry: Registry, database: Database, request: TournamentRequest, s
         return _create(registry, database, request, status, check)
 
 
-def check_unattended(registry: Registry, entries: Sequence[AgentEntry]) -> None:
+def check_unattended(registry: Registry, entries: Sequence[AgentEntry], field: str = "agents", challenger: bool = False) -> None:
     """A tournament the server plays alone (queued, or a ladder's newcomer) seats no person: nobody would be there to
-    move, so every match of theirs would be a forfeit."""
-    for entry in entries:
+    move, so every match of theirs would be a forfeit. `field` names the input; a gauntlet's challenger (the first
+    entry) is its own."""
+    for index, entry in enumerate(entries):
         if registry.agent_class(entry.type_id).person:
-            raise ArenaError(f"agents: '{entry.label}' is a person, who plays as the match goes, and nobody would be "
-                             "there to play that seat (a person plays with `arena play`, or on the server's /play page)")  # fmt: skip
+            named = "challenger" if challenger and index == 0 else field
+            raise ArenaError(f"{named}: '{entry.label}' is a person, who plays as the match goes, and nobody would be there "
+                             "to play that seat (a person plays with `arena play`, or on the server's /play page)", named)  # fmt: skip
 
 
 def _create(registry: Registry, database: Database, request: TournamentRequest, status: str,
             check: Callable[[list[AgentEntry]], None] | None) -> int:  # fmt: skip
     game, entries, tables, settings, secret = prepare(registry, database, request)
     if status == "queued":
-        check_unattended(registry, entries)
+        check_unattended(registry, entries, challenger=request.format == "gauntlet")
     if check is not None:
         check(entries)
     return queries.create_tournament(

@@ -52,13 +52,13 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
             raise ArenaError(f"agent: give one agent, not {len(resolved)}")
         entries = tournaments.stored_labels(session, registry, game, resolved)
         entry = entries[0]
-        tournaments.check_unattended(registry, entries)
+        tournaments.check_unattended(registry, entries, field="agent")
         ladder_id = found.id
 
     def no_twin(stored: list[dict[str, Any]]) -> None:
         twin = same_agent(registry, resolved[0], stored, game)
         if twin is not None:
-            raise ArenaError(f"agent: '{resolved[0].label}' and '{twin}', in ladder {ladder_id} already, are {SAME_AGENT}")
+            raise AlreadyIn(f"agent: '{resolved[0].label}' and '{twin}', in ladder {ladder_id} already, are {SAME_AGENT}")
 
     # The ladder's agents (playing and waiting) are counted and compared in the join's own serialised transaction,
     # which writes nothing when it refuses: joins at once cannot pass the limit or bring one agent twice.

@@ -79,10 +79,13 @@ def submit(
 ) -> dict[str, Any]:  # fmt: skip
     """Validate a tournament exactly as `arena run-tournament` does and queue it for `arena serve`."""
     if not isinstance(agents, str):
-        for item in agents:
+        for count, item in enumerate(agents, 1):
             with about("agents"):
                 if len(parse_specs(item)) != 1:
                     raise ArenaError(f"one agent per item of the list, got {item!r}")
+                if len(parse_specs(",".join(agents[:count]))) != count:  # "2" after "linear:weights=1" is one of its values
+                    raise ArenaError(f"one agent per item of the list: {item!r} reads as a value of the item before it, "
+                                     f"{agents[count - 2]!r}; give that value in its item")  # fmt: skip
     text = agents if isinstance(agents, str) else ",".join(agents)
     if not text.strip():
         raise ArenaError("agents: give at least two agents")

@@ -162,6 +162,9 @@ BAD_BODIES = [
     ({"game": "gwent_lite", "agents": ["random", "greedy:seat.deck=1+2"]}, 400, "agents"),
     ({"game": "connect_four", "agents": ["random", ":::"]}, 400, "agents"),
     ({"game": "connect_four", "agents": ["random", "greedy"], "format": "gauntlet", "challenger": "nope"}, 400, "challenger"),
+    ({"game": "connect_four", "agents": ["random", "greedy"], "format": "gauntlet", "challenger": "human"}, 400, "challenger"),
+    # not one agent linear:weights=1,2,...,7 (reversi has seven features)
+    ({"game": "reversi", "agents": ["random", "linear:weights=1", "2", "3", "4", "5", "6", "7"]}, 400, "agents"),
     ({"game": "incan_gold:players=99", "agents": ["random", "greedy"]}, 400, "game"),
     # more digits than int() reads (4,300): no action id, no number of plies
     ({"game": "connect_four", "agents": ["random", "greedy"], "openings": [HUGE]}, 400, "openings"),
@@ -274,6 +277,13 @@ def test_openings_over_http_are_given_not_read_from_a_file(server: Server, tmp_p
 def test_named_agent_errors_name_the_body_field(server: Server, body: dict, field: str) -> None:
     response = server.client.post("/api/v1/agents", json=body, headers=server.auth)
     assert response.status_code == 400 and response.json()["field"] == field, response.text
+    assert server.get("/api/v1/agents")["named"] == []
+
+
+def test_an_empty_checkpoint_is_refused_as_the_cli_refuses_it(server: Server) -> None:
+    response = server.client.post("/api/v1/agents", json={"name": "k", "type": "minimax", "checkpoint": ""}, headers=server.auth)
+    assert response.status_code == 422 and response.json()["field"] == "checkpoint", response.text
+    assert server.cli("agents", "register", "k", "--type", "minimax", "--checkpoint", "", ok=False).exit_code == 2
     assert server.get("/api/v1/agents")["named"] == []
 
 

@@ -66,7 +66,10 @@ def test_bad_joins_are_refused_up_front_and_write_nothing(server: Server) -> Non
     server.submit(game="tic_tac_toe", agents=FIELD, format="ladder", budget=10, name="lad")
     server.submit(game="tic_tac_toe", agents=FIELD, rounds=1, name="rr")
     server.submit(game="gwent_lite", agents=["random", "greedy"], format="ladder", budget=10, name="hidden")
+    server.cli("agents", "register", "deep1", "--type", "minimax", "--param", "depth=1")
     cases = [
+        ("lad", "deep1", 409, "agent"),  # a named agent that is minimax:depth=1, in the field already
+        ("lad", "human", 400, "agent"),  # a person: nobody would be there to move
         ("lad", "nosuch", 400, "agent"),  # unknown agent
         ("lad", "random:depth=3", 400, "agent"),  # unknown parameter
         ("hidden", "minimax:depth=1", 400, "agent"),  # cannot play a game of hidden information

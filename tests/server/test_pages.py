@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 from tests.server.conftest import Server
 
 
@@ -141,3 +144,13 @@ def test_a_stopped_run_says_how_to_go_on(server: Server) -> None:
     assert "status-stopped" in page and f"<code>arena run-tournament --resume {stopped}</code> plays the rest" in page
     assert server.get(f"/api/v1/tournaments/{stopped}")["status"] == "stopped"
     assert f'href="/tournaments/{stopped}"' in server.client.get("/").text  # among the recent ones, not the live
+
+
+def test_a_leaderboards_agent_links_keep_a_tournament_name_with_ampersands(server: Server) -> None:
+    server.submit(game="tic_tac_toe", agents=["random", "greedy"], rounds=1, name="cup&final #2+")
+    server.play()
+    board = server.client.get("/leaderboard", params={"tournament": "cup&final #2+"}).text
+    links = re.findall(r'href="(/agents/greedy[^"]*)"', board)
+    assert links == ["/agents/greedy?tournament=cup%26final%20%232%2B"], links
+    page = server.client.get(html.unescape(links[0]))
+    assert page.status_code == 200 and "Against each opponent" in page.text

@@ -4,6 +4,8 @@ leaves while it thinks is let go within that, and runaway budgets are refused by
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -107,3 +109,32 @@ def test_plugin_opponents_that_hang_or_crash_forfeit_and_the_server_plays_on(tmp
     assert server.process.poll() is None
     assert http.get(server.url + "/api/v1/games").status_code == 200
     assert "Traceback" not in server.log.read_text()
+
+
+def test_play_goes_on_after_a_tmp_cleaner_removes_the_forkserver_folder(tmp_path: Path, serve, monkeypatch) -> None:  # noqa: ANN001
+    """A long-running server whose multiprocessing folder (pymp-*, holding the forkserver's socket) is removed by a
+    /tmp cleaner: the next game's opponent starts in a new forkserver instead of every game ending `cancelled`."""
+    temporary = Path(tempfile.mkdtemp())  # short: the forkserver's socket path lives under it
+    monkeypatch.setenv("TMPDIR", str(temporary))  # the server's own /tmp
+    db_path = tmp_path / "arena.db"
+    person = {"Authorization": f"Bearer {tokens.create(open_database(f'sqlite:///{db_path}'), 'alice')}"}
+    server = serve(db_path, None, "--workers", "0")
+
+    def opponent_moves_first() -> dict[str, Any]:
+        started = http.post(server.url + "/api/v1/play", json={"game": "tic_tac_toe", "against": "random", "seat": 1},
+                            headers=person)  # fmt: skip
+        assert started.status_code == 201, started.text
+        game = server.url + started.headers["location"]
+        state = _until(game, person, ("your_move", *FINAL))
+        http.post(game + "/leave", headers=person)
+        _until(game, person, FINAL)
+        return state
+
+    first = opponent_moves_first()
+    assert first["status"] == "your_move", first["error"]
+    folders = list(temporary.glob("pymp-*"))
+    assert folders, list(temporary.iterdir())
+    for folder in folders:
+        shutil.rmtree(folder)
+    again = opponent_moves_first()
+    assert again["status"] == "your_move", again["error"]

@@ -25,7 +25,7 @@ class AgentCreate(Body):
     type: str = Field(min_length=1, max_length=100)
     params: dict[str, str | int | float | bool] = {}
     game: str | None = None
-    checkpoint: str | None = Field(default=None, description="A file on the server's machine.")
+    checkpoint: str | None = Field(default=None, min_length=1, description="A file on the server's machine.")
 
 
 @router.get("/agents", summary="Agent types and named agents (`arena agents list --json`)")
