@@ -296,6 +296,17 @@ def _steps(
     bound = game.max_game_length()  # the game's own promise (MCTS play-outs stop there): a game past it is broken
     past = None if bound is None else bound - len(opening)
     before: tuple[Any, ...] = ()
+    for seat, agent in enumerate(agents):  # a remote agent's `start` (its wait for the bot too) is no move's time
+        begin = getattr(agent, "begin", None) if agent.remote and not is_terminal() else None
+        if begin is not None:
+            try:
+                begin()
+            except Forfeit as exc:
+                return end(exc.reason, exc.detail, seat)
+            except ArenaFault:
+                raise
+            except Exception as exc:
+                return end(AGENT_ERROR, f"{type(exc).__name__}: {exc}", seat)
     while not is_terminal():
         if turns >= max_turns:
             return end(TURN_LIMIT, None)

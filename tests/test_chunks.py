@@ -56,6 +56,9 @@ def test_chunks_finished_before_a_worker_dies_are_taken_back(monkeypatch, tmp_pa
     yielded (before, the next send raised BrokenProcessPool first and they were played again)."""
     monkeypatch.setenv(RECORD, str(tmp_path / "record"))
     monkeypatch.setattr(local, "_play_chunk_in_worker", _play_then_die_at_100)
+    # Chunks of 5 whatever the machine's load makes of the 10 ms matches: the chunks in flight at the 30th match are
+    # past it, and match 100 is sent only after the sleep.
+    monkeypatch.setattr(local, "ChunkSizer", lambda most: SimpleNamespace(size=lambda: 5, add=lambda outcomes: None))
     tasks = [SimpleNamespace(schedule_index=index) for index in range(4000)]
     yielded = []
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:

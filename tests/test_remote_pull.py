@@ -24,6 +24,7 @@ from arena.library import tokens
 from arena.library import tournaments as tournaments_library
 from arena.library.storage import open_database
 from tests._bots import FAULT_BOTS, _limit_memory
+from tests.conftest import TEST_PLUGINS
 from tests.server.serving import DEADLINE, ServeProcess, free_port, http, wait_for
 
 PULL_BOT = FAULT_BOTS / "pull_faults.py"
@@ -177,7 +178,7 @@ def test_a_bot_killed_mid_match_and_restarted_gets_the_pending_act_again(stage: 
 
 @pytest.mark.parametrize(("mode", "reason"), [
     ("garbage", "bad_reply"), ("wrong_type", "bad_reply"), ("huge", "bad_reply"), ("illegal", "illegal_action"), ("stall", "timeout"),
-    ("crash:2", "agent_disconnected"),
+    ("crash:2", "agent_disconnected"), ("nested", "bad_reply"), ("error", "agent_error"),
 ])  # fmt: skip
 def test_faults_are_forfeits_with_their_reason_and_the_tournament_goes_on(stage: Stage, mode: str, reason: str) -> None:
     stage.serve()
@@ -200,6 +201,19 @@ def test_a_bot_that_never_connects_forfeits_as_disconnected(stage: Stage) -> Non
     tid = stage.submit(game="tic_tac_toe", agents=["pull:name=absent,wait=0.5", "random"], rounds=1, seed=2)
     stage.finished(tid)
     assert {m["reason"] for m in stage.matches(tid)} == {"agent_disconnected"}
+
+
+def test_a_bot_that_connects_while_the_match_waits_for_it_plays_normally(stage: Stage) -> None:
+    """The match waits `wait` seconds at its start for the bot: a bot that comes 2 s late under a 1 s time per move
+    loses no move to that wait (it is not the first move's time)."""
+    stage.serve()
+    stage.token("late")
+    tid = stage.submit(game="tic_tac_toe", agents=["pull:name=late,wait=60", "random"], rounds=2, seed=2, time_per_move=1.0)
+    wait_for(lambda: stage.get(f"/api/v1/tournaments/{tid}")["status"] == "running", "the tournament to start")
+    time.sleep(3.0)  # its first match waits for the bot
+    stage.bot("late")
+    stage.finished(tid)
+    assert [m["reason"] for m in stage.matches(tid)] == ["normal", "normal"], stage.matches(tid)
 
 
 def test_hello_is_checked(stage: Stage) -> None:
@@ -289,6 +303,29 @@ def test_arena_connect_checks_the_agent_before_it_connects(stage: Stage, spec: s
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and len(lines) == 1 and fragment in lines[0], result.stderr
     assert "connected" not in result.stdout and stage.get("/api/v1/bots")["bots"] == []
+
+
+def test_arena_connect_forfeits_a_seat_its_agent_cannot_play_and_plays_on(stage: Stage) -> None:
+    """An agent that raises at its third move loses that match (`agent_error`, with its message) and the bot, still
+    connected, plays the next: it is not taken out of every match by one seat's failure."""
+    stage.serve()
+    argv = [ARENA, "--plugins-dir", str(TEST_PLUGINS), "connect", "--server", stage.server.url,  # type: ignore[union-attr]
+            "--token", stage.token("boom"), "raiser:after=2"]  # fmt: skip
+    bot = stage.start(argv)
+    tid = stage.submit(game="connect_four", agents=["pull:name=boom", "random"], rounds=2, seed=3)
+    stage.finished(tid)
+    matches = stage.matches(tid)
+    assert [m["reason"] for m in matches] == ["agent_error", "agent_error"], matches
+    assert all("boom from raiser" in m["detail"] for m in matches)
+    assert bot.poll() is None and [b["connections"] for b in stage.get("/api/v1/bots")["bots"]] == [1]
+
+
+def test_arena_connect_to_an_address_that_is_no_arena_server_is_one_line(stage: Stage) -> None:
+    stage.serve()
+    result = subprocess.run([ARENA, "connect", "--server", stage.server.url + "/api/v1", "--token", stage.token("lost"),  # type: ignore[union-attr]
+                             "random"], check=False, capture_output=True, text=True, timeout=DEADLINE)  # fmt: skip
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and "HTTP 403" in lines[0] and "no path" in lines[0], result.stderr
 
 
 def test_arena_connect_refused_is_one_line(stage: Stage) -> None:

@@ -144,6 +144,17 @@ def test_answer_in_time_on_a_slow_link_is_not_punished():
     assert result.reason == "normal"
 
 
+def test_a_slow_start_is_not_charged_to_the_first_move():
+    """`start` is answered in 2 s and each move at once: under a 1 s time per move no move is late (the README: the
+    answer to `start` is ignored, `deadline_ms` is the move's time)."""
+    game = REGISTRY.game_class("tic_tac_toe")()
+    for seat in (0, 1):
+        with fault_bot("slow_start") as url:
+            result = play_match(game, agents(url, game, seat), seed=2, time_per_move=1.0)
+        assert (result.reason, result.detail) == ("normal", None), seat
+        assert result.think_times[seat] + result.network_times[seat] < 2.0, (result.think_times, result.network_times)  # not the start
+
+
 def test_network_allowance_is_a_tournament_setting(arena_cli):
     with fault_bot("slow") as url:
         arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"http:url={url},random", "--rounds", "1",

@@ -71,8 +71,9 @@ def websocket_url(server: str) -> str:
 class Connector:
     """Plays the seats one connection receives: `handle(text)` returns the answer to send, or None."""
 
-    def __init__(self, registry: Registry, spec: str) -> None:
+    def __init__(self, registry: Registry, spec: str, say: Callable[[str], None] = lambda _line: None) -> None:
         self.registry = registry
+        self.say = say  # where a seat's failure is told (the bot's console)
         self.spec = parse_spec(spec)
         if self.spec.id not in registry.agents:
             raise ArenaError(f"unknown agent type '{self.spec.id}' (types: {', '.join(sorted(registry.agents))})")
@@ -99,25 +100,39 @@ class Connector:
         return seat
 
     def handle(self, text: str) -> str | None:
+        """The answer to one message from the server. A seat that cannot be played (a game this agent cannot play, an
+        agent that raises) is answered `{"error": ...}`, which forfeits that seat only (`agent_error`): the bot plays on."""
         message = json.loads(text)
         kind = message.get("type")
         if kind == "start":
-            self._seat(message)
+            try:
+                self._seat(message)
+            except Exception:  # noqa: BLE001  (the act that follows fails again, and answers why)
+                pass
         elif kind == "act":
-            seat = self._seat(message)
-            deadline = message.get("deadline_ms")
-            seat.agent.time_per_move = None if deadline is None else deadline / 1000.0 * THINK_SHARE
-            state = seat.rebuild(message["state"], message["seat"])
-            start = time.perf_counter()
-            action = seat.agent.act(state)
-            think_ms = (time.perf_counter() - start) * 1000.0
-            return json.dumps({"action": int(action), "match_id": message["match_id"], "seq": message["seq"],
-                               "think_ms": round(think_ms, 3)})  # fmt: skip
+            try:
+                return self._act(message)
+            except Exception as exc:  # noqa: BLE001  (the agent's or the game's fault, in this seat only)
+                reason = str(exc) if isinstance(exc, ArenaError) else f"{type(exc).__name__}: {exc}"
+                self.say(f"match {message.get('match_id')} seat {message.get('seat')}: cannot move: {reason}")
+                return json.dumps({"error": reason, "match_id": message.get("match_id"), "seq": message.get("seq")})
         elif kind == "end":
             ended = self.seats.pop((message["match_id"], message["seat"]), None)
             if ended is not None:
                 ended.agent.close()
         return None
+
+
+    def _act(self, message: dict[str, Any]) -> str:
+        seat = self._seat(message)
+        deadline = message.get("deadline_ms")
+        seat.agent.time_per_move = None if deadline is None else deadline / 1000.0 * THINK_SHARE
+        state = seat.rebuild(message["state"], message["seat"])
+        start = time.perf_counter()
+        action = seat.agent.act(state)
+        think_ms = (time.perf_counter() - start) * 1000.0
+        return json.dumps({"action": int(action), "match_id": message["match_id"], "seq": message["seq"],
+                           "think_ms": round(think_ms, 3)})  # fmt: skip
 
 
 def open_log(path: str | None) -> TextIO | None:
@@ -136,7 +151,7 @@ def serve(registry: Registry, server: str, token: str, spec: str, say: Callable[
     The file at `log_path` gets every message received, one a line, as it arrives. The server's URL, the agent's spec
     and the log file are checked before the first connection."""
     url = websocket_url(server)
-    connector = Connector(registry, spec)
+    connector = Connector(registry, spec, say)
     log = open_log(log_path)
     try:
         _serve(url, token, spec, connector, say, once, log)
@@ -147,7 +162,7 @@ def serve(registry: Registry, server: str, token: str, spec: str, say: Callable[
 
 def _serve(url: str, token: str, spec: str, connector: Connector, say: Callable[[str], None], once: bool,
            log: TextIO | None) -> None:  # fmt: skip
-    from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+    from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
     from websockets.sync.client import connect
 
     attempt = 0
@@ -170,10 +185,22 @@ def _serve(url: str, token: str, spec: str, connector: Connector, say: Callable[
                         socket.send(answer)
         except InvalidURI as exc:
             raise ArenaError(f"--server: {exc}") from None
-        except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as exc:
-            if once:
-                raise ArenaError(f"connection to {url} lost: {exc}") from None
-            wait = RETRY[min(attempt, len(RETRY) - 1)]
+        except InvalidStatus as exc:
+            status = exc.response.status_code
+            if 400 <= status < 500 and status not in (408, 429):  # not a WebSocket of arena serve there: retrying will not help
+                raise ArenaError(f"--server: {url} refused the WebSocket with HTTP {status}; give the server's own "
+                                 "address, http://HOST:PORT, with no path") from None  # fmt: skip
+            _wait_to_retry(url, exc, attempt, once, say)
             attempt += 1
-            say(f"connection to {url} lost ({type(exc).__name__}: {exc}); trying again in {wait:g} s")
-            time.sleep(wait)
+        except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as exc:
+            _wait_to_retry(url, exc, attempt, once, say)
+            attempt += 1
+
+
+def _wait_to_retry(url: str, exc: Exception, attempt: int, once: bool, say: Callable[[str], None]) -> None:
+    """After a lost connection: ArenaError if `once`, else say so and wait before the next attempt."""
+    if once:
+        raise ArenaError(f"connection to {url} lost: {exc}") from None
+    wait = RETRY[min(attempt, len(RETRY) - 1)]
+    say(f"connection to {url} lost ({type(exc).__name__}: {exc}); trying again in {wait:g} s")
+    time.sleep(wait)

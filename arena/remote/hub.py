@@ -28,6 +28,9 @@ log = logging.getLogger("arena.remote")
 #: Environment variable that tells a playing process where the hub is: "HOST:PORT SECRET".
 HUB_ENV = "ARENA_BOT_HUB"
 SERVER_STOPPING = "server_stopping"
+#: The longest line of the relay (a request or a reply, one JSON object): an `act` carries the position and, for the
+#: play page, its picture (some 120 KB on a 20x20 Dots and Boxes board), far beyond asyncio's default of 64 KiB.
+RELAY_LINE_LIMIT = 64 << 20
 
 
 @dataclass(eq=False)
@@ -79,7 +82,7 @@ class Hub:
     async def start(self) -> str:
         """Listen for the playing processes on 127.0.0.1; returns the value of `HUB_ENV` for them."""
         self.loop = asyncio.get_running_loop()
-        self.server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        self.server = await asyncio.start_server(self._relay, "127.0.0.1", 0, limit=RELAY_LINE_LIMIT)
         host, port = self.server.sockets[0].getsockname()[:2]
         self.address = f"{host}:{port} {self.secret}"
         return self.address
@@ -245,7 +248,7 @@ class Hub:
         """A bot's answer: to the pending act of the match it names (`match_id`), else to a pending act of this connection."""
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or arrays nested thousands deep: the act's own check says so
             data = None
         waiting = [seat for seat in link.seats.values() if seat.answer is not None and not seat.answer.done()]
         if isinstance(data, dict) and isinstance(data.get("match_id"), str):  # one act at a time per match

@@ -30,6 +30,10 @@ class BadReply(ValueError):
     """An answer that is not `{"action": <integer>}`."""
 
 
+class BotError(Exception):
+    """An answer `{"error": "..."}`: the bot says it cannot move (`arena connect` when its agent fails)."""
+
+
 def game_json(game: Game) -> dict[str, Any]:
     params = {name: list(value) if isinstance(value, tuple) else value for name, value in game.params.items()}
     return {"id": game.info.id, "version": game.info.version, "params": params}
@@ -79,10 +83,12 @@ def parse_answer(body: bytes | str) -> tuple[int, float | None]:
         raise BadReply(TOO_LONG)
     try:
         data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # (RecursionError: arrays nested thousands deep)
         if "integer string conversion" in str(exc):  # JSON, with a number of thousands of digits (Python's limit)
             raise BadReply(f"a number of more than 4300 digits: {_excerpt(body)}") from None
         raise BadReply(f"not JSON: {_excerpt(body)}") from None
+    if isinstance(data, dict) and "action" not in data and isinstance(data.get("error"), str):
+        raise BotError(_excerpt(data["error"], 300))
     if not isinstance(data, dict) or "action" not in data:
         raise BadReply(f'expected {{"action": <id>}}, got {_excerpt(body)}')
     action = data["action"]

@@ -112,7 +112,6 @@ class PullAgent(RemoteAgent):
     def __init__(self, game: Game, player: int, seed: int, **params: Any) -> None:
         super().__init__(game, player, seed, **params)
         self.name = str(self.params["name"])
-        self.started = False
 
     @classmethod
     def check_game(cls, game: Game, params: dict[str, Any]) -> None:
@@ -140,11 +139,13 @@ class PullAgent(RemoteAgent):
             raise Forfeit(str(fault), f"seat {self.player}: {reply.get('detail', fault)}")
         return reply, elapsed
 
+    def _start(self) -> None:
+        """Send `start`: the hub waits up to `wait` seconds for a bot of this name to be connected."""
+        message = protocol.start_message(self.game, self.match_id, self.player, self.deadline_ms(), self.seed)
+        self._call("start", message, float(self.params["wait"]))
+
     def act(self, state: State) -> int:
-        if not self.started:
-            self.started = True
-            message = protocol.start_message(self.game, self.match_id, self.player, self.deadline_ms(), self.seed)
-            self._call("start", message, float(self.params["wait"]))
+        self.begin()
         reply, elapsed = self._call("act", self.act_message(state), self.deadline())
         if "answer" not in reply:
             raise Forfeit(AGENT_DISCONNECTED, f"seat {self.player}: the hub answered {reply!r}")

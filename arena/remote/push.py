@@ -18,6 +18,7 @@ from arena.api import Agent, AgentInfo, Game, State
 from arena.errors import ArenaError
 from arena.match import (
     AGENT_DISCONNECTED,
+    AGENT_ERROR,
     BAD_REPLY,
     TIMEOUT,
     ArenaFault,
@@ -37,6 +38,8 @@ from arena.remote.connection import (
 
 #: Seconds for the `end` message, which changes nothing (its errors are ignored).
 END_TIMEOUT = 1.0
+#: Seconds at least for the answer to `start`, which is no move's time (a bot may get ready then: load a model).
+START_TIMEOUT = 5.0
 
 atexit.register(close_all)
 
@@ -62,10 +65,21 @@ class RemoteAgent(Agent):
         self.best_rtt: float | None = None  # the fastest exchange seen: the link's own round trip
         self.round_trips: list[float] = []  # seconds, one per answered move (arena check-agent reads them)
         self.network_trips: list[float] = []  # the same less the think time the bot reported (all of it when it did not)
+        self.started = False  # `start` sent
 
     @classmethod
     def check_game(cls, game: Game, params: dict[str, Any]) -> None:
         check_remote_game(game)
+
+    def begin(self) -> None:
+        """Send the match's `start`, once. The runner calls it before the first move (arena.match), so that neither
+        the exchange nor a wait for the bot counts as that move's time; `act` calls it where nothing did."""
+        if not self.started:
+            self.started = True
+            self._start()
+
+    def _start(self) -> None:
+        raise NotImplementedError
 
     def deadline(self) -> float:
         """Seconds this move may take, round trip included."""
@@ -102,6 +116,8 @@ class RemoteAgent(Agent):
             action, think = protocol.parse_answer(body)
         except protocol.BadReply as exc:
             raise Forfeit(BAD_REPLY, f"seat {self.player}: {exc}") from None
+        except protocol.BotError as exc:
+            raise Forfeit(AGENT_ERROR, f"seat {self.player}: the bot cannot move: {exc}") from None
         self.record_round_trip(elapsed, think)
         return action
 
@@ -120,7 +136,6 @@ class HttpAgent(RemoteAgent):
     def __init__(self, game: Game, player: int, seed: int, **params: Any) -> None:
         super().__init__(game, player, seed, **params)
         self.url = self.params["url"].rstrip("/")
-        self.started = False
         self.start_status: int | None = None  # the HTTP status of its /start answer (arena check-agent reports others than 2xx)
 
     @classmethod
@@ -148,14 +163,12 @@ class HttpAgent(RemoteAgent):
 
     def _start(self) -> None:
         """Send `start` (its answer is ignored, but the connection must work); it also measures the link."""
-        self.started = True
         message = protocol.start_message(self.game, self.match_id, self.player, self.deadline_ms(), self.seed)
-        self.start_status, _answer, elapsed = self._post("/start", message, max(self.deadline(), 1.0))
+        self.start_status, _answer, elapsed = self._post("/start", message, max(self.deadline(), START_TIMEOUT))
         self.best_rtt = elapsed
 
     def act(self, state: State) -> int:
-        if not self.started:
-            self._start()
+        self.begin()
         message = self.act_message(state)
         status, answer, elapsed = self._post("/act", message, self.deadline())
         if 300 <= status < 400:

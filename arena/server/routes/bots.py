@@ -60,7 +60,7 @@ async def _hello(websocket: WebSocket) -> tuple[str, str] | None:
         return None
     try:
         hello = json.loads(frame_text(message) or "")
-    except ValueError:
+    except (ValueError, RecursionError):
         await _refuse(websocket, 'the first message must be JSON: {"type": "hello", "agent": NAME, "token": TOKEN}')
         return None
     if not isinstance(hello, dict) or hello.get("type") != "hello":
