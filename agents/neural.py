@@ -64,8 +64,9 @@ _ZIP_MAGIC = b"PK\x03\x04"  # how every .npz (a zip archive) starts
 _FIXED_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 #: What a checkpoint's members may inflate to, in all: a small archive with a huge member (a deflate
-#: bomb) is refused before anything is inflated. $ARENA_MAX_CHECKPOINT_MB overrides.
-MAX_CHECKPOINT_BYTES = int(float(os.environ.get("ARENA_MAX_CHECKPOINT_MB", "256")) * 1024 * 1024)
+#: bomb) is refused before anything is inflated. $ARENA_MAX_CHECKPOINT_MB overrides (`max_checkpoint_bytes`).
+MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024
+MAX_CHECKPOINT_VARIABLE = "ARENA_MAX_CHECKPOINT_MB"
 
 #: One checkpoint file's identity: absolute path, modification time (ns) and size.
 FileKey = tuple[str, int, int]
@@ -265,17 +266,33 @@ def read_checkpoint(path: str) -> Network:
     return Network(path, metadata, weights, biases)
 
 
+def max_checkpoint_bytes() -> int:
+    """$ARENA_MAX_CHECKPOINT_MB in bytes, else MAX_CHECKPOINT_BYTES; read when a checkpoint is, so a bad value is
+    one ArenaError then (read when this plugin is imported, it would make the `neural` agent fail to load)."""
+    text = os.environ.get(MAX_CHECKPOINT_VARIABLE)
+    if text is None:
+        return MAX_CHECKPOINT_BYTES
+    try:
+        megabytes = float(text)
+    except ValueError:
+        megabytes = math.nan
+    if not (megabytes > 0 and math.isfinite(megabytes)):
+        raise arena.ArenaError(f"${MAX_CHECKPOINT_VARIABLE} must be a number of megabytes above 0, got {text!r}")
+    return int(megabytes * 1024 * 1024)
+
+
 def _check_inflated_size(path: str) -> None:
-    """Refuse an archive whose members declare more than MAX_CHECKPOINT_BYTES (zipfile never inflates past a
+    """Refuse an archive whose members declare more than `max_checkpoint_bytes()` (zipfile never inflates past a
     member's declared size, so the declared sizes bound what loading it can take)."""
+    limit = max_checkpoint_bytes()
     try:
         with zipfile.ZipFile(path) as archive:
             total = sum(member.file_size for member in archive.infolist())
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise arena.ArenaError(f"checkpoint {path}: not a readable .npz checkpoint ({_reason(exc)})") from None
-    if total > MAX_CHECKPOINT_BYTES:
+    if total > limit:
         raise arena.ArenaError(f"checkpoint {path}: its members inflate to {total / 2**20:.0f} MB, more than the "
-                               f"{MAX_CHECKPOINT_BYTES / 2**20:.0f} MB allowed ($ARENA_MAX_CHECKPOINT_MB)")  # fmt: skip
+                               f"{limit / 2**20:.0f} MB allowed (${MAX_CHECKPOINT_VARIABLE})")  # fmt: skip
 
 
 def _reason(exc: BaseException) -> str:
@@ -402,7 +419,12 @@ class NeuralAgent(arena.Agent):
         if kind != ARENA_MLP:
             raise arena.ArenaError(f"checkpoint {checkpoint}: a {kind} network is checked against the game it plays: "
                                    "register it with --game GAME")  # fmt: skip
-        load_network(checkpoint)
+        from agents.models.qtable import is_qtable, load_qtable
+
+        if is_qtable(checkpoint):  # Arena's tabular Q-values (arena train --algorithm qlearning), also an .npz of arrays
+            load_qtable(checkpoint, "cpu")
+        else:
+            load_network(checkpoint)
 
     @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:

@@ -135,6 +135,18 @@ def test_bad_input_is_one_arena_error() -> None:
         gymnasium_env("connect_four", shaping="positional")
 
 
+def test_reset_that_never_reaches_the_learner_is_one_arena_error() -> None:
+    """Opponents' moves that use up the turn limit before the learner's first move: reset started episode after episode
+    (until RecursionError); now it tries a bounded number, then says what to change."""
+    env = gymnasium_env("tic_tac_toe", seat=1, max_turns=1)
+    with pytest.raises(arena.ArenaError, match=r"max_turns=1\) before the learner \(seat 1\) had a move"):
+        env.reset(seed=0)
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(0)
+    alternating = gymnasium_env("tic_tac_toe", max_turns=1)  # seat 1's episodes are skipped: seat 0 moves first
+    assert [alternating.reset(seed=0 if n == 0 else None)[1]["seat"] for n in range(3)] == [0, 0, 0]
+
+
 def test_reward_shaping_is_the_games() -> None:
     """Reversi's positional shaping (the Reversi report): a corner is worth more than an X square."""
     env = gymnasium_env("reversi", opponent="random", seat=0, shaping="positional")

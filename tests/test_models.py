@@ -388,3 +388,57 @@ def test_a_torchscript_networks_own_error_is_the_line_shown(arena_cli, tmp_path)
     path = save(Refusing(), C4_SHAPE, tmp_path / "refusing.pt", "torchscript")
     one_error_line(arena_cli("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={path},random", ok=False),
                    "(RuntimeError: expects normalised boards)")  # fmt: skip
+
+
+def test_a_damaged_torchscript_file_is_refused_in_one_line(arena_cli, tmp_path, c4_files):
+    """torch.jit.load checks no CRC-32: 200 flipped bytes in a weight played with garbage weights, and exported."""
+    data = bytearray(c4_files["torchscript"].read_bytes())
+    third = len(data) // 3
+    data[third : third + 200] = bytes(byte ^ 0xFF for byte in data[third : third + 200])
+    damaged = tmp_path / "flip.pt"
+    damaged.write_bytes(bytes(data))
+    with zipfile.ZipFile(damaged) as archive:
+        member = archive.testzip()
+    assert member is not None
+    onnx_out = tmp_path / "flip.onnx"
+    for args in (("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={damaged},random", "--quiet"),
+                 ("agents", "register", "flip", "--type", "neural", "--checkpoint", str(damaged), "--game", "connect_four"),
+                 ("export", str(damaged), "--out", str(onnx_out))):  # fmt: skip
+        one_error_line(arena_cli(*args, ok=False), str(damaged), "not a loadable TorchScript network", repr(member))
+    assert not onnx_out.exists() and arena_cli.rows("select count(*) from agents") in ([], [(0,)])
+
+
+def test_an_onnx_file_with_its_weights_in_another_file_is_refused_in_one_line(arena_cli, tmp_path, c4_files, monkeypatch):
+    """onnxruntime, given the file's bytes, looked for the weights relative to the current directory, and the
+    agent's version (the .onnx file's digest) did not change with them: such files are refused, saying what to do."""
+    import onnx
+
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    path = folder / "ext.onnx"
+    onnx.save_model(onnx.load(str(c4_files["onnx"])), str(path), save_as_external_data=True, location="ext.onnx.data",
+                    size_threshold=0)  # fmt: skip
+    for where in (tmp_path, folder):  # elsewhere, and where the weights' file is
+        monkeypatch.chdir(where)
+        for args in (("run-tournament", "--game", "connect_four", "--agents", f"neural:checkpoint={path},random", "--quiet"),
+                     ("agents", "register", "ext", "--type", "neural", "--checkpoint", str(path), "--game", "connect_four")):  # fmt: skip
+            one_error_line(arena_cli(*args, ok=False), str(path), "weights are in another file", "'ext.onnx.data'",
+                           "save_as_external_data=False")  # fmt: skip
+
+
+def test_external_tensors_are_found_wherever_the_model_keeps_them():
+    """Initializers, and tensors in node attributes (a Constant's value) too; a file with every tensor inside has none."""
+    from onnx import TensorProto, helper, numpy_helper
+    from onnx.external_data_helper import convert_model_to_external_data
+
+    from agents.models.onnx_format import external_tensor
+
+    constant = helper.make_node("Constant", [], ["c"], value=numpy_helper.from_array(np.ones(7, dtype=np.float32), "c"))
+    add = helper.make_node("Add", ["x", "c"], ["y"])
+    graph = helper.make_graph([constant, add], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 7])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 7])])  # fmt: skip
+    model = helper.make_model(graph)
+    assert external_tensor(model.SerializeToString()) is None
+    assert external_tensor(b"\x08not a model") is None  # onnxruntime refuses it in its own words
+    convert_model_to_external_data(model, location="w.data", size_threshold=0, convert_attribute=True)
+    assert external_tensor(model.SerializeToString()) == ("c", "w.data")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -173,6 +174,25 @@ def test_checkpoints_are_cached_until_the_file_changes(tmp_path):
     assert load_network(str(path)) is first
     init_checkpoint(game(), path, hidden=(8,), seed=1)  # rewritten in place: another size
     assert load_network(path).metadata["hidden"] == [8]
+
+
+def test_a_bad_checkpoint_size_bound_is_one_clear_error(tmp_path):
+    """$ARENA_MAX_CHECKPOINT_MB was read when the plugin was imported: a bad value made the `neural` agent fail to load
+    (a plugin warning, then "unknown agent 'neural'"); now it is one line about the variable, as $ARENA_MODEL_THREADS."""
+    path = init_checkpoint(game(), tmp_path / "net.npz")
+    env = {**os.environ, "ARENA_MAX_CHECKPOINT_MB": "abc"}
+    for value in ("abc", "0", "inf"):
+        env["ARENA_MAX_CHECKPOINT_MB"] = value
+        run = subprocess.run([ARENA, "--db", f"sqlite:///{tmp_path / 'a.db'}", "run-tournament", "--game", "tic_tac_toe",
+                              "--agents", f"neural:checkpoint={path},random", "--quiet"],
+                             capture_output=True, text=True, env=env, timeout=120, check=False)  # fmt: skip
+        assert run.returncode == 2, run.stderr
+        assert run.stderr.strip().splitlines() == [f"Error: $ARENA_MAX_CHECKPOINT_MB must be a number of megabytes above 0, got '{value}'"]
+    env["ARENA_MAX_CHECKPOINT_MB"] = "0.5"  # still a bound: this checkpoint is a few kB
+    run = subprocess.run([ARENA, "--db", f"sqlite:///{tmp_path / 'a.db'}", "run-tournament", "--game", "tic_tac_toe",
+                          "--agents", f"neural:checkpoint={path},random", "--quiet"],
+                         capture_output=True, text=True, env=env, timeout=120, check=False)  # fmt: skip
+    assert run.returncode == 0, run.stderr
 
 
 # ---------------------------------------------------------------- refusing checkpoints that do not fit

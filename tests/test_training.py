@@ -245,10 +245,31 @@ def test_bad_settings_are_refused_before_anything_is_written(tmp_path, settings,
     assert list(tmp_path.iterdir()) == []
 
 
+TRAIN_ROW = {"kind": "train", "episode": 1, "window": 1, "win_rate": 1.0, "draw_rate": 0.0, "loss_rate": 0.0, "loss": None,
+             "epsilon": None, "seconds": 0.1}  # fmt: skip
+
+
 def test_metrics_file_survives_a_half_written_last_line(tmp_path):
     path = tmp_path / "x.npz.metrics.jsonl"
-    path.write_text(json.dumps({"kind": "settings", "game": "g"}) + "\n" + json.dumps({"kind": "train", "episode": 1}) + "\n{\"kind\": \"tr")
+    path.write_text(json.dumps({"kind": "settings", "game": "g"}) + "\n" + json.dumps(TRAIN_ROW) + "\n{\"kind\": \"tr")
     assert [row["kind"] for row in read_metrics(tmp_path / "x.npz")] == ["settings", "train"]
+
+
+@pytest.mark.parametrize("row, fault", [
+    ({"kind": "train", "episode": "x"}, "its 'window' is missing"),
+    ({**TRAIN_ROW, "episode": "x"}, "its 'episode' is not a number"),
+    ({**TRAIN_ROW, "loss": "high"}, "its 'loss' is not a number"),
+    ({"kind": "eval", "episode": 5, "games": 10, "win_rate": 0.5}, "its 'opponent' is missing"),
+    ({"kind": "promote", "opponent": "greedy"}, "its 'episode' is missing"),
+])  # fmt: skip
+def test_a_metrics_row_without_its_numbers_is_one_line_naming_file_and_line(arena_cli, tmp_path, row, fault):
+    """`arena plot training` gave a KeyError traceback for a row with values missing; read_metrics names the line."""
+    path = tmp_path / "g.npz.metrics.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in ({"kind": "settings", "game": "g"}, TRAIN_ROW, row)) + "\n")
+    refused = arena_cli("plot", "training", str(tmp_path / "g.npz"), "--out", str(tmp_path / "x.png"), ok=False)
+    assert refused.exit_code == 2 and refused.stderr.strip().splitlines() == [
+        f"Error: {path}: line 3 is not a metrics row: {fault}"], refused.stderr
+    assert not (tmp_path / "x.png").exists()
 
 
 def test_tabular_q_table_plays_in_tournaments_and_has_learned(tmp_path, arena_cli):
@@ -283,6 +304,22 @@ def test_damaged_q_tables_are_refused_in_one_line(tmp_path, arena_cli):
         refused = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"neural:checkpoint={tmp_path / name},random", ok=False)
         assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
         assert "do not fit" in refused.stderr or "not an arena-qtable version 1" in refused.stderr
+
+
+def test_a_q_table_registers_without_a_game(tmp_path, arena_cli):
+    """Registration without --game read a Q-table as an MLP .npz: 'not an arena-mlp checkpoint'. Now it is read as
+    the Q-table it is, registered, and checked against the game when it plays; a damaged one is refused in its words."""
+    train(short(tmp_path, "q.npz", algorithm="qlearning", episodes=20, eval_games=0), REGISTRY)
+    arena_cli("agents", "register", "q", "--type", "neural", "--checkpoint", str(tmp_path / "q.npz"))
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "q,random", "--rounds", "1", "--quiet")
+    refused = arena_cli("run-tournament", "--game", "connect_four", "--agents", "q,random", ok=False)
+    assert refused.exit_code == 2 and "is for game 'tic_tac_toe'" in refused.stderr
+    with np.load(tmp_path / "q.npz", allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    np.savez(tmp_path / "v9.npz", **{**arrays, "metadata": np.array(json.dumps({"format": "arena-qtable", "version": 9}))})
+    refused = arena_cli("agents", "register", "v9", "--type", "neural", "--checkpoint", str(tmp_path / "v9.npz"), ok=False)
+    assert refused.exit_code == 2 and refused.stderr.strip().splitlines() == [
+        f"Error: checkpoint {tmp_path / 'v9.npz'}: not an arena-qtable version 1 table"]
 
 
 def test_progress_bar_on_a_terminal_shows_the_win_rate(tmp_path):

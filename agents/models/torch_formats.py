@@ -6,6 +6,8 @@ PyTorch is imported here only: ONNX and Arena's .npz networks play without it.
 from __future__ import annotations
 
 import io
+import zipfile
+import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -72,11 +74,27 @@ class ExportedModel(TorchModel):
     format = TORCH_EXPORT
 
 
+def check_crcs(path: str) -> None:
+    """Read every member of the zip archive through, so zipfile checks its CRC-32: torch.jit.load checks none, and a
+    damaged file would load and play with garbage weights (numpy and torch.export's loader read through zipfile).
+    BadZipFile naming the first damaged member."""
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            try:
+                with archive.open(info) as member:
+                    while member.read(1 << 20):
+                        pass
+            except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+                said = str(exc) if info.filename in str(exc) else f"{exc} in {info.filename!r}"
+                raise zipfile.BadZipFile(said) from None
+
+
 def load_torchscript(path: str, device: str) -> TorchScriptModel:
     torch = _torch()
     target = torch_device(device)
     extra = {METADATA_NAME: ""}
     try:
+        check_crcs(path)
         module = torch.jit.load(path, map_location=target, _extra_files=extra)
     except Exception as exc:  # an untrusted file: whatever PyTorch trips on, it is unusable
         raise arena.ArenaError(f"checkpoint {path}: not a loadable TorchScript network ({first_line(exc)})") from None

@@ -29,6 +29,8 @@ from arena.plugins import Registry, get_registry
 from arena.seeding import derive_seed
 
 ALTERNATE = "alternate"
+#: Episodes in a row `reset` may start before one leaves the learner a move.
+RESET_ATTEMPTS = 100
 
 
 def opponent_entry(registry: Registry, text: str, game: Game) -> AgentEntry:
@@ -76,9 +78,23 @@ class ArenaGymEnv(gymnasium.Env):
     # ---------------------------------------------------------------- the Gymnasium API
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """A new episode where the learner is to move. One the opponents end (or take to the turn limit) before the
+        learner's first move (only possible in odd games) is started again, as the next episode, at most
+        RESET_ATTEMPTS times in a row: then ArenaError (a turn limit too small for the seat, or such a game)."""
         super().reset(seed=seed)
         if seed is not None:
             self.episodes = 0
+        for _ in range(RESET_ATTEMPTS):
+            terminated, truncated = self._start()
+            if not (terminated or truncated):
+                return self._observation(), self._info()
+        self.done = True  # step() refuses until a reset succeeds
+        ended = f"the turn limit (max_turns={self.max_turns})" if truncated else "the end of the game"
+        raise ArenaError(f"reset: {RESET_ATTEMPTS} episodes in a row reached {ended} before the learner "
+                         f"(seat {self.seat}) had a move; raise max_turns or take another seat")  # fmt: skip
+
+    def _start(self) -> tuple[bool, bool]:
+        """A new episode, played until the learner is to move: (terminated, truncated) before its first move."""
         self.seat = self.episodes % self.players if self.seat_choice == ALTERNATE else int(self.seat_choice)
         self.episodes += 1
         game_seed = _common.match_seed(self.np_random)
@@ -88,9 +104,7 @@ class ArenaGymEnv(gymnasium.Env):
         self.turns = 0
         self.done = False
         _, terminated, truncated = self._play_opponents()
-        if terminated or truncated:  # the learner never got a move (only possible in odd games): start again
-            return self.reset(options=options)
-        return self._observation(), self._info()
+        return terminated, truncated
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.state is None or self.done:

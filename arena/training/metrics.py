@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -62,17 +63,45 @@ class MetricsWriter:
         self.close()
 
 
+#: Per kind, the numbers a row must hold (the figures and a resumed run read them), the numbers it may hold or leave
+#: null, and the other values it must hold.
+NUMBERS = {"train": ("episode", "window", "win_rate", "draw_rate", "loss_rate"), "eval": ("episode", "games", "win_rate"),
+           "promote": ("episode",)}  # fmt: skip
+OPTIONAL_NUMBERS = {"train": ("loss", "epsilon", "seconds", "valid_rate", "validity_loss", "actor_loss")}
+REQUIRED = {"eval": ("opponent",), "promote": ("opponent",)}
+
+
 def read_metrics(source: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The rows of a metrics file, given the file or its checkpoint; ArenaError (one line) when missing or damaged."""
     path = Path(source)
     if not path.name.endswith(SUFFIX):
         path = metrics_path(path)
-    return read_rows(path, KINDS, "training metrics", "metrics row", "arena train writes them beside the checkpoint")
+    return read_rows(path, KINDS, "training metrics", "metrics row", "arena train writes them beside the checkpoint",
+                     metrics_row_problem)  # fmt: skip
 
 
-def read_rows(path: Path, kinds: tuple[str, ...], what: str, row_name: str, hint: str) -> list[dict[str, Any]]:
+def metrics_row_problem(row: dict[str, Any]) -> str | None:
+    """What is wrong with a metrics row (a value missing, or not a number), or None."""
+    kind = row["kind"]
+    for key in REQUIRED.get(kind, ()) + NUMBERS.get(kind, ()):
+        if key not in row:
+            return f"its '{key}' is missing"
+    wrong = [key for key in NUMBERS.get(kind, ()) if not _is_number(row[key])]
+    wrong += [key for key in OPTIONAL_NUMBERS.get(kind, ()) if row.get(key) is not None and not _is_number(row[key])]
+    return f"its '{wrong[0]}' is not a number" if wrong else None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def read_rows(
+    path: Path, kinds: tuple[str, ...], what: str, row_name: str, hint: str,
+    problem: Callable[[dict[str, Any]], str | None] | None = None,
+) -> list[dict[str, Any]]:  # fmt: skip
     """The rows of a JSON Lines file that a `MetricsWriter` wrote with these `kinds`; a half-written last line (a run
-    killed while writing it) is left out; ArenaError (one line, ending with `hint` when the file is missing) otherwise."""
+    killed while writing it) is left out; ArenaError (one line, ending with `hint` when the file is missing) otherwise,
+    also for a row in which `problem` finds something wrong (naming it)."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -91,5 +120,8 @@ def read_rows(path: Path, kinds: tuple[str, ...], what: str, row_name: str, hint
             raise ArenaError(f"{path}: line {number} is not JSON") from None
         if not isinstance(row, dict) or row.get("kind") not in kinds:
             raise ArenaError(f"{path}: line {number} is not a {row_name}")
+        wrong = problem(row) if problem is not None else None
+        if wrong is not None:
+            raise ArenaError(f"{path}: line {number} is not a {row_name}: {wrong}")
         rows.append(row)
     return rows
