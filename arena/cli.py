@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 import click
@@ -14,7 +18,7 @@ from arena import results, tournament, verify
 from arena.errors import ArenaError
 from arena.executors import EXECUTORS, make_executor, parse_workers
 from arena.isolation import MEMORY_LIMIT_RANGE
-from arena.leaderboard import SYSTEMS, distinct_warning, rank_column
+from arena.leaderboard import ROW_FIELDS, SYSTEMS, distinct_warning, rank_column
 from arena.library import analysis, catalog
 from arena.library import ladders as ladders_library
 from arena.library import matches as matches_library
@@ -30,7 +34,7 @@ from arena.library.storage import (
     resolve_url,
 )
 from arena.match import DEFAULT_MAX_TURNS
-from arena.output import Drop, Shorten, fits, numbered, print_csv, print_json, print_record_csv, print_table
+from arena.output import Drop, Shorten, fits, json_cell, numbered, print_csv, print_json, print_record_csv, print_table
 from arena.params import parse_assignments
 from arena.plugins import Registry, db_option, get_registry, plugins_dir_option
 from arena.plugins import register_commands as add_plugin_commands
@@ -61,6 +65,14 @@ class Context:
         if self._database is None:
             self._database = open_database(self.db_url, create=create)
         return self._database
+
+    def database_after(self, check: Callable[[Database], object]) -> Database:
+        """The database (created if need be) once `check`, the command's own writing, has passed on an empty in-memory
+        one where the SQLite file does not exist yet: input it refuses leaves no new, empty database file."""
+        if not database_exists(self.db_url):
+            with open_database("sqlite://") as scratch:
+                check(scratch)
+        return self.database()
 
     def close(self) -> None:
         if self._database is not None:
@@ -232,7 +244,12 @@ def agents_list(ctx: Context, as_json: bool, as_csv: bool) -> None:
 def agents_register(ctx: Context, name: str, type_id: str, params: tuple[str, ...], game_spec: str | None,
                     checkpoint: str | None) -> None:  # fmt: skip
     """Save an agent type plus parameters under NAME, usable wherever an agent is expected."""
-    catalog.register_agent(ctx.registry(), ctx.database(), name, type_id, parse_assignments(params), game_spec, checkpoint)
+    registry, raw = ctx.registry(), parse_assignments(params)
+
+    def register(database: Database) -> None:
+        catalog.register_agent(registry, database, name, type_id, raw, game_spec, checkpoint)
+
+    register(ctx.database_after(register))
     click.echo(f"registered agent '{name}' ({type_id})")
 
 
@@ -322,6 +339,10 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
                     "--budget": budget, "--players": players, "--openings": openings, "--sprt": sprt_text,
                     "--queue": True if queue else None}  # fmt: skip
         given = [option for option, value in settings.items() if value is not None]
+        source = click.get_current_context().get_parameter_source
+        given += [option for option, parameter in (("--seed", "seed"), ("--max-turns", "max_turns"), ("--time-per-move", "time_per_move"),
+                                                   ("--format", "format_"), ("--network-allowance", "network_allowance"))
+                  if source(parameter) not in (None, click.core.ParameterSource.DEFAULT)]  # given, even if equal to the default
         if given:
             raise ArenaError(f"--resume takes the tournament's own settings; do not give {', '.join(given)}")
         database = ctx.database(create=False)
@@ -347,19 +368,23 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         if queue:
             click.echo(f"tournament {tournament_id}: queued", err=True)
             return
-    try:
-        with ProgressBar("matches", sys.stderr.isatty() and not quiet) as bar:
-            progress = functools.partial(bar.update, text=lambda speed: f"{speed:.1f} games/s" if speed else "- games/s")
-            log = None if quiet else functools.partial(click.echo, err=True)
-            played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate,
-                                     memory_limit, concurrent, notify=lambda text: click.echo(f"note: {text}", err=True),
-                                     log=log, executor=runner, trust_agents=trust_agents)  # fmt: skip
-    except KeyboardInterrupt:
-        _stopped(database, tournament_id)
-    except ArenaError:  # play cannot go on (an agent's checkpoint gone, an opening no deal allows): what was played is kept
-        tournaments_library.stop(database, tournament_id)  # stopped, not left `running` with nobody playing it
-        raise
+    with _stop_signals():  # (the stop is written under it too: a second Ctrl-C cannot cut it short)
+        try:
+            with ProgressBar("matches", sys.stderr.isatty() and not quiet) as bar:
+                progress = functools.partial(bar.update, text=lambda speed: f"{speed:.1f} games/s" if speed else "- games/s")
+                log = None if quiet else functools.partial(click.echo, err=True)
+                played = tournament.play(database, registry, tournament_id, n_workers, progress, ctx.plugins_dirs, isolate,
+                                         memory_limit, concurrent, notify=lambda text: click.echo(f"note: {text}", err=True),
+                                         log=log, executor=runner, trust_agents=trust_agents)  # fmt: skip
+        except KeyboardInterrupt as exc:
+            _stopped(database, tournament_id, isinstance(exc, Terminated))
+        except ArenaError:  # play cannot go on (an agent's checkpoint gone, an opening no deal allows): what was played is kept
+            tournaments_library.stop(database, tournament_id)  # stopped, not left `running` with nobody playing it
+            raise
     click.echo(f"tournament {tournament_id}: played {played} {'match' if played == 1 else 'matches'}", err=True)
+    if tournaments_library.one(database, tournament_id)["status"] == "cancelled":
+        click.echo(f"tournament {tournament_id}: cancelled (`arena tournaments cancel`) during the run: nothing more is "
+                   "played; what was played is kept", err=True)  # fmt: skip
     notice = results.game_error_notice(database, tournament_id)
     if notice:
         click.echo(notice, err=True)
@@ -373,13 +398,50 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
         _print_leaderboard(selection.title, rows, "bt", warning)
 
 
-def _stopped(database: Database, tournament_id: int) -> NoReturn:
-    """Ctrl-C in a run: the tournament is marked stopped (what was played is kept) and the run says how to go on."""
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (`kill`, `timeout`, a service manager) during a run: stopped as Ctrl-C stops it."""
+
+
+@contextlib.contextmanager
+def _stop_signals() -> Iterator[None]:
+    """While a run plays: Ctrl-C and SIGTERM stop it (KeyboardInterrupt), and once one has come the next are ignored,
+    so that writing what was played and marking the tournament stopped are not cut short (a second Ctrl-C printed
+    tracebacks from the database's teardown and could leave it `running`). Processes forked meanwhile keep the
+    default behaviour. The handlers before are back after, unless a signal came: then the run is on its way out, and
+    a late Ctrl-C must not kill it before it has said what it kept."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    owner = os.getpid()
+    came: list[int] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        if os.getpid() != owner:  # a worker forked with this handler: as without it
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        came.append(signum)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    previous = signal.signal(signal.SIGINT, stop), signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        if not came:
+            signal.signal(signal.SIGINT, previous[0])
+            signal.signal(signal.SIGTERM, previous[1])
+
+
+def _stopped(database: Database, tournament_id: int, terminated: bool = False) -> NoReturn:
+    """Ctrl-C (or SIGTERM) in a run: the tournament is marked stopped (what was played is kept) and the run says how to
+    go on (while _stop_signals ignores further signals)."""
     line = tournaments_library.stop(database, tournament_id)
     if line:
         click.echo(line, err=True)
-    click.echo("Aborted.", err=True)
-    sys.exit(130)
+    click.echo("Terminated." if terminated else "Aborted.", err=True)
+    sys.exit(143 if terminated else 130)
 
 
 @cli.command("sprt")
@@ -447,10 +509,11 @@ def check_agent_command(ctx: Context, spec: str, game_spec: str, seeds: int, tim
 @_common
 def play_command(ctx: Context, game_spec: str, against: str, seat: int, name: str, seed: int | None, max_turns: int) -> None:
     """Play a match yourself at the terminal against any agent; it is stored and rated like any other."""
-    from arena.remote.play import play_against
+    from arena.remote.play import human_spec, one_match, play_against
 
-    database = ctx.database()
-    tournament_id = play_against(ctx.registry(), database, game_spec, against, seat, name, seed, max_turns,
+    registry = ctx.registry()
+    database = ctx.database_after(lambda scratch: one_match(registry, scratch, game_spec, against, seat, human_spec(name), seed, max_turns))
+    tournament_id = play_against(registry, database, game_spec, against, seat, name, seed, max_turns,
                                  plugins_dirs=ctx.plugins_dirs, notify=lambda text: click.echo(f"note: {text}", err=True))  # fmt: skip
     click.echo(f"stored as tournament {tournament_id}: `arena matches --tournament {tournament_id}`; "
                f"`arena leaderboard --game {game_spec}` rates it with every other match of the game")  # fmt: skip
@@ -471,7 +534,7 @@ def tournaments_command(ctx: Context, as_json: bool, as_csv: bool) -> None:
         return
     if as_csv:
         columns = list(rows[0]) if rows else ["id"]
-        print_csv(columns, [[",".join(v) if isinstance(v, list) else v for v in r.values()] for r in rows])
+        print_csv(columns, [[",".join(v) if isinstance(v, list) else json_cell(v) for v in r.values()] for r in rows])
         return
     table = [[r["id"], r["name"], r["game_spec"], ",".join(r["agents"]),
               r["format"] + (f" ({r['challenger']})" if r["challenger"] else ""), r["rounds"], r["status"],
@@ -578,8 +641,7 @@ def leaderboard_command(ctx: Context, tournament_key: str | None, game_spec: str
         if warning:
             click.echo(warning, err=True)
     elif as_csv:
-        columns = list(rows[0]) if rows else LEADERBOARD_COLUMNS
-        print_csv(columns, [[r[c] for c in columns] for r in rows])
+        print_csv(ROW_FIELDS, [[r[c] for c in ROW_FIELDS] for r in rows])
         if warning:
             click.echo(warning, err=True)
     else:
@@ -782,12 +844,19 @@ def db_group() -> None:
     """Database maintenance."""
 
 
+#: `arena db verify`'s exit code when every match it checked is fine but some could not be checked (their game is
+#: not installed at the version they were played with).
+VERIFY_UNCHECKED = 3
+
+
 @db_group.command("verify")
 @click.option("--tournament", "tournament_key", default=None, metavar="ID|NAME", help="One tournament (default: every match).")
 @_common
 @_output_options(csv=False)
 def db_verify(ctx: Context, tournament_key: str | None, as_json: bool) -> None:
-    """Replay stored matches; report those whose moves do not lead to the stored result (exit code 1 if any)."""
+    """Replay stored matches; report those whose moves do not lead to the stored result (exit code 1 if any), and
+    count the matches of games not installed at the version they were played with (not checked: exit code 3 if any,
+    and no mismatch)."""
     database = ctx.database(create=False)
     tournament_id = tournaments_library.one(database, tournament_key)["id"] if tournament_key is not None else None
     report = verify.verify(database, ctx.registry(), tournament_id)
@@ -797,8 +866,13 @@ def db_verify(ctx: Context, tournament_key: str | None, as_json: bool) -> None:
         for item in report["mismatches"]:
             click.echo(f"match {item['match']} (tournament {item['tournament']}, {item['reason']}): {item['problem']}")
         click.echo(f"{report['checked']} matches replayed, {len(report['mismatches'])} do not lead to their stored result")
+        unchecked = verify.unchecked_line(report["unchecked"])
+        if unchecked is not None:
+            click.echo(unchecked)
     if report["mismatches"]:
         sys.exit(1)
+    if report["unchecked"]:
+        sys.exit(VERIFY_UNCHECKED)
 
 
 @db_group.command("upgrade")

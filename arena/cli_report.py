@@ -18,7 +18,7 @@ import click
 
 from arena.errors import ArenaError
 from arena.library import figures
-from arena.plugins import plugins_dir_option
+from arena.plugins import db_option, plugins_dir_option
 from arena.report import PLOT_KINDS, Aggregates
 
 if TYPE_CHECKING:
@@ -53,8 +53,8 @@ def db_options(command: Callable[..., Any]) -> Callable[..., Any]:
     @click.pass_obj
     @functools.wraps(command)
     def wrapper(ctx: _Context, db_url: str | None, plugins_dirs: tuple[str, ...], **kwargs: Any) -> Any:
-        if db_url:
-            ctx.db_url = db_url
+        if db_url is not None:
+            ctx.db_url = db_option(db_url)
         ctx.plugins_dirs.extend(plugins_dirs)
         return command(ctx, **kwargs)
 

@@ -146,6 +146,12 @@ def leaderboard_rows(records: Iterable[MatchRecord], bootstrap: int = 100) -> li
     return Standings().add(list(records)).rows(bootstrap)
 
 
+#: A leaderboard row's fields, in order: Standings.rows's, then add_distinct_games's (`arena leaderboard --csv`'s columns).
+ROW_FIELDS = ("agent", "games", "wins", "draws", "losses", "forfeits", "score", "win_rate", "bt", "bt_low", "bt_high",
+              "bt_low_by_prior", "bt_high_by_prior", "elo", "trueskill_mu", "trueskill_sigma", "trueskill_conservative",
+              "rank", "distinct_games", "repeated_games")  # fmt: skip
+
+
 def add_distinct_games(rows: list[dict[str, Any]], pairs: Sequence[dict[str, Any]]) -> str | None:
     """Give each leaderboard row its distinct games (summed over its pairs, see arena.stats.distinct_games) and
     `repeated_games` (some pair of the agent's played mostly repeats); returns the warning to print, if any."""

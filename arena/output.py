@@ -213,9 +213,14 @@ def print_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, default=str))
 
 
+def json_cell(value: Any) -> Any:
+    """A CSV cell's value: a list or a mapping as JSON, anything else as it is."""
+    return json.dumps(value) if isinstance(value, (list, dict)) else value
+
+
 def print_record_csv(record: Mapping[str, Any]) -> None:
     """One record (a named agent, an SPRT summary) as a header and one row; lists and mappings in a cell as JSON."""
-    print_csv(list(record), [[json.dumps(v) if isinstance(v, (list, dict)) else v for v in record.values()]])
+    print_csv(list(record), [[json_cell(v) for v in record.values()]])
 
 
 def print_csv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:

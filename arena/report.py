@@ -33,6 +33,7 @@ from arena import ratings
 from arena.errors import ArenaError
 from arena.files import check_writable
 from arena.leaderboard import leaderboard
+from arena.params import Spec, parse_spec
 from arena.stats import (
     AgentCounts,
     agent_counts,
@@ -120,18 +121,24 @@ class TournamentSettings:
             return None
         return ",".join(f"{key}={value}" for key, value in self.sprt.items())  # (as stored: every digit)
 
+    def named_agents(self) -> bool:
+        """Whether some agent was given as a registered name (replay_spec gives it as the agent it stood for)."""
+        return any(_given(a) != replay_spec(a) for a in self.agents)
+
     def command(self) -> str:
-        """The `arena run-tournament` command that plays the same schedule with the same seeds (given the same agent versions)."""
-        labels = [a.get("label", "") for a in self.agents]
+        """The `arena run-tournament` command that plays the same schedule with the same seeds (given the same agent
+        versions): each agent as its spec (replay_spec), not its label, which may be one stored results gave it."""
+        specs = [replay_spec(a) for a in self.agents]
         args = ["arena", "run-tournament", "--game", self.game]
         if self.format == "gauntlet" and self.challenger:
-            args += ["--format", "gauntlet", "--challenger", self.challenger]
-            labels = [label for label in labels if label != self.challenger]
+            challenger = next((spec for a, spec in zip(self.agents, specs) if a.get("label") == self.challenger), self.challenger)
+            args += ["--format", "gauntlet", "--challenger", challenger]
+            specs = [spec for spec in specs if spec != challenger]
         elif self.format != "round-robin":
             args += ["--format", self.format]
         if self.budget is not None:
             args += ["--budget", str(self.budget)]
-        args += ["--agents", ",".join(labels), "--rounds", str(self.rounds), "--seed", str(self.seed), "--max-turns", str(self.max_turns)]
+        args += ["--agents", ",".join(specs), "--rounds", str(self.rounds), "--seed", str(self.seed), "--max-turns", str(self.max_turns)]
         if self.players != 2:
             args += ["--players", str(self.players)]
         for option, value in (("--openings", self.openings_text()), ("--sprt", self.sprt_text())):
@@ -140,6 +147,26 @@ class TournamentSettings:
         if self.time_per_move:
             args += ["--time-per-move", f"{self.time_per_move:g}"]
         return " ".join(shlex.quote(arg) for arg in args)
+
+
+def _given(agent: dict[str, Any]) -> str:
+    """What a stored agent (AgentEntry.to_json) was given as: its `given`, where stored results relabelled it."""
+    return str(agent.get("given") or agent.get("label", ""))
+
+
+def replay_spec(agent: dict[str, Any]) -> str:
+    """The --agents item that plays a stored agent (AgentEntry.to_json) again: the spec it was given; for a registered
+    name, the type and parameters (its checkpoint included) the name stood for, since it may now stand for another."""
+    given = _given(agent)
+    try:
+        spec = parse_spec(given)
+    except ArenaError:
+        return given
+    if spec.id == agent.get("type"):
+        return given
+    params = {str(k): str(v) for k, v in (agent.get("params") or {}).items()}
+    checkpoint = {"checkpoint": str(agent["checkpoint"])} if agent.get("checkpoint") else {}
+    return str(Spec(str(agent.get("type", "")), {**params, **checkpoint}))
 
 
 def _when(value: datetime | None) -> str:
@@ -480,7 +507,9 @@ def _settings_html(agg: Aggregates) -> str:
             ["created", t.created_at],
             ["finished", t.finished_at or "-"],
             ["to play it again" + (" (the same schedule and agent seeds; the deal is new: each tournament of a game of "
-                                   "hidden information deals from a secret of its own)" if t.secret_deal else ""),
+                                   "hidden information deals from a secret of its own)" if t.secret_deal else "")
+             + (" (registered agents given as the type and parameters they stood for: a name may since stand for "
+                "another agent)" if t.named_agents() else ""),
              t.command()],
         ]
         agents: list[list[Any]] = [[a.get("label", ""), a.get("type", ""),

@@ -733,7 +733,7 @@ def _play(
     outcomes = executor.results(setup, registry, tasks)
     try:
         for finished in outcomes:
-            decided = False
+            decided = cancelled = False
             with pending:
                 for outcome in [finished] if order is None else order.add(finished):
                     decided = take(outcome)
@@ -743,9 +743,10 @@ def _play(
                     queries.save_results(database, keys, buffer, sprt_state(monitor))
                     buffer.clear()
                     last_flush = time.monotonic()
+                    cancelled = _state(database, tournament_id)[0]  # `arena tournaments cancel` from elsewhere: stop here
             if progress:  # every match played (held ones too): a server's progress also checks for a stop
                 progress(done + (len(order.held) if order is not None else 0), total)
-            if decided:
+            if decided or cancelled:
                 break  # decided: matches still running are dropped, so the stored ones end at the decision
     except KeyboardInterrupt:
         interrupted = True

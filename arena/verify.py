@@ -68,12 +68,28 @@ def problem(game: Game, match: queries.StoredMatch) -> str | None:
     return None
 
 
+def not_installed(registry: Registry, game_id: str, version: str) -> str | None:
+    """Why matches of `game_id` at `version` cannot be replayed here ("not installed", "v2 is installed"), or None."""
+    game_cls = registry.games.get(game_id)
+    if game_cls is None:
+        return "not installed"
+    return None if game_cls.info.version == version else f"v{game_cls.info.version} is installed"
+
+
 def verify(database: Any, registry: Registry, tournament_id: int | None = None) -> dict[str, Any]:
-    """Replay every stored match (of one tournament, or all): how many were checked, and those that do not match."""
+    """Replay every stored match (of one tournament, or all): how many were checked, those that do not match, and
+    the matches of games not installed at the version they were played with (`unchecked`: counted per game)."""
     checked, mismatches = 0, []
     games: dict[tuple[str, ...], Game] = {}
+    unchecked: dict[tuple[str, str], dict[str, Any]] = {}
     with database.session() as session:
         for match in queries.stored_matches(session, tournament_id):
+            why = not_installed(registry, match.game_id, match.game_version)
+            if why is not None:
+                entry = unchecked.setdefault((match.game_id, match.game_version),
+                                             {"game": match.game_id, "version": match.game_version, "why": why, "matches": 0})  # fmt: skip
+                entry["matches"] += 1
+                continue
             key = (match.game_id, match.game_version, match.game_params) + match.seat_params
             if key not in games:
                 games[key] = stored_game(registry, match.game_id, match.game_version, match.game_params,
@@ -83,4 +99,13 @@ def verify(database: Any, registry: Registry, tournament_id: int | None = None) 
             if found is not None:
                 mismatches.append({"match": match.id, "tournament": match.tournament_id, "reason": match.reason,
                                    "problem": found})  # fmt: skip
-    return {"checked": checked, "mismatches": mismatches}
+    return {"checked": checked, "mismatches": mismatches, "unchecked": list(unchecked.values())}
+
+
+def unchecked_line(unchecked: Sequence[dict[str, Any]]) -> str | None:
+    """The line that counts and names the matches verify could not check, or None when it checked every one."""
+    if not unchecked:
+        return None
+    count = sum(item["matches"] for item in unchecked)
+    games = ", ".join(f"{item['game']} v{item['version']} ({item['matches']}: {item['why']})" for item in unchecked)
+    return f"{count} {'match' if count == 1 else 'matches'} of games not installed at their version were not checked: {games}"

@@ -78,6 +78,10 @@ def test_bad_tournament_options(arena_cli, args, fragment):
     (["--db", "x" * 300 + ".db", "leaderboard"], "File name too long"),
     (["--db", "sqlite:///y.db?mode=ro", "leaderboard"], "option(s) mode in sqlite:///y.db?mode=ro are read only as a SQLite URI"),
     (["run-tournament", "--resume", "1", "--rounds", "5"], "do not give --rounds"),
+    # options with a default count as given when they are given, even as the default: the stored settings are played
+    (["run-tournament", "--resume", "1", "--seed", "0", "--max-turns", "3"], "do not give --seed, --max-turns"),
+    (["run-tournament", "--resume", "1", "--time-per-move", "0.5", "--format", "gauntlet"], "do not give --time-per-move, --format"),
+    (["run-tournament", "--resume", "1", "--network-allowance", "50"], "do not give --network-allowance"),
     (["agents", "register", "twice", "--type", "random", "--param", "seed=1", "--param", "seed=2"], "'seed' given twice"),
     (["--plugins-dir", "nowhere", "games"], "Directory 'nowhere' does not exist"),
     (["train", "--game", "tic_tac_toe", "--plugins-dir", "nowhere", "--out", "x.npz"], "Directory 'nowhere' does not exist"),
@@ -206,6 +210,9 @@ def test_a_refused_tournament_on_an_existing_database_writes_nothing(arena_cli):
     ["leaderboard"], ["tournaments"], ["matches"], ["stats"], ["replay", "1"], ["db", "verify"],
     ["run-tournament", "--resume", "1"], ["agents", "list"], ["sprt", "1"], ["plot", "net-wins", "--out", "x.png"],
     ["report", "--out", "r"], ["tokens", "list"], ["tokens", "revoke", "bob"], ["db", "check"],
+    ["agents", "register", "x", "--type", "nope"], ["agents", "register", "x", "--type", "minimax", "--param", "depth=0"],
+    ["agents", "register", "a b", "--type", "random"], ["agents", "register", "x", "--type", "random", "--game", "nope"],
+    ["play", "--game", "tic_tac_toe", "--against", "random", "--seat", "5"],
 ])  # fmt: skip
 def test_bad_input_creates_no_database_file(tmp_path, command):
     db = tmp_path / "new.db"
@@ -242,14 +249,17 @@ def test_a_checkpoint_path_with_a_comma_can_be_quoted(arena_cli, tmp_path):
                               ok=False), "")  # fmt: skip  (unquoted: split at the comma)
 
 
-@pytest.mark.parametrize("where", ["group", "command"])
-def test_an_empty_db_option_is_refused_not_taken_for_the_default(tmp_path, monkeypatch, where):
+@pytest.mark.parametrize("args", [
+    ["--db", "", "tournaments"], ["tournaments", "--db", " "],
+    ["report", "--out", "r", "--db", ""], ["plot", "net-wins", "--out", "x.png", "--db", ""], ["tokens", "list", "--db", ""],
+])  # fmt: skip
+def test_an_empty_db_option_is_refused_not_taken_for_the_default(tmp_path, monkeypatch, args):
+    """On the group and every command, those defined outside arena.cli (report, plot, tokens) included."""
     from click.testing import CliRunner
 
     from arena.cli import cli
 
     monkeypatch.chdir(tmp_path)
-    args = ["--db", "", "tournaments"] if where == "group" else ["tournaments", "--db", " "]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2 and "--db is empty" in result.output and "Traceback" not in result.output
     assert not list(tmp_path.iterdir())  # not ./arena.db either

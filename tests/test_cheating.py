@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -108,3 +109,50 @@ def test_an_sprt_counts_no_game_error(db_path):
     assert 0 < len(normal) < len(matches)
     report = arena_cli.json("sprt", "s")
     assert report["games"] == len(normal)  # a broken match is nobody's loss, win or draw
+
+
+def _versioned_games(version: str, gone: bool) -> str:
+    """A loose plugin of tic-tac-toe as `versioned_ttt` at `version`, and as `gone_ttt` too when `gone`."""
+    games = "VersionedTicTacToe" + (", GoneTicTacToe" if gone else "")
+    return f"""
+import dataclasses
+import arena
+from games.tic_tac_toe import TicTacToe
+
+class VersionedTicTacToe(TicTacToe):
+    info = dataclasses.replace(TicTacToe.info, id="versioned_ttt", version="{version}")
+
+class GoneTicTacToe(TicTacToe):
+    info = dataclasses.replace(TicTacToe.info, id="gone_ttt", version="1")
+
+@arena.hookimpl
+def register_games(register):
+    for game in ({games},):
+        register(game)
+"""
+
+
+def test_db_verify_checks_every_match_it_can_and_counts_those_of_games_not_installed_at_their_version(tmp_path, db_path):
+    """Matches of a game at another version, or gone, are counted and named, not an error that stops at the first:
+    every other match is checked (exit code 1 for a mismatch, else 3 while some could not be checked)."""
+    from tests.conftest import Arena, loose_plugin
+
+    before = Arena(db_path, plugins_dirs=(loose_plugin(tmp_path / "old", "games_then", _versioned_games("1", True)),))
+    for game in ("versioned_ttt", "gone_ttt", "tic_tac_toe"):
+        before("run-tournament", "--game", game, "--agents", "random,greedy", "--rounds", "2", "--name", game, "--quiet")
+    assert before("db", "verify").exit_code == 0
+    now = Arena(db_path, plugins_dirs=(loose_plugin(tmp_path / "new", "games_now", _versioned_games("2", False)),))
+    result = now("db", "verify", ok=False)
+    assert result.exit_code == 3, result.output
+    assert result.stdout.splitlines() == [
+        "2 matches replayed, 0 do not lead to their stored result",
+        "4 matches of games not installed at their version were not checked: versioned_ttt v1 (2: v2 is installed), "
+        "gone_ttt v1 (2: not installed)",
+    ]
+    data = json.loads(now("db", "verify", "--json", ok=False).stdout)
+    assert data["checked"] == 2 and [(u["game"], u["matches"]) for u in data["unchecked"]] == [("versioned_ttt", 2), ("gone_ttt", 2)]
+    assert now("db", "verify", "--tournament", "tic_tac_toe").exit_code == 0
+    with sqlite3.connect(db_path) as c:
+        c.execute("update match_seats set score = -score where match_id = (select max(id) from matches)")
+    mismatched = now("db", "verify", ok=False)
+    assert mismatched.exit_code == 1 and "1 do not lead" in mismatched.stdout and "4 matches of games" in mismatched.stdout

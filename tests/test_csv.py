@@ -31,3 +31,22 @@ def test_csv_of_stats_and_replay_say_what_each_figure_is(arena_cli):
     replay = arena_cli.json("replay", "1")
     assert [int(m["action"]) for m in moves] == [m["action"] for m in replay["moves"]]
     assert [m["agent"] for m in moves[:2]] == ["", ""] and moves[2]["agent"] and moves[2]["turn"] == "1"  # the opening: nobody's
+
+
+def test_leaderboard_csv_has_the_same_columns_with_matches_or_none(arena_cli):
+    """The header of an empty leaderboard is that of a full one (it was the table's: rank first, bt_interval), and
+    every field of the JSON rows is a column."""
+    arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "2", "--quiet")
+    full = list(csv.reader(io.StringIO(arena_cli("leaderboard", "--csv").stdout)))
+    empty = list(csv.reader(io.StringIO(arena_cli("leaderboard", "--game", "connect_four", "--csv").stdout)))
+    assert len(full) == 3 and len(empty) == 1
+    assert empty[0] == full[0] == list(arena_cli.json("leaderboard")[0])
+
+
+def test_tournaments_csv_writes_the_renamed_agents_as_json(arena_cli):
+    """`renamed` (given label -> recorded label) is a JSON object in its cell, not Python's repr of a dict."""
+    for agents in ("random,greedy", "random:seed=0,greedy"):  # the second is `random` again: recorded as `random`
+        arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", agents, "--rounds", "1", "--quiet")
+    rows = list(csv.DictReader(io.StringIO(arena_cli("tournaments", "--csv").stdout)))
+    assert [json.loads(row["renamed"]) for row in rows] == [t["renamed"] for t in arena_cli.json("tournaments")]
+    assert json.loads(rows[1]["renamed"]) == {"random:seed=0": "random"}

@@ -84,6 +84,60 @@ def test_ctrl_c_with_isolated_agents_and_workers_says_what_is_kept(tmp_path):
                                 "`arena run-tournament --resume 1` plays the rest", "Aborted."], err
 
 
+def test_sigterm_stops_a_run_as_ctrl_c_does(tmp_path):
+    """`kill` (or `timeout`) sends SIGTERM: what was played is kept, the tournament is `stopped` (not left `running`
+    with nobody playing it) and the run says how to go on."""
+    run, db = _start(tmp_path, "--workers", "2")
+    descendants = _wait_for_play(run, db, 2)
+    os.kill(run.pid, signal.SIGTERM)
+    _out, err = run.communicate(timeout=60)
+    _assert_all_end(descendants)
+    with sqlite3.connect(db) as c:
+        stored = c.execute("select count(*) from matches").fetchone()[0]
+        status = c.execute("select status from tournaments").fetchone()[0]
+    assert run.returncode == 143 and status == "stopped" and stored > 0, (run.returncode, status, err)
+    assert err.splitlines() == [f"tournament 1: stopped, {stored} of 12000 matches stored; "
+                                "`arena run-tournament --resume 1` plays the rest", "Terminated."], err
+
+
+def test_ctrl_c_pressed_again_and_again_stops_the_run_once_and_cleanly(tmp_path):
+    """Four Ctrl-Cs 20 ms apart: the later ones do not cut short what the first one writes (no traceback, the
+    tournament `stopped`)."""
+    run, db = _start(tmp_path, "--workers", "2")
+    descendants = _wait_for_play(run, db, 2)
+    for _press in range(4):
+        os.killpg(run.pid, signal.SIGINT)
+        time.sleep(0.02)
+    _out, err = run.communicate(timeout=60)
+    _assert_all_end(descendants)
+    with sqlite3.connect(db) as c:
+        status = c.execute("select status from tournaments").fetchone()[0]
+    assert run.returncode == 130 and status == "stopped" and "Traceback" not in err, (run.returncode, status, err)
+    assert err.splitlines()[-1] == "Aborted.", err
+
+
+@pytest.mark.parametrize("extra", [(), ("--workers", "2")])
+def test_a_run_stops_when_its_tournament_is_cancelled_elsewhere(tmp_path, extra):
+    """`arena tournaments cancel` while `arena run-tournament` plays it: the run stops within a flush of its results
+    and says so; what was played is kept and the tournament stays cancelled."""
+    run, db = _start(tmp_path, *extra)
+    try:
+        _wait_for_play(run, db, 0)
+        cancel = subprocess.run([ARENA, "--db", str(db), "tournaments", "cancel", "1"], capture_output=True, text=True,
+                                timeout=60, preexec_fn=limit_child)  # fmt: skip
+        assert cancel.returncode == 0, cancel.stderr
+        _out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate(timeout=30)
+    with sqlite3.connect(db) as c:
+        stored = c.execute("select count(*) from matches").fetchone()[0]
+        status = c.execute("select status from tournaments").fetchone()[0]
+    assert run.returncode == 0 and status == "cancelled" and 0 < stored < 12000, (stored, status, err)
+    assert "cancelled (`arena tournaments cancel`) during the run" in err
+
+
 @pytest.mark.parametrize("how,workers", [("exit", "1"), ("segfault", "1"), ("exit", "2")])
 def test_an_in_process_agent_that_kills_its_process_loses_and_the_tournament_goes_on(tmp_path, how, workers):
     """The agent ends its worker process: the run says so in one line and plays the rest with each agent in its own

@@ -413,3 +413,30 @@ def test_the_command_to_play_it_again_plays_the_same_matches(tmp_path: Path, opt
                 for m in arena.json("matches", "--limit", "1000")]  # fmt: skip
 
     assert played(again) == played(first) and len(played(first)) > 0, command
+
+
+def test_the_command_to_play_it_again_gives_specs_not_the_labels_stored_results_gave(tmp_path: Path) -> None:
+    """An agent recorded under a new label (`careful@2`: the name registered again with other parameters) is given
+    back as what it stood for, never as that label (`unknown agent 'careful@2'`); a registered name is given as its
+    type and parameters, which play the same agent even after the name is registered again."""
+    from arena.report import TournamentSettings
+    from db import queries
+    from db.session import open_database
+
+    arena = Arena(tmp_path / "arena.db")
+    base = ("--game", "connect_four", "--agents", "careful,random", "--rounds", "1", "--seed", "3", "--max-turns", "12", "--quiet")
+    for depth, name in (("2", "first"), ("1", "second")):
+        arena("agents", "remove", "careful", ok=False)
+        arena("agents", "register", "careful", "--type", "minimax", "--param", f"depth={depth}", "--game", "connect_four")
+        arena("run-tournament", *base, "--name", name)
+    with open_database(arena.url).session() as session:
+        commands = {name: TournamentSettings.from_row(queries.find_tournament(session, name)).command() for name in ("first", "second")}
+    assert "--agents minimax:depth=2,random " in commands["first"] and "--agents minimax:depth=1,random " in commands["second"]
+
+    def played(name: str) -> list[tuple[Any, ...]]:
+        return [(m["seed"], m["turns"], [(s["agent"], s["outcome"]) for s in m["seats"]])
+                for m in arena.json("matches", "--tournament", name, "--limit", "100")]  # fmt: skip
+
+    for name, command in commands.items():
+        arena(*shlex.split(command)[1:], "--name", f"{name}-again")
+        assert played(f"{name}-again") == played(name) and played(name), command
