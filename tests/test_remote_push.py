@@ -61,6 +61,7 @@ def test_hidden_information_game_plays_remotely():
         ("stall", "timeout", "/act"),
         ("slow", "timeout", ""),
         ("disconnect", "agent_disconnected", "disconnect"),
+        ("cut_short", "agent_disconnected", "in the middle of its answer (5 of 100 bytes)"),
         ("http_error", "agent_disconnected", "HTTP 500"),
         ("redirect", "bad_reply", "HTTP 307, a redirect"),
         ("huge", "bad_reply", "more than 1,048,576 bytes"),
@@ -187,6 +188,12 @@ def test_bad_url_and_games_without_json_are_refused_before_play(arena_cli):
         result = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", f"http:url={url},random", ok=False)
         assert result.exit_code == 2 and "url=http" in result.stderr and problem in result.stderr, result.stderr
     assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
+    # A named agent is checked as far as it can be without a game: a URL or a bot name that could never play
+    for params, fragment in ((["url=bad"], "url=http"), ([], "url=http"), (["name=a b"], "needs name=NAME")):
+        kind = "pull" if fragment.startswith("needs") else "http"
+        result = arena_cli("agents", "register", "bot", "--type", kind, *[f"--param={p}" for p in params], ok=False)
+        assert result.exit_code == 2 and fragment in result.stderr, result.stderr
+    assert arena_cli.rows("select count(*) from agents") in ([], [(0,)])
     with pytest.raises(ArenaError, match="no JSON view"):
         from arena.remote.push import check_remote_game
 

@@ -117,6 +117,10 @@ class BotConnection:
         except OSError as exc:
             self.close()
             raise Disconnected(f"the connection failed: {type(exc).__name__}: {exc}") from None
+        if response.length:  # http.client returns what came before the socket closed: short of its Content-Length
+            self.close()
+            raise Disconnected(f"the bot disconnected in the middle of its answer ({len(data)} of "
+                               f"{len(data) + response.length} bytes)")  # fmt: skip
         if response.will_close:
             self.close()
         return response.status, data

@@ -114,10 +114,14 @@ class PullAgent(RemoteAgent):
         self.name = str(self.params["name"])
 
     @classmethod
-    def check_game(cls, game: Game, params: dict[str, Any]) -> None:
+    def check_params(cls, params: dict[str, Any]) -> None:
         name = str(params.get("name", ""))
         if not name or any(ch.isspace() for ch in name):
             raise ArenaError(f"agent '{cls.info.id}' needs name=NAME, the name it connects as (got {name!r})")
+
+    @classmethod
+    def check_game(cls, game: Game, params: dict[str, Any]) -> None:
+        cls.check_params(params)
         if not os.environ.get(HUB_ENV):
             raise ArenaError(f"agent '{cls.info.id}' plays only in tournaments submitted to `arena serve`, where its bot "
                              "connects (use http:url=... to call a bot that listens)")  # fmt: skip

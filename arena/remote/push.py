@@ -139,11 +139,15 @@ class HttpAgent(RemoteAgent):
         self.start_status: int | None = None  # the HTTP status of its /start answer (arena check-agent reports others than 2xx)
 
     @classmethod
-    def check_game(cls, game: Game, params: dict[str, Any]) -> None:
+    def check_params(cls, params: dict[str, Any]) -> None:
         url = str(params.get("url", ""))
         problem = url_problem(url)
         if problem is not None:
             raise ArenaError(f"agent 'http' needs url=http://HOST:PORT (got {url!r}: {problem})")
+
+    @classmethod
+    def check_game(cls, game: Game, params: dict[str, Any]) -> None:
+        cls.check_params(params)
         super().check_game(game, params)
 
     def _post(self, path: str, message: dict[str, Any], deadline: float) -> tuple[int, bytes, float]:
