@@ -249,7 +249,7 @@ def read_checkpoint(path: str) -> Network:
         raise arena.ArenaError(f"checkpoint {path}: cannot read it ({exc.strerror or exc})") from None
     if magic != _ZIP_MAGIC:  # numpy would blame pickled data, which is not what is wrong
         raise arena.ArenaError(f"checkpoint {path}: not a .npz checkpoint (not a zip archive)")
-    _check_inflated_size(path)
+    check_inflated_size(path)
     try:
         loaded = np.load(path, allow_pickle=False)
     except Exception as exc:  # an untrusted file: whatever numpy trips on, the file is unusable
@@ -281,7 +281,7 @@ def max_checkpoint_bytes() -> int:
     return int(megabytes * 1024 * 1024)
 
 
-def _check_inflated_size(path: str) -> None:
+def check_inflated_size(path: str) -> None:
     """Refuse an archive whose members declare more than `max_checkpoint_bytes()` (zipfile never inflates past a
     member's declared size, so the declared sizes bound what loading it can take)."""
     limit = max_checkpoint_bytes()

@@ -322,6 +322,17 @@ def test_a_q_table_registers_without_a_game(tmp_path, arena_cli):
         f"Error: checkpoint {tmp_path / 'v9.npz'}: not an arena-qtable version 1 table"]
 
 
+def test_a_q_table_is_held_to_the_checkpoint_size_bound(tmp_path, arena_cli, monkeypatch):
+    """A Q-table is an .npz like the others: what its members inflate to is bounded ($ARENA_MAX_CHECKPOINT_MB), and a
+    bad bound is one line, where a Q-table was read whatever the bound said."""
+    train(short(tmp_path, "q.npz", algorithm="qlearning", episodes=20, eval_games=0), REGISTRY)
+    agents = f"neural:checkpoint={tmp_path / 'q.npz'},random"
+    for bound, fragment in (("0.000001", "more than the 0 MB allowed"), ("abc", "must be a number of megabytes")):
+        monkeypatch.setenv("ARENA_MAX_CHECKPOINT_MB", bound)
+        refused = arena_cli("run-tournament", "--game", "tic_tac_toe", "--agents", agents, "--name", f"b{bound}", ok=False)
+        assert refused.exit_code == 2 and fragment in refused.stderr, refused.stderr
+
+
 def test_progress_bar_on_a_terminal_shows_the_win_rate(tmp_path):
     """On a terminal `arena train` draws a progress bar with episodes done and the current win rate (no lines);
     piped, it prints progress lines instead (test_cli_records_metrics_and_plots_them)."""

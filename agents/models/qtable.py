@@ -51,6 +51,9 @@ def load_qtable(path: str, device: str) -> QTableModel:
     """The Q-table at `path`, checked against the sizes its metadata declares; ArenaError (one line) otherwise."""
     if device != "cpu":
         raise arena.ArenaError(f"checkpoint {path}: Q-tables run on the CPU (numpy); use device=cpu")
+    from agents.neural import check_inflated_size
+
+    check_inflated_size(path)  # as every .npz: a member that would inflate past the bound is refused before it is
     try:
         with np.load(path, allow_pickle=False) as archive:
             metadata = json.loads(str(archive["metadata"][()]))
