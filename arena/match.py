@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import secrets
 import time
@@ -307,7 +308,12 @@ def _steps(
                 raise
             except Exception as exc:
                 return end(AGENT_ERROR, f"{type(exc).__name__}: {exc}", seat)
-    while not is_terminal():
+    while True:
+        try:
+            if is_terminal():
+                break
+        except Exception as exc:
+            return end(GAME_ERROR, f"the game failed to say whether it is over at turn {turns + 1}: {type(exc).__name__}: {exc}")
         if turns >= max_turns:
             return end(TURN_LIMIT, None)
         if past is not None and turns >= past:
@@ -321,7 +327,11 @@ def _steps(
             return end(GAME_ERROR, f"the game offers seat {seat} no legal action in a running game (turn {turns + 1})")
         if guarded:
             before = _position(state)
-        given = state if live else clone() if perfect else view(seat)  # made before the clock starts: not think time
+        try:
+            given = state if live else clone() if perfect else view(seat)  # made before the clock starts: not think time
+        except Exception as exc:
+            return end(GAME_ERROR, f"the game failed to give seat {seat} its {'copy' if perfect else 'view'} of the position "
+                                   f"at turn {turns + 1}: {type(exc).__name__}: {exc}")  # fmt: skip
         start = clock()
         action: Any
         try:
@@ -365,9 +375,14 @@ def _steps(
         record_legal(len(legal))
         made[seat] += 1
         turns += 1
-    returns = state.returns()
+    try:
+        returns = [float(r) for r in state.returns()]
+    except Exception as exc:
+        return end(GAME_ERROR, f"the game failed to give its returns at the end (turn {turns}): {type(exc).__name__}: {exc}")
+    if len(returns) != num_players or not all(map(math.isfinite, returns)):
+        return end(GAME_ERROR, f"the game's returns at the end are {returns!r}, not one finite number per seat ({num_players})")
     ranks, outcomes = outcomes_from_returns(returns)
-    return MatchResult([float(r) for r in returns], outcomes, ranks, turns, NORMAL, None, think, moves, legal_counts, made,
+    return MatchResult(returns, outcomes, ranks, turns, NORMAL, None, think, moves, legal_counts, made,
                        state.rounds_played(), first_player, list(opening)), state  # fmt: skip
 
 

@@ -45,8 +45,13 @@ def games(registry: Registry) -> list[dict[str, Any]]:
             "params": [{"name": p.name, "default": p.default, "help": p.help} for p in info.params],
             "description": info.description,
         }  # fmt: skip
-        entry["num_actions"], entry["observation_shape"] = _shape(game_cls())
-        entry["state"] = json_view_doc(game_cls())
+        try:
+            default = game_cls()
+        except Exception:  # noqa: BLE001  (a plugin game that needs a parameter, or cannot be made: listed, without them)
+            entry["num_actions"], entry["observation_shape"], entry["state"] = None, None, None
+        else:
+            entry["num_actions"], entry["observation_shape"] = _shape(default)
+            entry["state"] = json_view_doc(default)
         data.append(entry)
     return data
 
