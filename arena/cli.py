@@ -106,27 +106,47 @@ def _output_options(csv: bool = True) -> Callable[[Callable[..., Any]], Callable
     return decorate
 
 
+#: Keys of the group's click context meta: its --plugins-dir folders, read first, and the plugins' commands.
+_PLUGINS_DIRS = "arena.plugins_dirs"
+_PLUGIN_COMMANDS = "arena.plugin_commands"
+
+
 class ArenaGroup(click.Group):
     """Every failure the user can fix is one line on stderr and exit code 2; plugins' commands join on first look-up."""
 
-    plugin_commands_added = False
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[_PLUGINS_DIRS] = self._plugins_dirs_in(ctx, args)  # before --help lists or click resolves the command
+        return super().parse_args(ctx, args)
 
-    def _add_plugin_commands(self) -> None:
-        if not self.plugin_commands_added:
-            self.plugin_commands_added = True
+    def _plugins_dirs_in(self, ctx: click.Context, args: list[str]) -> tuple[str, ...]:
+        """The group's --plugins-dir values among `args` (a mistake in them is for the real parsing to report)."""
+        try:
+            opts, _, _ = self.make_parser(ctx).parse_args(args=list(args))
+        except click.UsageError:
+            return ()
+        return tuple(opts.get("plugins_dirs") or ())
+
+    def _plugin_commands(self, ctx: click.Context) -> dict[str, click.Command]:
+        """The commands of the plugins (those of the group's --plugins-dir folders too), added once per invocation; a
+        plugin whose register_commands raises is a warning, and every other command still works."""
+        if _PLUGIN_COMMANDS not in ctx.meta:
+            added = click.Group()
+            ctx.meta[_PLUGIN_COMMANDS] = added.commands
             try:
-                add_plugin_commands(get_registry(), self)
+                problems = add_plugin_commands(get_registry(ctx.meta.get(_PLUGINS_DIRS, ())), added)
             except ArenaError:
-                pass  # a broken plugin set: the command itself reports it as one clean line
+                problems = []  # a broken plugin set: the command itself reports it as one clean line
+            for message in problems:
+                click.echo(f"warning: {message}", err=True)
+        commands: dict[str, click.Command] = ctx.meta[_PLUGIN_COMMANDS]
+        return commands
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands:
-            self._add_plugin_commands()
-        return super().get_command(ctx, cmd_name)
+        command = super().get_command(ctx, cmd_name)
+        return command if command is not None else self._plugin_commands(ctx).get(cmd_name)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        self._add_plugin_commands()
-        return super().list_commands(ctx)
+        return sorted({*super().list_commands(ctx), *self._plugin_commands(ctx)})
 
     def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         kwargs["standalone_mode"] = False

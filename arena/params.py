@@ -291,6 +291,16 @@ def breaks_spec(name: str) -> bool:
     return not name or any(ch.isspace() or ch in SPEC_SEPARATORS for ch in name)
 
 
+#: The rule for the id of a game or an agent type, said when an id breaks it.
+ID_RULE = "an id has no spaces, ',', ':', '=' or '\"' (it starts a spec such as id:key=value)"
+
+
+def is_id(item_id: object) -> bool:
+    """Whether `item_id` can be the id of a game or an agent type (ID_RULE): text that reads back as one word of a spec.
+    The one rule of the plugin loader and of the conformance suite."""
+    return isinstance(item_id, str) and not breaks_spec(item_id)
+
+
 #: The longest name of an agent, a token or a person (their database columns).
 MAX_NAME_LENGTH = 200
 

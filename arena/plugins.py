@@ -7,10 +7,14 @@ import is reported by name and skipped; a duplicate game or agent id is an error
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import importlib
 import importlib.util
+import inspect
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -22,7 +26,7 @@ import pluggy
 from arena import hookspecs
 from arena.api import Agent, Game
 from arena.errors import ArenaError, did_you_mean
-from arena.params import breaks_spec, default_problem
+from arena.params import ID_RULE, Param, default_problem, is_id
 
 ENTRY_POINT_GROUP = "arena"
 #: PluginInfo.source of the plugins Arena itself ships (its built-in games and agents).
@@ -140,27 +144,64 @@ def load(plugins_dirs: Iterable[str | os.PathLike[str]] = (), warn: Callable[[st
         loaded[ep.name] = dist
         try:
             module = ep.load()
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # sys.exit() or argparse at import too: reported, not the end of Arena
             report(f"plugin '{ep.name}' (entry point of {dist}) failed to load: {type(exc).__name__}: {exc}")
             continue
         _register(pm, registry, module, ep.name, f"entry point ({dist})", version, report)
 
     for directory in _plugin_dirs(plugins_dirs):
-        for path in sorted(directory.glob("*.py")):
-            if path.name.startswith("_"):
-                continue
-            name = path.stem
-            try:
-                module = _load_file(path)
-            except Exception as exc:
-                report(f"plugin '{name}' ({path}) failed to load: {type(exc).__name__}: {exc}")
-                continue
-            version = str(getattr(module, "__version__", "-"))
-            _register(pm, registry, module, name, str(path), version, report)
+        with _helpers_importable(directory):
+            for path in sorted(directory.glob("*.py")):
+                if not path.name.startswith("_"):  # a helper module: imported by the plugins that use it
+                    _load_loose(pm, registry, path, report)
 
     pm.check_pending()
     _collect(registry)
     return registry
+
+
+def _load_loose(pm: pluggy.PluginManager, registry: Registry, path: Path, report: Callable[[str], None]) -> None:
+    name = path.stem
+    try:
+        module = _load_file(path)
+    except (Exception, SystemExit) as exc:  # sys.exit() or argparse at import too: reported, not the end of Arena
+        report(f"plugin '{name}' ({path}) failed to load: {type(exc).__name__}: {exc}")
+        return
+    version = str(getattr(module, "__version__", "-"))
+    _register(pm, registry, module, name, str(path), version, report)
+
+
+#: Every plugins folder whose plugins have loaded in this process (resolved): where helper modules came from.
+_helper_folders: set[Path] = set()
+
+
+@contextlib.contextmanager
+def _helpers_importable(directory: Path) -> Iterator[None]:
+    """`directory` at the end of sys.path while its plugins load, so that they import its helper modules (`from _util
+    import first`); installed modules keep their names. Its helpers are imported afresh, as its plugins are, never
+    another plugins folder's of the same name; sys.path is as it was afterwards."""
+    folder = directory.resolve()
+    _forget_helpers(folder)
+    entry = str(folder)
+    added = entry not in sys.path
+    if added:
+        sys.path.append(entry)
+    importlib.invalidate_caches()  # a folder written a moment ago
+    try:
+        yield
+    finally:
+        _helper_folders.add(folder)
+        if added and entry in sys.path:
+            sys.path.remove(entry)
+
+
+def _forget_helpers(folder: Path) -> None:
+    """Drop from sys.modules what a plugins folder's helpers imported under the name of one of `folder`'s helpers."""
+    names = {p.stem for p in folder.glob("_*.py")} | {p.name for p in folder.glob("_*") if (p / "__init__.py").is_file()}
+    for name in [n for n in sys.modules if n in names or n.partition(".")[0] in names]:
+        origin = getattr(sys.modules[name], "__file__", None)
+        if origin is not None and any(Path(origin).resolve().is_relative_to(f) for f in _helper_folders | {folder}):
+            del sys.modules[name]
 
 
 #: The distribution of Arena's own (built-in) plugins: they load before any other package's.
@@ -221,34 +262,60 @@ def _collect(registry: Registry) -> None:
         hook = getattr(pm.hook, hook_name)
         # get_hookimpls() is in registration order (built-ins first), so a duplicate names the later plugin.
         for impl in hook.get_hookimpls():
-            plugin_name = impl.plugin_name
-
-            def register(item: Any, _plugin: str = plugin_name, _kind: str = kind, _table: dict = table, _base: type = base) -> None:
-                # A bad registration is reported and skipped; the plugin's other items and every other plugin still load.
-                if not (isinstance(item, type) and issubclass(item, _base)):
-                    registry.errors.append(f"plugin '{_plugin}' registered {item!r}, which is not an arena.{_base.__name__} "
-                                           "class: skipped")  # fmt: skip
-                    return
-                item_id = item.info.id  # type: ignore[attr-defined]  # a Game or Agent class, checked above
-                if not isinstance(item_id, str) or breaks_spec(item_id):
-                    registry.errors.append(f"plugin '{_plugin}' registered {_kind} id {item_id!r}: an id has no spaces, ',', "
-                                           "':', '=' or '\"' (it starts a spec such as id:key=value): skipped")  # fmt: skip
-                    return
-                problem = default_problem(getattr(item.info, "params", ()), f"{_kind} '{item_id}'")  # type: ignore[attr-defined]
-                if problem is not None:  # a placeholder for a value to give, or a mistake: said now, refused where used
-                    registry.errors.append(f"plugin '{_plugin}' registered {_kind} '{item_id}': {problem}; a spec must give it")
-                if item_id in _table:
-                    first = registry._owner[(_kind, item_id)]
-                    registry.errors.append(f"duplicate {_kind} id '{item_id}': registered by plugins '{first}' and "
-                                           f"'{_plugin}'; the one of '{first}' is kept")  # fmt: skip
-                    return
-                _table[item_id] = item
-                registry._owner[(_kind, item_id)] = _plugin
-
+            register = functools.partial(_add, registry, impl.plugin_name, kind, table, base)  # knows the plugin calling
             try:
                 impl.function(register)
             except Exception as exc:
-                registry.errors.append(f"plugin '{plugin_name}' failed in {hook_name}: {type(exc).__name__}: {exc}")
+                registry.errors.append(f"plugin '{impl.plugin_name}' failed in {hook_name}: {type(exc).__name__}: {exc}")
+
+
+def _add(registry: Registry, plugin: str, kind: str, table: dict[str, Any], base: type, item: Any) -> None:
+    """Register one game or agent class of `plugin`. A bad registration is reported and skipped; the plugin's other items
+    and every other plugin still load."""
+    try:
+        problem = _registration_problem(item, kind, base)
+        placeholder = None if problem is not None else default_problem(item.info.params, f"{kind} '{item.info.id}'")
+    except Exception as exc:  # an `info` that is no GameInfo/AgentInfo, a Param whose checks raise
+        problem = f"{kind} class {getattr(item, '__name__', repr(item))}, which cannot be checked: {type(exc).__name__}: {exc}"
+    if problem is not None:
+        registry.errors.append(f"plugin '{plugin}' registered {problem}: skipped")
+        return
+    item_id = item.info.id
+    if placeholder is not None:  # a placeholder for a value to give, or a mistake: said now, refused where used
+        registry.errors.append(f"plugin '{plugin}' registered {kind} '{item_id}': {placeholder}; a spec must give it")
+    if item_id in table:
+        first = registry._owner[(kind, item_id)]
+        registry.errors.append(f"duplicate {kind} id '{item_id}': registered by plugins '{first}' and "
+                               f"'{plugin}'; the one of '{first}' is kept")  # fmt: skip
+        return
+    table[item_id] = item
+    registry._owner[(kind, item_id)] = plugin
+
+
+def _registration_problem(item: Any, kind: str, base: type) -> str | None:
+    """Why `item` cannot be registered as a `kind` of class `base` (None: it can), said after "plugin 'x' registered "."""
+    if not (isinstance(item, type) and issubclass(item, base)):
+        return f"{item!r}, which is not an arena.{base.__name__} class"
+    item_id = item.info.id  # type: ignore[attr-defined]  # a Game or Agent class, checked above
+    if not is_id(item_id):
+        return f"{kind} id {item_id!r}: {ID_RULE}"
+    if inspect.isabstract(item):
+        missing = ", ".join(f"{name}()" for name in sorted(getattr(item, "__abstractmethods__", ())))
+        return f"{kind} '{item_id}', an abstract class: it does not define {missing}"
+    problem = _params_problem(item.info.params)  # type: ignore[attr-defined]
+    return None if problem is None else f"{kind} '{item_id}': {problem}"
+
+
+def _params_problem(params: object) -> str | None:
+    """What is wrong with a declared `params` (None: a tuple of arena.Param, as it must be)."""
+    if isinstance(params, Param):
+        return "its params is one arena.Param, not a tuple of them (a one-item tuple needs a trailing comma: (Param(...),))"
+    if not isinstance(params, tuple):
+        return f"its params is a {type(params).__name__}, not a tuple of arena.Param"
+    wrong = [item for item in params if not isinstance(item, Param)]
+    if wrong:
+        return f"its params holds {wrong[0]!r}, which is not an arena.Param"
+    return None
 
 
 _cache: dict[tuple[str, ...], Registry] = {}
@@ -303,6 +370,13 @@ def command_db(ctx: CommandContext | None, db_url: str | None) -> str | None:
     return ctx.db_url if ctx is not None else None
 
 
-def register_commands(registry: Registry, cli: Any) -> None:
-    """Let plugins add CLI commands."""
-    registry.pm.hook.register_commands(cli=cli)
+def register_commands(registry: Registry, cli: Any) -> list[str]:
+    """Let plugins add CLI commands to `cli`; returns one line per plugin whose register_commands raised (the others'
+    commands are added all the same)."""
+    problems = []
+    for impl in reversed(registry.pm.hook.register_commands.get_hookimpls()):  # pluggy's order of calling them
+        try:
+            impl.function(**dict.fromkeys(impl.argnames, cli))
+        except Exception as exc:
+            problems.append(f"plugin '{impl.plugin_name}' failed in register_commands: {type(exc).__name__}: {exc}")
+    return problems

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.api import TERMINAL, Agent, Game, State
 from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, play_match
+from arena.params import ID_RULE, is_id
 from arena.seeding import derive_seed
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def _snapshot(state: State) -> tuple[Any, ...]:
 
 def check_metadata(game: Game) -> None:
     info = game.info
-    assert info.id and info.id.replace("_", "").isalnum(), f"game id {info.id!r} must be a simple name"
+    assert is_id(info.id), f"game id {info.id!r}: {ID_RULE}"
     assert info.version, f"game '{info.id}' needs a version"
     assert 1 <= info.min_players <= info.max_players, f"game '{info.id}': bad player range"
     assert info.min_players <= game.num_players <= info.max_players, f"game '{info.id}': num_players out of range"

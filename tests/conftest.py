@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing.util
 import os
 import shutil
 import sqlite3
@@ -34,6 +35,7 @@ def pytest_configure(config: pytest.Config) -> None:
     process leaves behind (multiprocessing's pymp-*, a browser profile, a Ray staging folder) goes when the run ends."""
     if os.environ.get("PYTEST_XDIST_WORKER") or _TMPDIR in os.environ:
         return  # a worker, or a run inside a run: the folder is the controller's
+    multiprocessing.util.get_temp_dir()  # this process's own, made where it was: removed at its exit, after the folder
     folder = tempfile.mkdtemp(prefix="arena-tests-")
     os.environ[_TMPDIR] = os.environ["TMPDIR"] = folder
     tempfile.tempdir = None  # gettempdir() reads TMPDIR again

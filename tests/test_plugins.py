@@ -164,3 +164,110 @@ def test_a_package_cannot_take_over_a_built_in_id_nor_hide_another_package(tmp_p
     assert "duplicate game id 'tic_tac_toe': registered by plugins 'tic_tac_toe' and 'a_hijack'; the one of 'tic_tac_toe' is kept" in listed.stderr
     assert "duplicate agent id 'random': registered by plugins 'random_agent' and 'a_hijack'" in listed.stderr
     assert "plugin 'a_hijack' (entry point of arena-bbb): a plugin of that name is already loaded (entry point of arena-aaa)" in listed.stderr
+
+
+HELLO = "import arena\nimport click\n\n@arena.hookimpl\ndef register_commands(cli):\n    @cli.command('hello')\n    def hello():\n        click.echo('hi')\n"
+KAPUT = "import arena\n\n@arena.hookimpl\ndef register_commands(cli):\n    raise RuntimeError('kaput')\n"
+
+
+def test_a_plugin_command_from_a_plugins_dir_folder_is_a_command(tmp_path):
+    plugins = loose_plugin(tmp_path / "plugins", "hello", HELLO)
+    arena = Arena(tmp_path / "a.db", plugins_dirs=(plugins,))
+    assert arena("hello").stdout == "hi\n"
+    assert re.search(r"^  hello\b", arena("--help").stdout, re.M)  # --help lists it, and the built-in plugins' commands
+    assert "train" in arena("--help").stdout
+    assert "No such command 'hello'" in Arena(tmp_path / "a.db", plugins_dirs=())("hello", ok=False).stderr  # not elsewhere
+
+
+def test_a_plugin_whose_register_commands_raises_is_a_warning_and_every_other_command_works(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_PLUGINS_DIR", str(loose_plugin(tmp_path / "plugins", "kaput", KAPUT)))
+    arena = Arena(tmp_path / "a.db", plugins_dirs=(loose_plugin(tmp_path / "more", "hello", HELLO),))
+    warning = "warning: plugin 'kaput' failed in register_commands: RuntimeError: kaput"
+    shown = arena("--help")
+    assert shown.stderr.splitlines() == [warning] and "plugins" in shown.stdout and "train" in shown.stdout
+    unknown = arena("nosuch", ok=False)
+    assert unknown.exit_code == 2 and unknown.stderr.splitlines() == [warning, "Error: No such command 'nosuch'."]
+    assert arena("hello").stdout == "hi\n" and arena("plugins").exit_code == 0
+
+
+def test_a_plugin_imports_a_helper_module_of_its_folder(tmp_path, monkeypatch):
+    """README: a helper module of a plugins folder is named with a leading '_' and a plugin imports it by that name;
+    each folder its own helper, the same name or not, and sys.path as it was."""
+    monkeypatch.chdir(tmp_path)
+    source = ("import arena\nfrom _util import first\n\nclass First(arena.Agent):\n    info = arena.AgentInfo(id={id!r})\n"
+              "    def act(self, state):\n        return first(state.legal_actions())\n\n"
+              "@arena.hookimpl\ndef register_agents(register):\n    register(First)\n")  # fmt: skip
+    folders = []
+    for name, body in (("one", "def first(a):\n    return a[0]\n"), ("two", "def first(a):\n    return a[-1]\n")):
+        folders.append(loose_plugin(tmp_path / name, f"uses_util_{name}", source.format(id=f"first_{name}")))
+        (folders[-1] / "_util.py").write_text(body)
+    path = list(sys.path)
+    registry = load(folders)
+    assert not registry.errors and sys.path == path
+    picks = {name: registry.agents[f"first_{name}"].act(None, type("S", (), {"legal_actions": lambda self: [3, 4]})())
+             for name in ("one", "two")}  # fmt: skip
+    assert picks == {"one": 3, "two": 4}
+    arena = Arena(tmp_path / "a.db", plugins_dirs=(folders[0],))  # agent processes load the folder as well
+    arena("run-tournament", "--game", "tic_tac_toe", "--agents", "first_one,random", "--rounds", "2", "--isolate")
+    assert [match["reason"] for match in arena.json("matches")] == ["normal", "normal"]
+
+
+def test_a_plugin_that_exits_at_import_is_reported_by_name(tmp_path):
+    plugins = loose_plugin(tmp_path / "plugins", "quitter", "import sys\nsys.exit(3)\n")
+    loose_plugin(plugins, "argv", "import argparse\nargparse.ArgumentParser().parse_args(['--nope'])\n")
+    result = Arena(tmp_path / "a.db", plugins_dirs=(plugins,))("plugins")
+    assert f"warning: plugin 'quitter' ({plugins / 'quitter.py'}) failed to load: SystemExit: 3" in result.stderr
+    assert f"warning: plugin 'argv' ({plugins / 'argv.py'}) failed to load: SystemExit: 2" in result.stderr
+    assert "random_agent" in result.stdout  # the others load
+
+
+AGENT_BASE = ("import abc\nimport arena\n\nclass Base(arena.Agent):\n    def act(self, state):\n"
+              "        return state.legal_actions()[0]\n\n")  # fmt: skip
+
+
+def test_bad_params_declarations_are_skipped_one_by_one_naming_the_agent_or_game(tmp_path):
+    plugins = loose_plugin(tmp_path / "plugins", "params_mistakes", AGENT_BASE + (
+        "class AList(Base):\n    info = arena.AgentInfo(id='p_list', params=[arena.Param('k', 5)])\n"
+        "class NoComma(Base):\n    info = arena.AgentInfo(id='p_nocomma', params=(arena.Param('noise', 0.0)))\n"
+        "class Names(Base):\n    info = arena.AgentInfo(id='p_names', params=('k',))\n"
+        "class Fine(Base):\n    info = arena.AgentInfo(id='p_fine', params=(arena.Param('k', 5),))\n"
+        "class Raising(Base):\n    info = arena.AgentInfo(id='p_raising', params=(arena.Param('k', 5, min='x'),))\n"
+        "from games.tic_tac_toe import TicTacToe\n"
+        "class ListGame(TicTacToe):\n    info = arena.GameInfo(id='g_list', version='1', name='g', params=[])\n"
+        "@arena.hookimpl\ndef register_agents(register):\n"
+        "    for agent in (AList, NoComma, Names, Raising, Fine):\n        register(agent)\n"
+        "@arena.hookimpl\ndef register_games(register):\n    register(ListGame)\n"))  # fmt: skip
+    registry = load([plugins])
+    assert "p_fine" in registry.agents and not {"p_list", "p_nocomma", "p_names", "p_raising"} & set(registry.agents)
+    assert "g_list" not in registry.games
+    mine = [e for e in registry.errors if "params_mistakes" in e]
+    assert mine == [
+        "plugin 'params_mistakes' registered game 'g_list': its params is a list, not a tuple of arena.Param: skipped",
+        "plugin 'params_mistakes' registered agent 'p_list': its params is a list, not a tuple of arena.Param: skipped",
+        "plugin 'params_mistakes' registered agent 'p_nocomma': its params is one arena.Param, not a tuple of them (a one-item "
+        "tuple needs a trailing comma: (Param(...),)): skipped",
+        "plugin 'params_mistakes' registered agent 'p_names': its params holds 'k', which is not an arena.Param: skipped",
+        "plugin 'params_mistakes' registered agent class Raising, which cannot be checked: TypeError: '<' not supported between "
+        "instances of 'int' and 'str': skipped",
+    ]
+    arena = Arena(tmp_path / "a.db", plugins_dirs=(plugins,))
+    assert "p_fine" in [agent["type"] for agent in arena.json("agents", "list")["types"]]
+    refused = arena("run-tournament", "--game", "tic_tac_toe", "--agents", "p_list,random", ok=False)
+    assert refused.exit_code == 2 and refused.stderr.splitlines()[-1].startswith("Error: unknown agent 'p_list'")
+
+
+def test_an_abstract_agent_or_game_class_is_refused_at_registration(tmp_path):
+    plugins = loose_plugin(tmp_path / "plugins", "abstracts", AGENT_BASE + (
+        "class Chooser(arena.Agent):\n    info = arena.AgentInfo(id='chooser')\n"
+        "    def choose(self, state):\n        return state.legal_actions()[0]\n"
+        "class Fine(Base):\n    info = arena.AgentInfo(id='fine_one')\n"
+        "class NoStart(arena.Game):\n    info = arena.GameInfo(id='no_start', version='1', name='n')\n"
+        "    num_distinct_actions = 3\n"
+        "@arena.hookimpl\ndef register_agents(register):\n    register(Chooser)\n    register(Fine)\n"
+        "@arena.hookimpl\ndef register_games(register):\n    register(NoStart)\n"))  # fmt: skip
+    registry = load([plugins])
+    assert "chooser" not in registry.agents and "fine_one" in registry.agents and "no_start" not in registry.games
+    assert [e for e in registry.errors if "abstracts" in e] == [
+        "plugin 'abstracts' registered game 'no_start', an abstract class: it does not define new_initial_state(): skipped",
+        "plugin 'abstracts' registered agent 'chooser', an abstract class: it does not define act(): skipped",
+    ]

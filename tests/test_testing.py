@@ -4,13 +4,17 @@ property tests (positions, check_position) catch them too, shrunk to the fewest 
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import find, given, settings
 
 import arena
+from arena.plugins import load
 from arena.testing import Position, check_game, check_position, positions
+from tests.conftest import loose_plugin
 
 
 class Nim(arena.Game):
@@ -239,3 +243,19 @@ def test_a_transcript_says_why_a_match_ended_early(monkeypatch: pytest.MonkeyPat
     game = get_registry().games["tic_tac_toe"]()
     last = transcript(game, seed=3, agents=("illegal", "random")).splitlines()[-1]
     assert last.startswith("result illegal_action turns 0 scores [") and last.endswith("not a legal action)"), last
+
+
+@pytest.mark.parametrize("game_id", ["my-nim", "nim2", "Nim.v2", "my nim", "a:b", "k=v", ""])
+def test_the_suite_takes_a_game_id_if_and_only_if_the_loader_does(game_id: str, tmp_path: Path) -> None:
+    """One rule (arena.params.is_id): 'my-nim', which tournaments accept, passes the suite; an id that breaks a spec fails both."""
+    plugins = loose_plugin(tmp_path / "plugins", "ided", "import dataclasses\nimport arena\nfrom tests.test_testing import Nim\n\n"
+                           f"class Ided(Nim):\n    info = dataclasses.replace(Nim.info, id={game_id!r})\n\n"
+                           "@arena.hookimpl\ndef register_games(register):\n    register(Ided)\n")  # fmt: skip
+    loaded = game_id in load([plugins]).games
+    game = type("Ided", (Nim,), {"info": dataclasses.replace(Nim.info, id=game_id)})()
+    if loaded:
+        check_game(game, seeds=range(2))
+    else:
+        with pytest.raises(AssertionError, match="an id has no spaces"):
+            check_game(game, seeds=range(2))
+    assert loaded == (game_id in ("my-nim", "nim2", "Nim.v2"))
