@@ -21,12 +21,14 @@ import numpy as np
 from arena import ladder
 from arena.adaptive import MAX_AGENTS, all_pairs, choose_batch, inverse_probability_weights
 from arena.errors import ArenaError
+from arena.match import GAME_ERROR
 from arena.ratings import (
     bradley_terry_counts,
     bt_ranks,
     pair_results_from_counts,
     pair_weight,
     pairwise_scores,
+    rated,
 )
 from arena.schedule import Table, decode_schedule, encode_schedule
 from arena.seeding import derive_seed
@@ -69,7 +71,7 @@ class Tally:
     def add(self, records: Iterable[MatchRecord]) -> Tally:
         for record in records:
             self.matches += 1
-            if len(record.seats) != 2:
+            if len(record.seats) != 2 or record.reason == GAME_ERROR:  # a match the game broke tells nothing of the pair
                 continue
             first, second = record.seats
             x, y = first.agent, second.agent
@@ -196,7 +198,7 @@ def weighted_rows(database: Database, tournament_id: int, rows: Sequence[dict[st
             raise ArenaError("--weighted is for tournaments of --format adaptive (their matches' selection probabilities)")
         records = queries.load_matches(session, tournament_id=tournament_id)
     cells: dict[tuple[str, str, float], float] = {}
-    for record in records:
+    for record in rated(records):  # (as every rating: not the matches the game itself broke)
         weight = weights[record.index] * pair_weight(record)
         for a, b, score in pairwise_scores(record):
             cells[(a, b, score)] = cells.get((a, b, score), 0.0) + weight

@@ -297,7 +297,7 @@ class Aggregates:
     @cached_property
     def places(self) -> dict[str, list[int]]:
         """agent -> matches finished in each place (1st first), for games of more than two players."""
-        return place_counts(self.records)
+        return place_counts(ratings.rated(self.records))  # a match the game broke has no places (every rank 0)
 
 
 # ---------------------------------------------------------------- figures

@@ -440,3 +440,18 @@ def test_the_command_to_play_it_again_gives_specs_not_the_labels_stored_results_
     for name, command in commands.items():
         arena(*shlex.split(command)[1:], "--name", f"{name}-again")
         assert played(f"{name}-again") == played(name) and played(name), command
+
+
+def test_places_leave_out_the_matches_the_game_broke():
+    """A game_error match has every rank 0: counted as a place it was added to each agent's last place so far (places
+    over 100%), or, first for an agent, an IndexError that ended arena report in a traceback."""
+
+    def record(index: int, reason: str, ranks: tuple[int, int, int]) -> MatchRecord:
+        seats = tuple(SeatRecord(seat, f"a{seat}", 0.0, "none" if reason == "game_error" else "win" if rank == 1 else "loss",
+                                 rank, 0.0, 3) for seat, rank in enumerate(ranks))  # fmt: skip
+        return MatchRecord(index + 1, 1, index, index, "incan_gold", "1", 9, reason, seats)
+
+    records = [record(0, "game_error", (0, 0, 0)), record(1, "normal", (1, 2, 3)), record(2, "game_error", (0, 0, 0)),
+               record(3, "normal", (2, 1, 3))]  # fmt: skip
+    places = Aggregates(records, "three").places
+    assert places == {"a0": [1, 1, 0], "a1": [1, 1, 0], "a2": [0, 0, 2]}
