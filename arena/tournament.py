@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, get_args
 
+from sqlalchemy.exc import IntegrityError
+
 from arena.adaptive_run import adaptive_settings, extend
 from arena.agents import (
     AgentEntry,
@@ -316,6 +318,24 @@ def _create(registry: Registry, database: Database, request: TournamentRequest, 
         check_unattended(registry, entries, challenger=request.format == "gauntlet")
     if check is not None:
         check(entries)
+    with taken_name("a tournament", request.name):  # (one of the same name written since prepare looked)
+        return _write(database, request, game, tables, settings, secret, status)
+
+
+@contextlib.contextmanager
+def taken_name(what: str, name: str | None) -> Iterator[None]:
+    """A write refused by the database's unique name (another process wrote one of that name since the check before
+    it): the error the check gives, about `name`, not the database's own words (which read as a 503)."""
+    try:
+        yield
+    except IntegrityError:
+        if name is None:
+            raise
+        raise ArenaError(f"{what} named '{name}' exists already: choose another name", "name") from None
+
+
+def _write(database: Database, request: TournamentRequest, game: Game, tables: list[Table], settings: dict[str, Any],
+           secret: str | None, status: str) -> int:
     return queries.create_tournament(
         database, name=request.name, game_id=game.info.id, game_version=game.info.version,
         game_params=canonical(game.params), format=request.format, rounds=request.rounds, seed=request.seed,
@@ -560,10 +580,17 @@ class ScheduleOrder:
         return rest
 
 
+def storable_text(text: str | None) -> str | None:
+    """Text as both databases store it: PostgreSQL's text holds no NUL (an agent's error message may), so it is written
+    as the two characters \\0 on SQLite too, and both read the same."""
+    return text if text is None or "\0" not in text else text.replace("\0", "\\0")
+
+
 def outcome_of(task: MatchTask, seed: int, result: MatchResult, duration: float) -> queries.MatchOutcome:
     return queries.MatchOutcome(
         schedule_index=task.schedule_index, seed=seed, seating=task.seating, turns=result.turns, reason=result.reason,
-        detail=result.detail, moves=encode_ints(result.opening + result.moves), legal_counts=encode_ints(result.legal_counts),
+        detail=storable_text(result.detail), moves=encode_ints(result.opening + result.moves),
+        legal_counts=encode_ints(result.legal_counts),
         duration=duration, scores=result.scores, outcomes=result.outcomes, ranks=result.ranks,
         think_times=result.think_times, move_counts=result.move_counts, rounds=result.rounds,
         first_player=result.first_player, opening_plies=len(result.opening),

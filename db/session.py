@@ -360,5 +360,5 @@ def retrying(operation: Callable[[], T], attempts: int = 8) -> T:
 def _retryable(exc: DBAPIError) -> bool:
     if getattr(exc.orig, "sqlstate", None) in RETRYABLE_SQLSTATES:
         return True
-    message = str(exc).lower()
+    message = str(exc.orig).lower()  # the driver's words only: str(exc) holds the SQL too ("... SKIP LOCKED")
     return isinstance(exc, OperationalError) and ("locked" in message or "busy" in message)

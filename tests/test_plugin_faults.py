@@ -248,3 +248,27 @@ def test_a_game_that_needs_a_parameter_is_listed_and_the_others_too(tmp_path: Pa
     answer = client.get("/api/v1/games")
     assert answer.status_code == 200 and "needy" in {g["id"] for g in answer.json()}, answer.text
     assert client.get("/").status_code == 200
+
+
+NUL_RAISER = '''
+import arena
+
+class NulRaiser(arena.Agent):
+    info = arena.AgentInfo(id="nulraiser")
+
+    def act(self, state):
+        raise ValueError("bad\\x00thing")
+
+@arena.hookimpl
+def register_agents(register):
+    register(NulRaiser)
+'''
+
+
+def test_an_error_text_holding_a_nul_is_stored_alike_on_both_databases(tmp_path: Path, database_url: str) -> None:
+    """PostgreSQL's text holds no NUL: an agent's error message with one ended the run in a traceback there (COPY
+    refused it, nothing stored, every --resume the same). Both databases store it as the two characters \\0."""
+    arena = Arena(database_url, (loose_plugin(tmp_path / "plugins", "nul_raiser", NUL_RAISER),))
+    arena("run-tournament", "--game", "tic_tac_toe", "--agents", "nulraiser,random", "--rounds", "2", "--quiet")
+    assert arena.rows("select reason, detail from matches") == [("agent_error", "ValueError: bad\\0thing")] * 2
+    assert arena.rows("select status from tournaments") == [("done",)]

@@ -148,3 +148,15 @@ def test_ctrl_c_between_the_rows_of_a_write_leaves_no_lock_behind(tmp_path):
         del sqlite3.adapters[(Row, sqlite3.PrepareProtocol)]
     with database.engine.begin() as connection:  # the pooled connection is usable; the cut write left nothing
         assert connection.execute(text("select n from numbers")).scalars().all() == [-1]
+
+
+def test_a_database_that_is_down_is_not_taken_for_a_locked_one():
+    """Only the driver's words tell a lock: the statement's own text (the queue's FOR UPDATE SKIP LOCKED) made a
+    PostgreSQL outage read as "the database is locked by another process (waited 60 s)"."""
+    from sqlalchemy.exc import OperationalError
+
+    from db.session import _retryable
+
+    down = OperationalError("SELECT id FROM tournaments FOR UPDATE SKIP LOCKED", {}, Exception("connection refused"))
+    locked = OperationalError("INSERT INTO matches VALUES (1)", {}, Exception("database is locked"))
+    assert not _retryable(down) and _retryable(locked)

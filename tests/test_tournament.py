@@ -394,3 +394,27 @@ def test_a_stopped_run_is_listed_stopped_until_resumed(tmp_path):
     held = tournament.create(registry, database, request, status="queued")
     assert queue.claim(database, "srv:1/0", 30.0) == held
     assert tournaments.stop(database, held) is None and tournaments.one(database, held)["status"] == "running"
+
+
+def test_a_name_taken_between_the_check_and_the_write_is_the_checks_error(database, monkeypatch):
+    """Two submissions of one name at once both pass the look-up before the write; the database's unique name refuses
+    the second, which was a raw database error (a 503 over HTTP, naming no field). Now it is the same refusal as the
+    look-up's, about `name`. The race is made certain here by a look-up that finds nothing."""
+    from arena import tournament
+    from arena.errors import ArenaError
+    from arena.library import catalog
+    from arena.plugins import get_registry
+    from db import queries
+
+    registry = get_registry()
+    request = tournament.TournamentRequest(game="tic_tac_toe", agents="random,greedy", name="dup")
+    tournament.create(registry, database, request, status="queued")
+    catalog.register_agent(registry, database, "twin", "random", {})
+    monkeypatch.setattr(queries, "find_tournament", lambda session, key: None)
+    monkeypatch.setattr(queries, "get_named_agent", lambda session, name: None)
+    with pytest.raises(ArenaError, match="a tournament named 'dup' exists already") as refused:
+        tournament.create(registry, database, request, status="queued")
+    assert refused.value.field == "name"
+    with pytest.raises(ArenaError, match="an agent named 'twin' exists already") as refused:
+        catalog.register_agent(registry, database, "twin", "random", {})
+    assert refused.value.field == "name"

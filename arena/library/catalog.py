@@ -161,7 +161,7 @@ def register_agent(
         # A checkpoint is read now, not at play.
         agent_specs.validated_alone(agent_cls, type_id, {**raw, **({"checkpoint": checkpoint} if checkpoint else {})})
         game_id = None
-    with database.session() as session, session.begin():
+    with tournament.taken_name("an agent", name), database.session() as session, session.begin():
         if queries.get_named_agent(session, name) is not None:
             raise ArenaError(f"an agent named '{name}' exists already (remove it first)", "name")
         queries.add_named_agent(session, name, type_id, raw, game_id, checkpoint)

@@ -255,6 +255,12 @@ def _left_to_the_server(signum: int, frame: Any) -> None:
 
 def _worker_main(url: str, settings: Settings, worker: str, stop: Any, parent: int, playing: Any) -> None:
     _die_with_parent()
+    # Started daemonic (ended with the server however it exits), it may still start the pool of --match-workers (a
+    # daemonic process may start none: every tournament failed). The server stops it, kills it past a deadline, and
+    # the kernel kills it with the server (above). With one match worker it stays daemonic, and plays plugin agents in
+    # its own process, as before: a pool here is spawned (this process runs threads), 0.5 s a part of a ladder.
+    if settings.executor == "local" and settings.match_workers > 1:
+        multiprocessing.current_process().daemon = False
     # The server decides when to stop: Ctrl-C, and a service manager's SIGTERM, reach the whole group. A handler that
     # does nothing, not SIG_IGN: an ignored signal stays ignored in the processes this one starts (agents, Ray).
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -265,8 +271,9 @@ def _worker_main(url: str, settings: Settings, worker: str, stop: Any, parent: i
     while not stop.is_set() and os.getppid() == parent:
         try:
             tournament_id = queue.claim(database, worker, settings.lease_seconds)
-        except Exception:  # the database is away for a moment: look again later
-            log.exception("claiming from the queue")
+        except Exception as exc:  # the database is away for a moment: look again later (one line each time, no traceback)
+            log.warning("claiming from the queue failed, tried again in %g s: %s: %s", settings.poll_seconds,
+                        type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "")  # fmt: skip
             tournament_id = None
         if tournament_id is None:
             stop.wait(settings.poll_seconds)

@@ -354,3 +354,22 @@ def test_a_request_line_holds_no_control_character() -> None:
     lines.flush()
     (line,) = out.getvalue().splitlines()
     assert '"GET /x\\x0a2000-01-01 FORGED\\x00?a=\\x0d1" 404' in line, line
+
+
+def test_a_server_with_several_match_workers_plays_a_tournament_as_the_cli_does(tmp_path: Path, serve) -> None:  # noqa: ANN001
+    """`arena serve --match-workers 2`: each tournament is played by a pool of two worker processes, as `--workers 2`
+    plays it (a queue worker is a daemonic process, which may start none: every tournament failed)."""
+    db_path = tmp_path / "arena.db"
+    token = tokens.create(open_database(f"sqlite:///{db_path}"), "e2e")
+    server = serve(db_path, None, "--match-workers", "2")
+    body = {"game": "connect_four", "agents": ["mcts:simulations=20", "greedy", "random"], "rounds": 4, "seed": 5, "name": "served"}
+    created = http.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": f"Bearer {token}"}).json()
+    url = f"{server.url}/api/v1/tournaments/{created['id']}"
+    wait_for(lambda: http.get(url).json()["status"] in ("done", "failed"), "the served tournament")
+    assert http.get(url).json()["status"] == "done", server.log.read_text()
+    cli = Arena(db_path)
+    cli("run-tournament", "--game", "connect_four", "--agents", "mcts:simulations=20,greedy,random", "--rounds", "4",
+        "--seed", "5", "--name", "here", "--workers", "2", "--quiet")  # fmt: skip
+    played = {name: cli.rows("select m.\"index\", m.reason, m.turns, m.moves from matches m join tournaments t on "
+                             f"t.id = m.tournament_id where t.name = '{name}' order by m.\"index\"") for name in ("served", "here")}  # fmt: skip
+    assert len(played["served"]) == 12 and played["served"] == played["here"]
