@@ -36,6 +36,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER") or _TMPDIR in os.environ:
         return  # a worker, or a run inside a run: the folder is the controller's
     multiprocessing.util.get_temp_dir()  # this process's own, made where it was: removed at its exit, after the folder
+    # Where pgserver keeps its lock files (platformdirs' runtime folder, else TMPDIR/runtime-UID): outside the folder,
+    # which workers that end after this process would otherwise make again after it is removed.
+    os.environ.setdefault("XDG_RUNTIME_DIR", os.path.join(tempfile.gettempdir(), f"runtime-{os.geteuid()}"))
+    os.makedirs(os.environ["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
     folder = tempfile.mkdtemp(prefix="arena-tests-")
     os.environ[_TMPDIR] = os.environ["TMPDIR"] = folder
     tempfile.tempdir = None  # gettempdir() reads TMPDIR again
