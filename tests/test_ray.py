@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -89,6 +90,13 @@ def test_bad_ray_options_are_one_line_exit_2(tmp_path):
     lines = result.stderr.strip().splitlines()
     assert lines[-1].startswith("Error: cannot connect to Ray at 127.0.0.1:") and "Traceback" not in result.stderr, result.stderr
     assert not (tmp_path / "arena.db").exists()  # refused before anything is written: no file, no stuck tournament
+    with socket.socket() as listener:  # something listens there, but no Ray: it says nothing (Ray retried it for good)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        started = time.monotonic()
+        result = arena("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--executor", "ray",
+                       "--ray-address", f"127.0.0.1:{listener.getsockname()[1]}", ok=False)  # fmt: skip
+    assert result.exit_code == 2 and "is no Ray head" in result.stderr and time.monotonic() - started < 60, result.stderr
     for address in ("notanaddress", "127.0.0.1:99999", "http://127.0.0.1:1", ""):
         result = arena("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--executor", "ray",
                        "--ray-address", address, ok=False)  # fmt: skip

@@ -268,9 +268,30 @@ def _check_reachable(address: str) -> None:
     if "://" in address or not host or not port.isdecimal():
         return  # "auto", ray://...: Ray resolves those
     try:
-        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+        connection = socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT)
     except OSError as exc:
         raise ConnectionError(f"nothing answers at {address} ({exc.strerror or exc})") from None
+    with connection:
+        if not _speaks_grpc(connection):
+            raise ConnectionError(f"{address} is no Ray head: what listens there does not speak gRPC (Ray's GCS port, "
+                                  "6379 by default, is the address; Ray would try it for minutes)")  # fmt: skip
+
+
+def _speaks_grpc(connection: socket.socket) -> bool:
+    """Whether the server at the other end speaks HTTP/2, as every Ray server (gRPC) does: one opens each connection
+    with a SETTINGS frame (its preface), answered here with ours. A plain TCP listener, a web server, a database
+    say nothing of the kind within CONNECT_TIMEOUT."""
+    try:
+        connection.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes(3) + b"\x04" + bytes(5))  # preface, empty SETTINGS
+        header = b""
+        while len(header) < 9:
+            chunk = connection.recv(9 - len(header))
+            if not chunk:
+                return False
+            header += chunk
+    except OSError:
+        return False
+    return header[3] == 0x04  # the frame's type: SETTINGS
 
 
 def _import_ray() -> Any:
