@@ -41,6 +41,12 @@ def plugin_code(what: str) -> Iterator[None]:
         raise ArenaError(f"{what} raised {type(exc).__name__}{said}") from exc
 
 
+def first_line(exc: BaseException) -> str:
+    """An exception's message as one line: its first ("" for none)."""
+    text = str(exc)
+    return text.splitlines()[0] if text else ""
+
+
 def shown(text: str, limit: int = 60) -> str:
     """A user's text as a message quotes it: whole up to `limit` characters, else its start and '...' (a message does not
     repeat a 5,000-digit number)."""

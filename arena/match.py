@@ -297,23 +297,26 @@ def _steps(
     bound = game.max_game_length()  # the game's own promise (MCTS play-outs stop there): a game past it is broken
     past = None if bound is None else bound - len(opening)
     before: tuple[Any, ...] = ()
-    for seat, agent in enumerate(agents):  # a remote agent's `start` (its wait for the bot too) is no move's time
-        begin = getattr(agent, "begin", None) if agent.remote and not is_terminal() else None
-        if begin is not None:
-            try:
-                begin()
-            except Forfeit as exc:
-                return end(exc.reason, exc.detail, seat)
-            except ArenaFault:
-                raise
-            except Exception as exc:
-                return end(AGENT_ERROR, f"{type(exc).__name__}: {exc}", seat)
+    # Remote agents' `start`, sent once the game is known to need a move, before the first: no move's time (nor the
+    # wait for a bot). Empty for every other match, so the loop's only cost is one test of it.
+    unstarted = [(seat, agent.begin) for seat, agent in enumerate(agents) if agent.remote and hasattr(agent, "begin")]
     while True:
         try:
             if is_terminal():
                 break
         except Exception as exc:
             return end(GAME_ERROR, f"the game failed to say whether it is over at turn {turns + 1}: {type(exc).__name__}: {exc}")
+        if unstarted:
+            for seat, begin in unstarted:
+                try:
+                    begin()
+                except Forfeit as exc:
+                    return end(exc.reason, exc.detail, seat)
+                except ArenaFault:
+                    raise
+                except Exception as exc:
+                    return end(AGENT_ERROR, f"{type(exc).__name__}: {exc}", seat)
+            unstarted = []
         if turns >= max_turns:
             return end(TURN_LIMIT, None)
         if past is not None and turns >= past:

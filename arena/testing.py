@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.api import TERMINAL, Agent, Game, State
+from arena.errors import first_line
 from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE, MatchResult, play_match
 from arena.params import ID_RULE, is_id
 from arena.seeding import derive_seed
@@ -508,7 +509,7 @@ def game_problem(game: Game, seed: int = 0) -> str | None:
         check_clone_independent(game, seed)
         check_no_shared_state(game, seed)
     except AssertionError as exc:
-        return str(exc).splitlines()[0] if str(exc) else "a check failed"
+        return first_line(exc) or "a check failed"
     except Exception as exc:  # noqa: BLE001  (the game's own code failed: any exception)
         return f"{type(exc).__name__}: {exc}".splitlines()[0]
     return None

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, first_line
 from arena.executors.chunks import ChunkSizer, most_per_chunk
 
 if TYPE_CHECKING:
@@ -156,7 +156,7 @@ class RayExecutor:
                              _node_ip_address="127.0.0.1", **options)  # (no look for this machine's address: 8.8.8.8)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             where = self.address or "a local Ray"
-            raise ArenaError(f"cannot connect to Ray at {where}: {_first_line(exc) or type(exc).__name__}") from None
+            raise ArenaError(f"cannot connect to Ray at {where}: {first_line(exc) or type(exc).__name__}") from None
         return True
 
     def _send(self, ray: Any, remote: Any, setup: Setup, tasks: Sequence[MatchTask]) -> Iterator[MatchOutcome]:
@@ -192,7 +192,7 @@ class RayExecutor:
                         cause = exc.cause if getattr(exc, "cause", None) is not None else exc
                         if isinstance(cause, ArenaError):
                             raise cause from None
-                        raise ArenaError(f"a Ray task failed: {type(cause).__name__}: {_first_line(cause)}") from None
+                        raise ArenaError(f"a Ray task failed: {type(cause).__name__}: {first_line(cause)}") from None
                     except ray.exceptions.RayError as exc:  # the worker or its node died: play the chunk elsewhere
                         first = chunk[0].schedule_index
                         resends[first] = resends.get(first, 0) + 1
@@ -216,10 +216,6 @@ def _stage(original: str, staging: str) -> str:
     target = Path(staging) / shipped_name(original)
     shutil.copytree(original, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return str(target)
-
-
-def _first_line(exc: BaseException) -> str:
-    return str(exc).splitlines()[0] if str(exc) else ""
 
 
 def check_address(address: str) -> None:

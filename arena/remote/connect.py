@@ -122,7 +122,6 @@ class Connector:
                 ended.agent.close()
         return None
 
-
     def _act(self, message: dict[str, Any]) -> str:
         seat = self._seat(message)
         deadline = message.get("deadline_ms")

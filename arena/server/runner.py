@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from arena import tournament
-from arena.errors import ArenaError
+from arena.errors import ArenaError, first_line
 from arena.executors import make_executor
 from arena.library import queue
 from arena.library.storage import Database, open_database
@@ -273,7 +273,7 @@ def _worker_main(url: str, settings: Settings, worker: str, stop: Any, parent: i
             tournament_id = queue.claim(database, worker, settings.lease_seconds)
         except Exception as exc:  # the database is away for a moment: look again later (one line each time, no traceback)
             log.warning("claiming from the queue failed, tried again in %g s: %s: %s", settings.poll_seconds,
-                        type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "")  # fmt: skip
+                        type(exc).__name__, first_line(exc))  # fmt: skip
             tournament_id = None
         if tournament_id is None:
             stop.wait(settings.poll_seconds)
