@@ -217,26 +217,49 @@ def elo_interval(counts: Sequence[float]) -> tuple[float, float, float, float]:
     """B's logistic Elo difference, its 95% interval and the likelihood of superiority (LOS), from the counts.
 
     The estimate is the mean score of the counts as they are (as fastchess's; infinite when B won, or lost,
-    everything). Its standard error comes from the per-game (trinomial) or per-pair (pentanomial: the variance
-    of a pair's mean score, which keeps the correlation an opening brings) distribution with z^2 / 2 results added
-    at each extreme (a loss and a win of B, or LL and WW), as the Agresti-Coull interval adds them to a proportion:
-    a perfect or all-drawn record has no variance of its own, and a Wald interval on it shrinks to nothing (30 draws
-    of 30 gave +-1 Elo, 25 wins of 25 a lower end of +1019 where an exact bound says +319). With many results the
-    added ones change nothing that is printed. The interval is the normal one on the score, mapped to Elo; LOS is
-    the probability that the true score exceeds one half, under the same normal: it is above 97.5% exactly when the
-    interval's lower end is above 0 (one win of one game is 68%, not the 99% the bare mean gave)."""
-    if sum(counts) <= 0:
-        return 0.0, -math.inf, math.inf, 0.5
+    everything). The interval is the score (Wilson) interval of that mean: the expected scores mu that a score test
+    at level 5% keeps, N (mean - mu)^2 <= z^2 Var(mu), Var(mu) the variance of a result under the distribution over
+    the same categories likeliest to have given the counts with expected score mu (the one the test's LLR uses; per
+    game, or per pair, which keeps the correlation an opening brings). For wins and losses alone it is Wilson's
+    interval for a proportion: the estimate always inside it, a finite end wherever the record has a result on that
+    side (49 wins and a loss of 50: +372 .. +980), an infinite one where it has none (50 of 50: +446 .. no upper
+    limit; the exact binomial bound is +446), and a perfect or all-drawn record keeps a width a Wald interval on
+    the counts would shrink to nothing (30 draws of 30: +-40 Elo, not +-1). With many results it is fastchess's
+    interval. LOS is the same test's probability that the true score exceeds one half: it is above 97.5% exactly
+    when the interval's lower end is above 0 (one win of one game is 84%, not the 99% the bare mean gave)."""
     total = float(sum(counts))
+    if total <= 0:
+        return 0.0, -math.inf, math.inf, 0.5
     last = len(counts) - 1
     mean = sum(i / last * c for i, c in enumerate(counts)) / total
+    _, pdf = _pdf(counts)
     z = NormalDist().inv_cdf(0.975)
-    widened = [c + (z * z / 2 if i in (0, last) else 0.0) for i, c in enumerate(counts)]
-    n = sum(widened)
-    centre, var = _mean_var([(i / last, c / n) for i, c in enumerate(widened)])
-    error = math.sqrt(var / n)
-    los = NormalDist().cdf((centre - 0.5) / error)
-    return _elo(mean), _elo(centre - z * error), _elo(centre + z * error), los
+
+    def variance(score: float) -> float:
+        likeliest = _mle_expected(pdf, score)
+        return _mean_var([(a, p) for (a, _), p in zip(pdf, likeliest)])[1]
+
+    def outside(score: float) -> bool:
+        return total * (mean - score) ** 2 > z * z * variance(score)
+
+    def end(extreme: float) -> float:
+        """The first score from the mean towards `extreme` (0 or 1) that the test rejects: a scan, then bisection."""
+        steps = 64
+        inside = mean
+        for k in range(1, steps):
+            score = mean + (extreme - mean) * k / steps
+            if outside(score):
+                for _ in range(50):
+                    middle = (inside + score) / 2.0
+                    inside, score = (inside, middle) if outside(middle) else (middle, score)
+                return (inside + score) / 2.0
+            inside = score
+        return extreme  # every score up to the extreme is kept (the record has no result on that side)
+
+    low = end(0.0) if mean > 0 else 0.0
+    high = end(1.0) if mean < 1 else 1.0
+    los = NormalDist().cdf((mean - 0.5) * math.sqrt(total / variance(0.5)))
+    return _elo(mean), _elo(low), _elo(high), los
 
 
 def _elo(score: float) -> float:
