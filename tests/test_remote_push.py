@@ -189,8 +189,9 @@ def test_bad_url_and_games_without_json_are_refused_before_play(arena_cli):
         assert result.exit_code == 2 and "url=http" in result.stderr and problem in result.stderr, result.stderr
     assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
     # A named agent is checked as far as it can be without a game: a URL or a bot name that could never play
-    for params, fragment in ((["url=bad"], "url=http"), ([], "url=http"), (["name=a b"], "needs name=NAME")):
-        kind = "pull" if fragment.startswith("needs") else "http"
+    for params, fragment in ((["url=bad"], "url=http"), ([], "url=http"), (["name=a b"], "needs name=NAME"),
+                             (["name=browser:bob"], "the name of a bot token")):  # (the hub's name of bob's play page)
+        kind = "http" if fragment == "url=http" else "pull"
         result = arena_cli("agents", "register", "bot", "--type", kind, *[f"--param={p}" for p in params], ok=False)
         assert result.exit_code == 2 and fragment in result.stderr, result.stderr
     assert arena_cli.rows("select count(*) from agents") in ([], [(0,)])

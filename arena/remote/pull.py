@@ -26,7 +26,7 @@ from arena.match import (
     MatchResult,
     ServerStopping,
 )
-from arena.params import MAX_TIME_PER_MOVE, Param
+from arena.params import MAX_TIME_PER_MOVE, Param, check_name
 from arena.remote import protocol
 from arena.remote.hub import HUB_ENV, SERVER_STOPPING
 from arena.remote.push import RemoteAgent
@@ -118,6 +118,9 @@ class PullAgent(RemoteAgent):
         name = str(params.get("name", ""))
         if not name or any(ch.isspace() for ch in name):
             raise ArenaError(f"agent '{cls.info.id}' needs name=NAME, the name it connects as (got {name!r})")
+        # A bot announces its token's name, which passes check_name; other names (`browser:bob`, the hub's name of
+        # bob's play page) would let a seat take a person's page over, and no bot could ever answer to them.
+        check_name(name, f"agent '{cls.info.id}': name=NAME, the name of a bot token,")
 
     @classmethod
     def check_game(cls, game: Game, params: dict[str, Any]) -> None:

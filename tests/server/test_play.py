@@ -146,7 +146,8 @@ def test_bad_input_names_the_field(player: Player) -> None:
     cases = [({"game": "no_such_game"}, "game"), ({"against": "no_such_agent"}, "against"),
              ({"against": "minimax:depth=oops"}, "against"), ({"seat": "5"}, "seat"), ({"seat": "x"}, "seat"),
              ({"game": "tic_tac_toe:size=9"}, "game"), ({"against": ""}, "against"), ({"seat": "²"}, "seat"),
-             ({"against": "human"}, "against"), ({"against": "browser:name=bob"}, "against")]  # fmt: skip
+             ({"against": "human"}, "against"), ({"against": "browser:name=bob"}, "against"),
+             ({"against": "pull:name=browser:bob"}, "against")]  # fmt: skip  (bob's page's hub name: a seat taking it over)
     for change, field in cases:
         data = {"game": "tic_tac_toe", "against": "random", "seat": "0", "form_token": player.form, **change}
         response = client.post("/play", data=data)
