@@ -94,6 +94,7 @@ def create_app(database: Database, registry: Registry, settings: Settings | None
     if not settings.private:
         app.add_middleware(FastAnswers, answers=answers)
     app.add_middleware(errors.RefuseNul)  # before the fast answers and the routes: no NUL reaches a database
+    app.add_middleware(errors.LimitBody)  # before anything reads a body, the token's check included
     lines = app.state.request_lines = RequestLines()
     app.add_middleware(RequestLog, lines=lines)  # the outermost: it logs the fast answers too
     return app

@@ -46,6 +46,17 @@ def test_submit_watch_and_read_like_the_cli(tmp_path: Path, serve) -> None:  # n
     body = {"game": "connect_four", "agents": ["random", "greedy", "center", "minimax:depth=1"], "rounds": 4, "seed": 5}
     assert http.post(server.url + "/api/v1/tournaments", json=body).status_code == 401
     assert http.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": "Bearer bad"}).status_code == 401
+    # A body over the limit is refused before anything reads it (an anonymous 300 MB POST held ~1 GB to answer 401);
+    # chunked, without a Content-Length, too; a chunked body within it reaches the route whole.
+    big = b"[" + b"0," * (8 * 1024 * 1024) + b"0]"
+    for content in (big, iter([big[i:i + 65536] for i in range(0, len(big), 65536)])):
+        refused = http.post(server.url + "/api/v1/tournaments", content=content, headers={"Content-Type": "application/json"})
+        assert refused.status_code == 413 and refused.json()["field"] == "body", refused.text
+    data = json.dumps({**body, "game": "no_such_game"}).encode()
+    chunks = iter([data[i:i + 7] for i in range(0, len(data), 7)])
+    bad = http.post(server.url + "/api/v1/tournaments", content=chunks, headers={"Authorization": f"Bearer {token}",
+                                                                               "Content-Type": "application/json"})
+    assert bad.status_code == 400 and bad.json()["field"] == "game", bad.text
     created = http.post(server.url + "/api/v1/tournaments", json=body, headers={"Authorization": f"Bearer {token}"})
     assert created.status_code == 201, created.text
     tournament = created.json()
