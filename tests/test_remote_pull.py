@@ -228,6 +228,8 @@ def test_hello_is_checked(stage: Stage) -> None:
         (json.dumps({"type": "hello", "token": "arena_nope_nope_nope"}), "unknown"),
         (json.dumps({"type": "hello", "token": stage.token("alice"), "agent": "bob"}), "plays as 'alice'"),
         (json.dumps({"type": "hello", "protocol": 9, "token": stage.token("alice")}), "protocol"),
+        # a good hello padded to 4 MiB is not parsed (16 MiB hellos held every request of the server for seconds)
+        (json.dumps({"type": "hello", "token": stage.token("alice"), "pad": "x" * (4 << 20)}), "at most 64 KiB"),
     ]
     # A binary frame is read as UTF-8 text, the hello's as every later message's: refused with the same errors.
     cases += [(hello.encode(), error) for hello, error in cases] + [(b"\xff\xfe", "JSON")]
@@ -533,3 +535,39 @@ def test_arena_connect_replays_a_seeded_match_the_same_way(stage: Stage) -> None
         stage.finished(tid)
         moves.append([(m["index"], stage.get(f"/api/v1/matches/{m['id']}")["moves"]) for m in stage.matches(tid)])
     assert moves[0] == moves[1] and len(moves[0]) == 2
+
+
+def test_the_relay_reads_no_long_line_before_its_secret(caplog: pytest.LogCaptureFixture) -> None:
+    """The hub's relay (127.0.0.1, the playing processes' side) reads a hello of at most RELAY_HELLO_LIMIT bytes: a line
+    without end was read up to 64 MiB per connection before the secret was checked (8 such connections: +480 MB), and
+    a secret of non-ASCII characters raised a TypeError the log showed as a traceback."""
+    import asyncio
+    import logging
+
+    from arena.remote.hub import RELAY_HELLO_LIMIT, Hub
+
+    async def scenario() -> list[bytes]:
+        hub = Hub()
+        host_port, _, secret = (await hub.start()).partition(" ")
+        host, port = host_port.rsplit(":", 1)
+        answers = []
+        for first in (b"x" * (8 << 20), json.dumps({"secret": "\u00e9\u00e9"}).encode() + b"\n",
+                      b"[" * 100_000 + b"\n", json.dumps({"secret": secret}).encode() + b"\n" + b'{"op": "nothing"}\n'):
+            reader, writer = await asyncio.open_connection(host, int(port))
+            writer.write(first)
+            try:
+                await writer.drain()
+                answers.append(await asyncio.wait_for(reader.read(), DEADLINE))  # closed by the hub: b"" (EOF)
+            except ConnectionError:
+                answers.append(b"")  # closed while the line was still being sent
+            writer.close()
+        await hub.close()
+        return answers
+
+    assert RELAY_HELLO_LIMIT <= 64 * 1024
+    with caplog.at_level(logging.WARNING):
+        answers = asyncio.run(scenario())
+    assert answers == [b"", b"", b"", b""], answers
+    assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    # the right secret is let in, and a request the relay cannot read closes the connection with one warning line
+    assert [r.getMessage() for r in caplog.records] == ["relay: a malformed request (KeyError: 'message'): connection closed"]

@@ -23,6 +23,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.remote.protocol import MAX_ANSWER_BYTES
+
 log = logging.getLogger("arena.remote")
 
 #: Environment variable that tells a playing process where the hub is: "HOST:PORT SECRET".
@@ -31,6 +33,8 @@ SERVER_STOPPING = "server_stopping"
 #: The longest line of the relay (a request or a reply, one JSON object): an `act` carries the position and, for the
 #: play page, its picture (some 120 KB on a 20x20 Dots and Boxes board), far beyond asyncio's default of 64 KiB.
 RELAY_LINE_LIMIT = 64 << 20
+#: The longest first line of the relay: {"secret": ...}, nothing else.
+RELAY_HELLO_LIMIT = 4096
 
 
 @dataclass(eq=False)
@@ -61,6 +65,18 @@ class Seat:
 
 class _Gone(Exception):
     """The seat's connection was closed for a reason it cannot come back from (its token revoked)."""
+
+
+async def _hello_line(reader: asyncio.StreamReader) -> bytes:
+    """The relay's first line, the secret, read a byte at a time up to RELAY_HELLO_LIMIT (the later lines may be long,
+    RELAY_LINE_LIMIT, but only once the secret is known: else any local process could make the server hold them)."""
+    line = bytearray()
+    while len(line) < RELAY_HELLO_LIMIT:
+        byte = await reader.read(1)
+        if not byte or byte == b"\n":
+            return bytes(line)
+        line += byte
+    raise ValueError("the relay's hello is too long")
 
 
 class Hub:
@@ -110,16 +126,19 @@ class Hub:
         mine: set[tuple[str, int]] = set()  # the seats this playing process opened: forgotten when it goes
         try:
             _nodelay(writer)
-            hello = json.loads(await reader.readline() or b"null")
-            if not isinstance(hello, dict) or not secrets.compare_digest(str(hello.get("secret", "")), self.secret):
+            hello = json.loads(await _hello_line(reader) or b"null")
+            secret = str(hello.get("secret", "")).encode("utf-8", "replace") if isinstance(hello, dict) else b""
+            if not secrets.compare_digest(secret, self.secret.encode()):
                 return
             while line := await reader.readline():
                 request = json.loads(line)
                 reply = await self._request(request, mine)
                 writer.write(json.dumps(reply).encode() + b"\n")
                 await writer.drain()
-        except (ConnectionError, ValueError, asyncio.IncompleteReadError):
+        except (ConnectionError, ValueError, RecursionError, asyncio.IncompleteReadError):
             pass
+        except (KeyError, TypeError, AttributeError) as exc:  # a request without op, message, match_id or seat
+            log.warning("relay: a malformed request (%s: %s): connection closed", type(exc).__name__, exc)
         finally:
             for key in mine:
                 self._forget(key)
@@ -246,8 +265,8 @@ class Hub:
 
     def received(self, link: Link, text: str) -> None:
         """A bot's answer: to the pending act of the match it names (`match_id`), else to a pending act of this connection."""
-        try:
-            data = json.loads(text)
+        try:  # (an answer too long for any act is not parsed here, on the event loop: the act's own check refuses it)
+            data = json.loads(text) if len(text) <= MAX_ANSWER_BYTES else None
         except (ValueError, RecursionError):  # not JSON, or arrays nested thousands deep: the act's own check says so
             data = None
         waiting = [seat for seat in link.seats.values() if seat.answer is not None and not seat.answer.done()]

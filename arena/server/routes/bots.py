@@ -29,6 +29,7 @@ router = APIRouter(prefix="/api/v1", tags=["bots"])
 #: The WebSocket checks its own credentials (the token comes in the hello): no read-access dependency.
 socket_router = APIRouter(prefix="/api/v1", tags=["bots"])
 HELLO_SECONDS = 30.0  # a connection that says nothing is closed after this long
+HELLO_BYTES = 64 * 1024  # a hello holds a name and a token: a longer first message is not parsed (on the event loop)
 POLICY_VIOLATION = 1008
 
 
@@ -58,8 +59,13 @@ async def _hello(websocket: WebSocket) -> tuple[str, str] | None:
         return None
     if message["type"] == "websocket.disconnect":
         return None
+    text = frame_text(message) or ""
+    if len(text) > HELLO_BYTES:  # parsing 16 MiB of JSON held every request of the server for about 2 s
+        await _refuse(websocket, f"the hello is at most {HELLO_BYTES // 1024} KiB: "
+                                 '{"type": "hello", "agent": NAME, "token": TOKEN}')
+        return None
     try:
-        hello = json.loads(frame_text(message) or "")
+        hello = json.loads(text)
     except (ValueError, RecursionError):
         await _refuse(websocket, 'the first message must be JSON: {"type": "hello", "agent": NAME, "token": TOKEN}')
         return None
