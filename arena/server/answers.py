@@ -41,6 +41,8 @@ class Answers:
         """The answer for `key`: from memory while nothing was committed since it was computed (no thread hop); else,
         in the threadpool, `answer(select())` unless the selection's fingerprint shows its data did not change.
         The same request (path and query string) is answered before routing next time (see `FastAnswers`)."""
+        if len(self._requests) >= 4 * self.limit:  # requests differing only in ignored parameters: each its own entry
+            self._requests.clear()
         self._requests[(request.scope["path"], request.scope["query_string"])] = key
         hit = self._answers.get(key)
         if hit is not None and hit[0] == self.version.current():

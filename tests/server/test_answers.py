@@ -48,6 +48,18 @@ def test_cached_answers_are_the_clis_and_change_when_a_match_lands_here(played: 
     assert played.client.get("/api/v1/leaderboard").json() == played.cli.json("leaderboard", "--tournament", "second")
 
 
+def test_requests_that_differ_only_in_ignored_parameters_do_not_grow_the_cache(played: Server) -> None:
+    """Each (path, query string) maps to its answer's key; on a quiet server (every request answered from memory) that
+    map was never trimmed, so one leaderboard asked with ever new junk parameters grew the server without end."""
+    answers = played.client.app.state.answers
+    answers.limit = 8
+    first = played.client.get("/api/v1/leaderboard?game=connect_four").json()
+    for i in range(100):
+        assert played.client.get(f"/api/v1/leaderboard?game=connect_four&junk{i}=x").json() == first
+        assert len(answers._requests) <= 4 * answers.limit
+    assert computed(played) == 1  # the answer itself stays: only the map of requests to it is trimmed
+
+
 def test_a_match_stored_by_another_process_shows_within_the_check_interval(queue_server: Server) -> None:
     server = queue_server
     server.submit(game="connect_four", agents=AGENTS, rounds=2, seed=3, name="first")
