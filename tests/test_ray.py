@@ -102,6 +102,14 @@ def test_bad_ray_options_are_one_line_exit_2(tmp_path):
                        "--ray-address", address, ok=False)  # fmt: skip
         assert result.exit_code == 2 and "--ray-address takes HOST:PORT" in result.stderr, (address, result.stderr)
     assert not (tmp_path / "arena.db").exists()
+    # Without Ray installed (its import blocked here): one line, and no tournament written to be left `stopped`
+    blocked = ("import sys; sys.modules['ray'] = None; sys.argv = sys.argv[1:]; from arena.cli import main; main()")
+    result = subprocess.run([sys.executable, "-c", blocked, "arena", "--db", str(tmp_path / "arena.db"), "run-tournament", "--game",
+                             "tic_tac_toe", "--agents", "random,greedy", "--executor", "ray"],
+                            check=False, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 2 and result.stderr.strip().splitlines() == [
+        "Error: --executor ray needs Ray: pip install 'arena[ray]'"], result.stderr
+    assert not (tmp_path / "arena.db").exists()
 
 
 def _wait(predicate, what: str) -> None:

@@ -59,8 +59,9 @@ def make_executor(kind: str, workers: int = 1, ray_address: str | None = None) -
 
         return LocalPool(workers)
     if kind == "ray":
-        from arena.executors.ray_executor import RayExecutor, check_address
+        from arena.executors.ray_executor import RayExecutor, _import_ray, check_address
 
+        _import_ray()  # now too: without Ray installed, the run is refused before its tournament is written
         if ray_address is not None:
             check_address(ray_address)  # now: a run that cannot reach its cluster writes nothing
         return RayExecutor(ray_address, workers)
