@@ -154,3 +154,16 @@ def test_a_leaderboards_agent_links_keep_a_tournament_name_with_ampersands(serve
     assert links == ["/agents/greedy?tournament=cup%26final%20%232%2B"], links
     page = server.client.get(html.unescape(links[0]))
     assert page.status_code == 200 and "Against each opponent" in page.text
+
+
+def test_an_agent_whose_label_holds_a_slash_has_a_page(server: Server) -> None:
+    """Labels of remote agents and of agents with files hold '/' (http:url=http://..., linear:weights=dir/w.json): the
+    agent page's route took one path segment, so every link to such an agent was a 404."""
+    bot = "http:url=http://127.0.0.1:9/bots/a"  # nobody listens: it forfeits, and is on the leaderboard all the same
+    server.submit(game="tic_tac_toe", agents=[bot, "random"], rounds=1, name="slashes")
+    server.play()
+    board = server.client.get("/leaderboard", params={"tournament": "slashes"}).text
+    links = re.findall(r'href="(/agents/http[^"]*)"', board)
+    assert len(links) == 1, board
+    page = server.client.get(html.unescape(links[0]))
+    assert page.status_code == 200 and "Against each opponent" in page.text and "127.0.0.1:9/bots/a" in page.text

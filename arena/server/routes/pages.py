@@ -126,7 +126,7 @@ def match_page(request: Request, match_id: Annotated[int, PathParam(ge=1, le=MAX
     return render(request, "match.html", r=replay)
 
 
-@router.get("/agents/{name}")
+@router.get("/agents/{name:path}")  # (a label may hold "/": http:url=http://..., linear:weights=dir/w.json)
 def agent_page(request: Request, name: str, database: DatabaseDep, registry: RegistryDep,
                game: Annotated[str | None, Query(max_length=500)] = None,
                tournament: Annotated[str | None, Query(max_length=200)] = None,
