@@ -167,3 +167,14 @@ def test_an_agent_whose_label_holds_a_slash_has_a_page(server: Server) -> None:
     assert len(links) == 1, board
     page = server.client.get(html.unescape(links[0]))
     assert page.status_code == 200 and "Against each opponent" in page.text and "127.0.0.1:9/bots/a" in page.text
+
+
+def test_the_leaderboards_form_keeps_what_it_shows(played: Server) -> None:
+    """On a tournament's leaderboard the form (sort by) kept no tournament: 'show' went to the first game's
+    leaderboard instead; a game given in the address but not in the list was replaced by the list's first."""
+    form = re.search(r'<form method="get" action="/leaderboard".*?</form>', played.client.get(
+        "/leaderboard", params={"tournament": "played"}).text, re.S).group(0)  # fmt: skip
+    assert '<input type="hidden" name="tournament" value="played">' in form and 'name="game"' not in form
+    form = re.search(r'<form method="get" action="/leaderboard".*?</form>', played.client.get(
+        "/leaderboard", params={"game": "connect_four:rows=6"}).text, re.S).group(0)  # fmt: skip
+    assert '<option value="connect_four:rows=6" selected>' in form, form
