@@ -127,3 +127,32 @@ def test_pages_in_a_real_browser(tmp_path: Path, serve, browser: webdriver.Chrom
     shot(browser, tmp_path, "replay")
     # Nothing went wrong in the pages' console on the way (the favicon's 404 was the one error on every page).
     assert [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"] == []
+
+
+def test_a_home_page_of_many_live_tournaments_leaves_the_site_reachable(tmp_path: Path, serve, browser: webdriver.Chrome) -> None:  # noqa: ANN001
+    """Eight queued tournaments on the home page: it held an event stream per progress bar, the browser's six
+    connections to the server all stayed open, and no other page of the site loaded (nor the home page's own fetches).
+    It polls the listing now; a tournament cancelled meanwhile shows so on its bar."""
+    db_path = tmp_path / "arena.db"
+    token = tokens.create(open_database(f"sqlite:///{db_path}"), "home")
+    server = serve(db_path, None, "--workers", "0")  # nothing is played: the tournaments stay queued, live
+    auth = {"Authorization": f"Bearer {token}"}
+    ids = [http.post(server.url + "/api/v1/tournaments", headers=auth,
+                     json={"game": "tic_tac_toe", "agents": ["random", "greedy"], "name": f"q{i}"}).json()["id"] for i in range(8)]  # fmt: skip
+    browser.get(server.url + "/")
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".progress")) == 8
+    home = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    browser.set_page_load_timeout(15)
+    browser.get(server.url + "/leaderboard")  # timed out before: every connection held by the home page's streams
+    assert "Leaderboard" in browser.title
+    browser.set_page_load_timeout(DEADLINE)
+    browser.switch_to.window(home)
+    assert http.post(f"{server.url}/api/v1/tournaments/{ids[3]}/cancel", headers=auth).json()["status"] == "cancelled"
+
+    def shown() -> str:
+        return browser.execute_script(f"return document.querySelector('[data-id=\"{ids[3]}\"] .status').textContent")
+
+    wait_for(lambda: shown() == "cancelled", "the cancelled tournament's bar to say so")
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert not errors, errors

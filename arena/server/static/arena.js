@@ -2,27 +2,50 @@
 "use strict";
 document.documentElement.classList.add("js");
 
-// Progress bars: one EventSource per tournament (ids are matches stored, so reconnects resume).
-document.querySelectorAll("[data-events]").forEach(function (box) {
-  var source = new EventSource(box.dataset.events);
-  function show(event) {
-    var data = JSON.parse(event.data);
-    var bar = box.querySelector("progress");
-    bar.max = data.matches || 1;
-    bar.value = data.done;
-    box.querySelector(".count").textContent = data.done + " / " + data.matches;
-    var status = box.querySelector(".status");
-    status.textContent = data.status;
-    status.className = "status status-" + data.status;
-    box.dataset.done = data.done;
+// Progress bars. One bar (a tournament's page): its EventSource (ids are matches stored, so reconnects resume).
+// Several (the home page): one poll of the tournaments' listing every 2 s while any is live; an EventSource each
+// would hold one of the browser's 6 connections to this server apiece, and 6 live tournaments left no connection
+// for any other page of the site.
+var FINAL = ["done", "cancelled", "failed"];
+function showProgress(box, data) {
+  var bar = box.querySelector("progress");
+  bar.max = data.matches || 1;
+  bar.value = data.done;
+  box.querySelector(".count").textContent = data.done + " / " + data.matches;
+  var status = box.querySelector(".status");
+  status.textContent = data.status;
+  status.className = "status status-" + data.status;
+  box.dataset.done = data.done;
+  box.dataset.status = data.status;
+}
+(function () {
+  var boxes = Array.prototype.slice.call(document.querySelectorAll("[data-events]"));
+  if (boxes.length === 1) {
+    var box = boxes[0];
+    var source = new EventSource(box.dataset.events);
+    source.addEventListener("progress", function (event) { showProgress(box, JSON.parse(event.data)); });
+    source.addEventListener("end", function (event) {
+      showProgress(box, JSON.parse(event.data));
+      source.close();
+      if (box.dataset.reload) { window.location.reload(); }
+    });
+    return;
   }
-  source.addEventListener("progress", show);
-  source.addEventListener("end", function (event) {
-    show(event);
-    source.close();
-    if (box.dataset.reload) { window.location.reload(); }
-  });
-});
+  function live() {
+    return boxes.filter(function (b) { return FINAL.indexOf(b.dataset.status) < 0; });
+  }
+  function poll() {
+    if (live().length === 0) { return; }
+    fetch("/api/v1/tournaments", {headers: {"Accept": "application/json"}}).then(function (response) {
+      return response.ok ? response.json() : [];
+    }).then(function (rows) {
+      var byId = {};
+      rows.forEach(function (row) { byId[row.id] = row; });
+      boxes.forEach(function (b) { if (byId[b.dataset.id]) { showProgress(b, byId[b.dataset.id]); } });
+    }).catch(function () {}).then(function () { setTimeout(poll, 2000); });
+  }
+  poll();
+})();
 
 // The replay viewer: buttons and arrow keys step through the positions.
 (function () {
