@@ -113,7 +113,8 @@ def tournament_rows(database: Database) -> list[dict[str, Any]]:
     game_version, agents (their labels, in the order given), renamed (label given -> label recorded, for agents
     stored results made another label: arena.tournament.stored_labels), format, challenger, rounds, seed,
     players, status, matches (scheduled), done (stored), progress (done / matches, 0..1),
-    created_at and finished_at (ISO 8601 UTC, seconds; finished_at null until done).
+    created_at and finished_at (ISO 8601 UTC, seconds; finished_at null until done), owner (the user token's name
+    that submitted it over HTTP; null for one made with the CLI).
     """
     with database.session() as session:
         done = queries.played_counts(session)
@@ -135,7 +136,7 @@ def tournament_row(t: Tournament, done: int) -> dict[str, Any]:
         "players": t.players, "status": t.status, "matches": t.scheduled, "done": done,
         "progress": done / t.scheduled if t.scheduled else 0.0,
         "created_at": _iso(t.created_at), "finished_at": _iso(t.finished_at),
-        "max_turns": t.max_turns, "time_per_move": t.time_per_move, "error": t.error,
+        "max_turns": t.max_turns, "time_per_move": t.time_per_move, "error": t.error, "owner": t.owner,
     }  # fmt: skip
 
 

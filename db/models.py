@@ -28,6 +28,9 @@ class NamedAgent(Base):
     game: Mapped[str | None] = mapped_column(String(100))
     checkpoint: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The name of the user token that registered it over HTTP, the only one that may remove it there; None: made with
+    # the CLI (on the server's machine).
+    owner: Mapped[str | None] = mapped_column(String(200))
 
 
 class Tournament(Base):
@@ -62,6 +65,9 @@ class Tournament(Base):
     claimed_by: Mapped[str | None] = mapped_column(String(200))
     lease_until: Mapped[datetime | None]
     error: Mapped[str | None] = mapped_column(Text)  # why it failed
+    # The name of the user token that submitted it over HTTP (a play page's person), the only one that may cancel it
+    # there; None: made with the CLI (on the server's machine).
+    owner: Mapped[str | None] = mapped_column(String(200))
 
     matches: Mapped[list[Match]] = relationship(back_populates="tournament", cascade="all, delete-orphan")
 

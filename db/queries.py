@@ -51,9 +51,11 @@ def list_named_agents(session: Session) -> list[NamedAgent]:
 
 
 def add_named_agent(
-    session: Session, name: str, type_id: str, params: dict[str, str], game: str | None, checkpoint: str | None
+    session: Session, name: str, type_id: str, params: dict[str, str], game: str | None, checkpoint: str | None,
+    owner: str | None = None,
 ) -> NamedAgent:
-    agent = NamedAgent(name=name, type=type_id, params=json.dumps(params, sort_keys=True), game=game, checkpoint=checkpoint)
+    agent = NamedAgent(name=name, type=type_id, params=json.dumps(params, sort_keys=True), game=game, checkpoint=checkpoint,
+                       owner=owner)
     session.add(agent)
     return agent
 
@@ -69,7 +71,7 @@ def remove_named_agent(session: Session, name: str) -> bool:
 def create_tournament(
     database: Database, *, name: str | None, game_id: str, game_version: str, game_params: str, format: str,
     rounds: int, seed: int, max_turns: int, time_per_move: float | None, players: int, settings: dict[str, Any],
-    schedule: bytes, scheduled: int, status: str = "running", secret: str | None = None,
+    schedule: bytes, scheduled: int, status: str = "running", secret: str | None = None, owner: str | None = None,
 ) -> int:  # fmt: skip
     """Write the tournament with its whole schedule (packed seatings, see Tournament.schedule); returns its id."""
 
@@ -79,7 +81,7 @@ def create_tournament(
                 name=name, game_id=game_id, game_version=game_version, game_params=game_params, format=format,
                 rounds=rounds, seed=seed, max_turns=max_turns, time_per_move=time_per_move, players=players,
                 settings=json.dumps(settings, sort_keys=True), schedule=schedule, scheduled=scheduled, status=status,
-                secret=secret,
+                secret=secret, owner=owner,
             )  # fmt: skip
             session.add(tournament)
             session.flush()

@@ -25,7 +25,7 @@ T = TypeVar("T")
 DEFAULT_URL = "sqlite:///arena.db"
 #: The newest migration in db/migrations/versions (a test checks it against Alembic's head), so that
 #: opening a current database needs no Alembic import: commands start faster.
-HEAD_REVISION = "0011"
+HEAD_REVISION = "0012"
 MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_TIMEOUT_MS = 60_000
 #: Seconds to wait for a PostgreSQL server to answer before saying it is down.

@@ -129,3 +129,24 @@ def test_a_released_tournament_is_not_held_any_more(arena_db):
         assert claimed is not None and queue.held_by(database, "w/0") == [claimed]
         queue.release(database, claimed, "w/0")
         assert queue.held_by(database, "w/0") == []
+
+
+def test_rows_from_before_0012_have_no_owner(arena_db):
+    """0012 keeps who submitted a tournament or registered a named agent over HTTP: rows from before have none (as rows
+    made with the CLI), so over HTTP nobody cancels or removes them. Its downgrade drops the column and keeps every row
+    (no copy of the table, whose drop would delete a tournament's matches)."""
+    url = arena_db.url
+    database_at(url, "0011")
+    arena_db.execute("""insert into agents (name, type, params, created_at) values ('kept', 'random', '{}', '2026-01-01')""")
+    assert arena_db.json("agents", "show", "kept")["owner"] is None  # upgraded on first use
+    arena_db("run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "2", "--quiet")
+    arena_db.execute("update tournaments set owner = 'alice'")  # as if submitted over HTTP
+    with open_database(url, migrate=False) as database:
+        config = alembic_config()
+        with database.engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0011")
+        assert current_revision(database) == "0011"
+    assert arena_db.rows("select count(*) from matches") == [(2,)]
+    assert [tournament["owner"] for tournament in arena_db.json("tournaments")] == [None]  # upgraded again: the owner was dropped
+    assert arena_db.rows("select count(*) from matches") == [(2,)] and arena_db.json("agents", "show", "kept")["owner"] is None

@@ -10,6 +10,7 @@ from typing import Any
 from arena import agents as agent_specs
 from arena.api import Game, State
 from arena.errors import ArenaError, about
+from arena.library import tokens
 from arena.observations import observation_shape
 from arena.params import check_name, parse_game_spec
 from arena.plugins import Registry
@@ -85,7 +86,7 @@ def agent_types(registry: Registry) -> list[dict[str, Any]]:
 
 def _named_to_dict(row: Any) -> dict[str, Any]:
     return {"name": row.name, "type": row.type, "params": json.loads(row.params), "game": row.game,
-            "checkpoint": row.checkpoint, "created_at": row.created_at.isoformat(timespec="seconds")}  # fmt: skip
+            "checkpoint": row.checkpoint, "created_at": row.created_at.isoformat(timespec="seconds"), "owner": row.owner}  # fmt: skip
 
 
 def named_agents(database: Database) -> list[dict[str, Any]]:
@@ -136,9 +137,10 @@ def check_agent_name(registry: Registry, name: str) -> None:
 
 def register_agent(
     registry: Registry, database: Database, name: str, type_id: str, params: dict[str, str],
-    game_spec: str | None = None, checkpoint: str | None = None,
+    game_spec: str | None = None, checkpoint: str | None = None, owner: str | None = None,
 ) -> dict[str, Any]:  # fmt: skip
-    """Check and save a named agent (type plus parameters, optional game and checkpoint); returns it."""
+    """Check and save a named agent (type plus parameters, optional game and checkpoint); returns it. `owner`: the user
+    token's name that registers it over HTTP, the one that may remove it there (None: the CLI's)."""
     from arena import tournament
 
     check_agent_name(registry, name)
@@ -164,12 +166,16 @@ def register_agent(
     with tournament.taken_name("an agent", name), database.session() as session, session.begin():
         if queries.get_named_agent(session, name) is not None:
             raise ArenaError(f"an agent named '{name}' exists already (remove it first)", "name")
-        queries.add_named_agent(session, name, type_id, raw, game_id, checkpoint)
+        queries.add_named_agent(session, name, type_id, raw, game_id, checkpoint, owner)
     return named_agent(database, name)
 
 
-def remove_agent(database: Database, name: str) -> None:
-    """Remove a named agent (its past results stay)."""
+def remove_agent(database: Database, name: str, by: str | None = None) -> None:
+    """Remove a named agent (its past results stay). `by`: the user token's name that asks over HTTP, refused
+    (tokens.NotOwner) unless it registered the agent; None: the CLI, which may."""
     with database.session() as session, session.begin():
+        row = queries.get_named_agent(session, name)
+        if row is not None:
+            tokens.check_owner("agent", name, row.owner, by, ("registered", "remove"), "arena agents remove")
         if not queries.remove_named_agent(session, name):
             raise ArenaError(f"no agent named '{name}'")

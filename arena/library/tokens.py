@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import shlex
 import threading
 import time
 from dataclasses import dataclass
@@ -80,3 +81,22 @@ def listing(database: Database) -> list[dict[str, Any]]:
 def revoke(database: Database, name: str) -> None:
     if not store.remove(database, name):
         raise ArenaError(f"no token named '{name}'")
+
+
+class NotOwner(ArenaError):
+    """A write over HTTP to a row another token's holder made there, or one made with the CLI: the server answers 403."""
+
+
+def check_owner(field: str, key: str, owner: str | None, by: str | None, action: tuple[str, str], command: str) -> None:
+    """Let `by` act on a row `owner` made (each a user token's name; None: the CLI, on the server's machine, whose user
+    is its administrator and may act on any row), or raise NotOwner about `field` ("tournament"), naming the row by
+    `key`, its owner, and `command` (the CLI's, whose last word is the key): an HTTP request may act only on the rows
+    its token's holder made over HTTP. `action`: how the row was made and what is refused, ("submitted", "cancel")."""
+    if by is None or by == owner:
+        return
+    made, verb = action
+    command = f"{command} {shlex.quote(key)}"
+    if owner is None:
+        raise NotOwner(f"{field}: '{key}' was made on the server's machine: {verb} it there with `{command}`", field)
+    raise NotOwner(f"{field}: '{key}' was {made} by {owner}: only {owner} can {verb} it over HTTP "
+                   f"(or `{command}` on the server's machine)", field)  # fmt: skip

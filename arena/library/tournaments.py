@@ -8,6 +8,7 @@ from typing import Any
 from arena import results
 from arena import tournament as tournaments
 from arena.errors import ArenaError, about, shown
+from arena.library import tokens
 from arena.match import DEFAULT_MAX_TURNS
 from arena.params import parse_specs
 from arena.plugins import Registry
@@ -75,9 +76,10 @@ def submit(
     registry: Registry, database: Database, *, game: str, agents: Sequence[str] | str, rounds: int = 1, seed: int = 0,
     max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None, name: str | None = None,
     format: str = "round-robin", challenger: str | None = None, players: int | None = None, openings: str | Sequence[str] | None = None,
-    budget: int | None = None,
+    budget: int | None = None, owner: str | None = None,
 ) -> dict[str, Any]:  # fmt: skip
-    """Validate a tournament exactly as `arena run-tournament` does and queue it for `arena serve`."""
+    """Validate a tournament exactly as `arena run-tournament` does and queue it for `arena serve`; `owner`: the user
+    token's name that submits it over HTTP, the one that may cancel it there (None: the CLI's)."""
     if not isinstance(agents, str):
         for count, item in enumerate(agents, 1):
             with about("agents"):
@@ -91,16 +93,19 @@ def submit(
         raise ArenaError("agents: give at least two agents")
     request = tournaments.TournamentRequest(
         game=game, agents=text, rounds=rounds, seed=seed, max_turns=max_turns, time_per_move=time_per_move,
-        name=name, format=format, challenger=challenger, players=players, openings=openings, budget=budget,
+        name=name, format=format, challenger=challenger, players=players, openings=openings, budget=budget, owner=owner,
     )  # fmt: skip
     tournament_id = tournaments.create(registry, database, request, status="queued")
     return one(database, tournament_id)
 
 
-def cancel(database: Database, key: str | int) -> dict[str, Any]:
+def cancel(database: Database, key: str | int, by: str | None = None) -> dict[str, Any]:
     """Cancel a queued, running or stopped tournament (a server playing it stops at its next match); one cancelled already
-    stays so; a finished one (done, failed) is refused: there is nothing left to cancel."""
+    stays so; a finished one (done, failed) is refused: there is nothing left to cancel. `by`: the user token's name
+    that asks over HTTP, refused (tokens.NotOwner) unless it submitted the tournament; None: the CLI, which may."""
     found = one(database, key)
+    tokens.check_owner("tournament", str(found["name"] or found["id"]), found["owner"], by, ("submitted", "cancel"),
+                       "arena tournaments cancel")  # fmt: skip
     status = queue.cancel(database, found["id"])
     if status in ("done", "failed"):  # (decided in the write: one that finished meanwhile is not said to be cancelled)
         raise ArenaError(f"tournament {found['id']} is {status}: only a queued, running or stopped one can be cancelled")

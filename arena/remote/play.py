@@ -23,11 +23,12 @@ def human_spec(name: str) -> str:
 def one_match(
     registry: Registry, database: Database, game_spec: str, against: str, seat: int, person: str,
     seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None,
-    people_against: bool = True, network_allowance: float = DEFAULT_NETWORK_ALLOWANCE,
+    people_against: bool = True, network_allowance: float = DEFAULT_NETWORK_ALLOWANCE, owner: str | None = None,
 ) -> int:  # fmt: skip
     """A one-match tournament (status running, for the caller to play) with the agent `person` in `seat` and the
     agents of `against` in the others; returns its id. Without `people_against` (the server's play page, where
-    nobody sits at the server's terminal) the others may not be people."""
+    nobody sits at the server's terminal) the others may not be people. `owner`: the user token's name that starts it
+    over HTTP (the play page's person)."""
     with about("against"):
         opponents = [str(spec) for spec in parse_specs(against)]
     if not opponents:
@@ -41,6 +42,7 @@ def one_match(
     request = tournament.TournamentRequest(
         game=game_spec, agents=",".join(agents), rounds=1, seed=secrets.randbelow(2**31) if seed is None else seed,
         max_turns=max_turns, time_per_move=time_per_move, players=len(agents), network_allowance=network_allowance,
+        owner=owner,
     )  # fmt: skip
     def others_unattended(entries: list[AgentEntry]) -> None:
         tournament.check_unattended(registry, entries[:seat] + entries[seat + 1:])

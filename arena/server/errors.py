@@ -16,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 
 from arena.errors import ArenaError, shown
 from arena.library.storage import StorageError
+from arena.library.tokens import NotOwner
 
 log = logging.getLogger("arena.server")
 
@@ -196,7 +197,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ArenaError)
     async def arena_error(request: Request, exc: ArenaError) -> Response:
         message = str(exc)
-        status = arena_status(message)
+        status = 403 if isinstance(exc, NotOwner) else arena_status(message)
         missing = re.match(r"no (\w+)", message)  # "no tournament with id or name 'x'" is about the tournament
         field = exc.field or (missing.group(1) if missing and missing.group(1) in FIELDS else guess_field(message))
         return error(request, status, naming(field, in_field_names(message)), field)

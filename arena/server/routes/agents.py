@@ -52,10 +52,11 @@ def body_field(message: str) -> str | None:
 
 @router.post("/agents", status_code=201, summary="Register a named agent (needs a token)")
 def register_agent(body: AgentCreate, request: Request, registry: RegistryDep, database: DatabaseDep,
-                   _holder: Writer) -> Response:  # fmt: skip
+                   holder: Writer) -> Response:  # fmt: skip
     params = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in body.params.items()}
     try:
-        created = catalog.register_agent(registry, database, body.name, body.type, params, body.game, body.checkpoint)
+        created = catalog.register_agent(registry, database, body.name, body.type, params, body.game, body.checkpoint,
+                                         holder.name)
     except ArenaError as exc:
         message = str(exc)
         field = exc.field or body_field(message)
@@ -63,7 +64,8 @@ def register_agent(body: AgentCreate, request: Request, registry: RegistryDep, d
     return reply(created, 201)
 
 
-@router.delete("/agents/{name}", summary="Remove a named agent; its past results stay (needs a token)")
-def remove_agent(name: str, database: DatabaseDep, _holder: Writer) -> Response:
-    catalog.remove_agent(database, name)
+@router.delete("/agents/{name}",
+               summary="Remove a named agent; its past results stay (needs the token that registered it: another gets 403)")
+def remove_agent(name: str, database: DatabaseDep, holder: Writer) -> Response:
+    catalog.remove_agent(database, name, holder.name)
     return reply({"removed": name})

@@ -66,17 +66,18 @@ def one_tournament(key: Key, database: DatabaseDep) -> Response:
 
 @router.post("/tournaments", status_code=201, summary="Queue a tournament (needs a token); the server plays it")
 def create_tournament(body: TournamentCreate, request: Request, registry: RegistryDep, database: DatabaseDep,
-                      _holder: Writer) -> Response:  # fmt: skip
+                      holder: Writer) -> Response:  # fmt: skip
     if isinstance(body.openings, str) and not body.openings.startswith("random:"):
         return error(request, 400, "openings: give random:N, or a list of openings (one string of plies each); "
                      "the server opens no file a request names", "openings")  # fmt: skip
-    created = library.submit(registry, database, **body.model_dump())
+    created = library.submit(registry, database, **body.model_dump(), owner=holder.name)
     return reply(created, 201, {"Location": f"/api/v1/tournaments/{created['id']}"})
 
 
-@router.post("/tournaments/{key}/cancel", summary="Cancel a queued, running or stopped tournament (needs a token)")
-def cancel_tournament(key: Key, database: DatabaseDep, _holder: Writer) -> Response:
-    return reply(library.cancel(database, key))
+@router.post("/tournaments/{key}/cancel",
+             summary="Cancel a queued, running or stopped tournament (needs the token that submitted it: another gets 403)")
+def cancel_tournament(key: Key, database: DatabaseDep, holder: Writer) -> Response:
+    return reply(library.cancel(database, key, holder.name))
 
 
 class LadderJoin(Body):
