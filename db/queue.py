@@ -21,11 +21,18 @@ from db.session import Database, retrying, serialised_write
 ENDLESS = ("ladder",)
 
 
+#: `claimed_by` of a game on a server's play page: this prefix and the server's worker id. The server renews its lease
+#: while it holds the game (in memory: a person plays it there); the queue never claims one, and a game whose lease
+#: ran out (its server was killed) is cancelled by any server (`cancel_lost_games`).
+PLAY_PREFIX = "play:"
+
+
 def _claimable(now: datetime):  # type: ignore[no-untyped-def]
-    """Queued, or running under a lease that ran out (its server died or stopped)."""
+    """Queued, or running under a lease that ran out (its server died or stopped); never a play page's game."""
     return or_(
         and_(Tournament.status == "queued", or_(Tournament.lease_until.is_(None), Tournament.lease_until < now)),
-        and_(Tournament.status == "running", Tournament.claimed_by.is_not(None), Tournament.lease_until < now),
+        and_(Tournament.status == "running", Tournament.claimed_by.is_not(None), Tournament.lease_until < now,
+             ~Tournament.claimed_by.startswith(PLAY_PREFIX, autoescape=True)),
     )
 
 
@@ -184,3 +191,32 @@ def take_here(database: Database, tournament_id: int) -> str | None:
 def status(database: Database, tournament_id: int) -> str | None:
     with database.engine.connect() as connection:
         return connection.execute(select(Tournament.status).where(Tournament.id == tournament_id)).scalar()
+
+
+def hold_games(database: Database, tournament_ids: list[int], worker: str, lease_seconds: float) -> None:
+    """The play page's games this server holds, claimed (or their lease renewed) for `lease_seconds` more."""
+    if not tournament_ids:
+        return
+
+    def write() -> None:
+        with database.engine.begin() as connection:
+            connection.execute(
+                update(Tournament).where(Tournament.id.in_(tournament_ids), Tournament.status == "running")
+                .values(claimed_by=PLAY_PREFIX + worker, lease_until=utcnow() + timedelta(seconds=lease_seconds))
+            )  # fmt: skip
+
+    retrying(write)
+
+
+def cancel_lost_games(database: Database) -> int:
+    """Cancel the play page's games whose server stopped renewing them (killed: the game lived in its memory); how many."""
+
+    def write() -> int:
+        with database.engine.begin() as connection:
+            return connection.execute(
+                update(Tournament).where(Tournament.status == "running", Tournament.lease_until < utcnow(),
+                                         Tournament.claimed_by.startswith(PLAY_PREFIX, autoescape=True))
+                .values(status="cancelled", finished_at=utcnow(), error="its server stopped while the game was played")
+            ).rowcount  # fmt: skip
+
+    return retrying(write)

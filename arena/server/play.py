@@ -31,8 +31,8 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from arena import tournament
-from arena.errors import ArenaError
-from arena.library import analysis
+from arena.errors import ArenaError, first_line
+from arena.library import analysis, queue
 from arena.library import matches as matches_library
 from arena.library import tournaments as tournaments_library
 from arena.library.storage import Database
@@ -96,14 +96,33 @@ class Tables:
     """The live tables of one server, by tournament id (finished ones stay readable until the server stops)."""
 
     def __init__(self, hub: Hub, database: Database, registry: Registry, idle_seconds: float, time_per_move: float,
-                 plugins_dirs: Sequence[str] = ()) -> None:  # fmt: skip
+                 plugins_dirs: Sequence[str] = (), worker: str = "server", lease_seconds: float = 30.0) -> None:  # fmt: skip
         self.hub, self.database, self.registry, self.idle_seconds = hub, database, registry, idle_seconds
         self.time_per_move = time_per_move  # the opponents'; the person's seat keeps the browser agent's own time
         self.plugins_dirs = tuple(plugins_dirs)  # for the opponents' processes
+        self.worker, self.lease_seconds = worker, lease_seconds  # the games' claim (db.queue.PLAY_PREFIX), renewed
         self.tables: dict[int, Table] = {}
         self.opening: set[str] = set()
         self.watchers: set[asyncio.Future[None]] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.keeper: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Keep this server's games claimed, and cancel those of servers that were killed (they stayed `running`, shown
+        live, with nobody to play or cancel them), every third of a lease while the server runs."""
+        self.keeper = asyncio.get_running_loop().create_task(self._keep())
+
+    async def _keep(self) -> None:
+        while True:
+            live = [t.id for t in self.tables.values() if t.status in LIVE]
+            try:
+                await run_in_threadpool(queue.hold_games, self.database, live, self.worker, self.lease_seconds)
+                lost = await run_in_threadpool(queue.cancel_lost_games, self.database)
+                if lost:
+                    log.info("cancelled %d play page game(s) of servers that stopped while they were played", lost)
+            except Exception as exc:  # noqa: BLE001  (the database away for a moment: try again at the next turn)
+                log.warning("keeping the play page's games: %s", first_line(exc))
+            await asyncio.sleep(self.lease_seconds / 3)
 
     def get(self, table_id: int, person: str) -> Table:
         table = self.tables.get(table_id)
@@ -136,6 +155,7 @@ class Tables:
         def create() -> tuple[int, str]:
             tournament_id = one_match(self.registry, self.database, game, against, seat, spec, people_against=False,
                                       time_per_move=self.time_per_move, owner=person)  # fmt: skip
+            queue.hold_games(self.database, [tournament_id], self.worker, self.lease_seconds)
             return tournament_id, str(tournaments_library.one(self.database, tournament_id)["game_spec"])
 
         tournament_id, game_spec = await run_in_threadpool(create)
@@ -262,6 +282,8 @@ class Tables:
 
     async def close(self, timeout: float = 15.0) -> None:
         """The server stops (the hub answers `server_stopping`): wait a little for the tables' threads to cancel."""
+        if self.keeper is not None:
+            self.keeper.cancel()
         threads = [t.thread for t in self.tables.values() if t.thread is not None and t.thread.is_alive()]
         if threads:
             def join() -> None:

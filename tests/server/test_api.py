@@ -396,6 +396,15 @@ def test_claims_are_exclusive_and_leases_run_out(queue_server: Server) -> None:
     queue.release_all(server.database, "w")  # every lease of workers w... ends now: anyone may take them over
     assert sorted(queue.claim(server.database, "next", 60) for _ in ids) == ids
 
+    # A play page's game is its server's alone: the queue never claims one, even once its lease ran out (its server
+    # was killed: the game lived in its memory); a server cancels it then instead.
+    game = server.submit(game="tic_tac_toe", agents=["random", "greedy"])["id"]
+    with server.database.engine.begin() as connection:  # (a game is made running, as arena.remote.play makes it)
+        connection.exec_driver_sql(f"update tournaments set status = 'running' where id = {game}")
+    queue.hold_games(server.database, [game], "w-dead", -1)  # (a lease that ran out a second ago)
+    assert queue.claim(server.database, "next", 60) is None
+    assert queue.cancel_lost_games(server.database) == 1 and server.status(game) == "cancelled"
+
 
 def test_stopped_play_resumes_to_the_uninterrupted_results(queue_server: Server) -> None:
     server = queue_server

@@ -175,6 +175,8 @@ def test_bad_input_names_the_field(player: Player) -> None:
     game_id = player.start()
     busy = client.post("/play", data={"game": "tic_tac_toe", "against": "random", "seat": "0", "form_token": player.form})
     assert busy.status_code == 409 and f"game {game_id}" in busy.text
+    busy = client.post("/api/v1/play", json={"game": "tic_tac_toe", "against": "random", "seat": 0}, headers={"X-Arena-Form": player.form})
+    assert busy.status_code == 409 and busy.json()["field"] is None and f"game {game_id}" in busy.json()["error"], busy.text
     bob = {"Authorization": f"Bearer {player.other}"}
     assert client.get(f"/api/v1/play/{game_id}", headers=bob).status_code == 404
     assert client.post(f"/api/v1/play/{game_id}/move", json={"action": 0}, headers=bob).status_code == 404

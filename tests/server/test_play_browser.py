@@ -4,8 +4,11 @@ Every wait is an explicit condition bounded by DEADLINE; screenshots go to the t
 
 from __future__ import annotations
 
+import contextlib
+import signal
 from pathlib import Path
 
+import psutil
 from selenium import webdriver
 from selenium.common.exceptions import (
     StaleElementReferenceException,
@@ -17,19 +20,16 @@ from selenium.webdriver.support.ui import WebDriverWait
 from arena.library import tokens
 from arena.library.storage import open_database
 from tests.conftest import Arena
-from tests.server.serving import DEADLINE
+from tests.server.serving import DEADLINE, http
 from tests.server.test_browser import browser, shot  # noqa: F401  (the headless Chromium fixture)
 
 FINAL = ("over", "cancelled", "failed")
 
 
-def test_a_person_plays_tic_tac_toe_in_the_browser(tmp_path: Path, serve, browser: webdriver.Chrome) -> None:  # noqa: F811
-    db_path = tmp_path / "arena.db"
-    token = tokens.create(open_database(f"sqlite:///{db_path}"), "alice")
-    server = serve(db_path)
+def sign_in_and_start(browser: webdriver.Chrome, url: str, token: str) -> None:  # noqa: F811
+    """Sign in on the play page (alice's token) and start tic-tac-toe against random, in seat 0."""
     wait = WebDriverWait(browser, DEADLINE, poll_frequency=0.05)
-
-    browser.get(server.url + "/play")  # not signed in: sent to the sign-in page
+    browser.get(url + "/play")  # not signed in: sent to the sign-in page
     wait.until(lambda d: d.find_elements(By.ID, "token"))
     browser.find_element(By.ID, "token").send_keys(token)
     browser.find_element(By.ID, "signin").click()
@@ -42,9 +42,21 @@ def test_a_person_plays_tic_tac_toe_in_the_browser(tmp_path: Path, serve, browse
     browser.find_element(By.ID, "start").click()
     wait.until(lambda d: d.find_elements(By.ID, "table"))
 
+
+def table_status(browser: webdriver.Chrome) -> tuple[str, int]:  # noqa: F811
+    found = browser.execute_script("const t = document.getElementById('table'); return [t.dataset.status, Number(t.dataset.version)]")
+    return str(found[0]), int(found[1])
+
+
+def test_a_person_plays_tic_tac_toe_in_the_browser(tmp_path: Path, serve, browser: webdriver.Chrome) -> None:  # noqa: F811
+    db_path = tmp_path / "arena.db"
+    token = tokens.create(open_database(f"sqlite:///{db_path}"), "alice")
+    server = serve(db_path)
+    wait = WebDriverWait(browser, DEADLINE, poll_frequency=0.05)
+    sign_in_and_start(browser, server.url, token)
+
     def status() -> tuple[str, int]:
-        found = browser.execute_script("const t = document.getElementById('table'); return [t.dataset.status, Number(t.dataset.version)]")
-        return str(found[0]), int(found[1])
+        return table_status(browser)
 
     def click_a_move(version: int) -> str | None:
         """The first legal move's button once the page shows a newer position; its name (None: not yet)."""
@@ -101,3 +113,29 @@ def test_a_person_plays_tic_tac_toe_in_the_browser(tmp_path: Path, serve, browse
     ending = browser.find_element(By.ID, "status").text
     assert ending.startswith("You win after 0 moves (agent_crashed: "), ending
     assert server.process.poll() is None
+
+
+def test_a_game_whose_server_was_killed_is_cancelled_and_its_page_says_so(tmp_path: Path, serve,
+                                                                         browser: webdriver.Chrome) -> None:  # noqa: F811
+    """kill -9 of the server mid-game, then a restart: the game stayed `running` for good (listed live, its events never
+    ending), and its page kept offering moves and asking every 2 s without end. Now a server cancels a game whose
+    server stopped renewing its claim (a lease: 3 s here), and the page, told the game is gone (404), says so and stops."""
+    db_path = tmp_path / "arena.db"
+    token = tokens.create(open_database(f"sqlite:///{db_path}"), "alice")
+    server = serve(db_path, None, "--workers", "0")
+    wait = WebDriverWait(browser, DEADLINE, poll_frequency=0.05)
+    sign_in_and_start(browser, server.url, token)
+    wait.until(lambda d: table_status(d)[0] == "your_move")
+    game = int(browser.execute_script("return document.getElementById('table').dataset.id"))
+    children = server.children()
+    server.stop(signal.SIGKILL)
+    for child in children:  # its opponents' and forkserver processes, by their ids
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.kill()
+    again = serve(db_path, server.port, "--workers", "0")
+    wait.until(lambda d: table_status(d)[0] == "gone")
+    assert "no longer on the server" in browser.find_element(By.ID, "status").text
+    assert all(not b.is_enabled() for b in browser.find_elements(By.CSS_SELECTOR, "#moves button, #leave"))
+    stored = lambda: http.get(f"{again.url}/api/v1/tournaments/{game}").json()  # noqa: E731
+    wait.until(lambda d: stored()["status"] == "cancelled")
+    assert "its server stopped" in stored()["error"]

@@ -67,6 +67,7 @@ def test_a_runaway_opponent_thinks_within_the_play_time_per_move_and_leave_lets_
             _until(other, person, FINAL)
         final = _until(game, person, FINAL)
         took = time.monotonic() - left
+        assert early.status_code != 409 or early.json()["field"] is None, early.text  # (it named time_per_move)
         if early.status_code == 409 and "you left game" in early.json()["error"] and took < 10 * THINK and \
                 final["status"] == "over" and (final["end"] or {}).get("reason") == "agent_disconnected":
             break

@@ -76,7 +76,7 @@ def in_form_words(message: str) -> str:
 def refused(request: Request, exc: ArenaError) -> Response:
     message = in_form_words(str(exc))
     status = 409 if isinstance(exc, Busy) else 404 if message.startswith("no ") else 400
-    return error(request, status, message, play_field(message, exc.field))
+    return error(request, status, message, None if isinstance(exc, Busy) else play_field(message, exc.field))  # (busy: no field's fault)
 
 
 # ---- signing in and out ----
@@ -155,7 +155,8 @@ async def play_start(request: Request, game: Annotated[str, Form(max_length=500)
     except ArenaError as exc:
         message = in_form_words(str(exc))
         status = 409 if isinstance(exc, Busy) else 400
-        return await run_in_threadpool(_new_page, request, holder, status, form=form, error=message, field=play_field(message, exc.field))
+        field = None if isinstance(exc, Busy) else play_field(message, exc.field)
+        return await run_in_threadpool(_new_page, request, holder, status, form=form, error=message, field=field)
     return RedirectResponse(f"/play/{table.id}", 303)
 
 

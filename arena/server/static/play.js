@@ -87,11 +87,32 @@
     post("/leave").then(show).catch(function (e) { document.getElementById("error").textContent = e.message; });
   });
 
+  // The game is gone (404: the server restarted without it) or the person signed out (401): say so and stop asking.
+  function gone(message, href, label) {
+    over = true;
+    box.dataset.status = "gone";
+    document.querySelectorAll("#moves button").forEach(function (b) { b.disabled = true; });
+    document.getElementById("leave").disabled = true;
+    var status = document.getElementById("status");
+    status.textContent = message + " ";
+    var link = document.createElement("a"); link.href = href; link.textContent = label; status.appendChild(link);
+  }
+
   function poll() {
     if (over) { return; }
     fetch(api + "?seen=" + seen + "&wait=15", {credentials: "same-origin"})
-      .then(function (response) { return response.json().then(function (data) { if (!response.ok) { throw new Error(data.error); } return data; }); })
-      .then(function (t) { show(t); setTimeout(poll, 0); })
+      .then(function (response) {
+        if (response.status === 404) {
+          gone("This game is no longer on the server (it was restarted).", "/play", "Start another game");
+          return null;
+        }
+        if (response.status === 401) {
+          gone("You are signed out.", "/signin?next=" + encodeURIComponent(window.location.pathname), "Sign in again");
+          return null;
+        }
+        return response.json().then(function (data) { if (!response.ok) { throw new Error(data.error); } return data; });
+      })
+      .then(function (t) { if (t) { show(t); setTimeout(poll, 0); } })
       .catch(function (e) { document.getElementById("error").textContent = e.message; setTimeout(poll, 2000); });
   }
   poll();
