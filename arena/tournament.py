@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, get_args
+from typing import Any, Literal, NamedTuple, TypeVar, get_args
 
 from sqlalchemy.exc import IntegrityError
 
@@ -74,6 +74,7 @@ FLUSH_MATCHES = 2000
 PENDING_WAIT_SECONDS = 10.0
 
 Progress = Callable[[int, int], None]
+T = TypeVar("T")
 
 
 def make_game(registry: Registry, spec_text: str) -> Game:
@@ -167,6 +168,48 @@ def stored_labels(session: Any, registry: Registry, game: Game, entries: list[Ag
             raise ArenaError(f"agents '{moved.given}' and '{other.given or other.label}' would both be recorded as "
                              f"'{moved.label}' (stored results of this game decide the labels): give them other names")  # fmt: skip
     return renamed
+
+
+#: Times a tournament (or a ladder join) is prepared when the labels it was prepared with are no longer those its
+#: write finds (LabelsChanged): another process wrote agents of the same game in between, each time.
+LABEL_ATTEMPTS = 3
+
+
+class LabelsChanged(Exception):
+    """Raised in a write's serialised transaction (labels_unchanged): the stored results of the game now give the agents
+    other labels than they were prepared with (another process wrote a tournament or a ladder join of the game since);
+    nothing is written, and the caller prepares again."""
+
+
+def labels_unchanged(registry: Registry, game: Game, entries: list[AgentEntry]) -> Callable[[Any], None]:
+    """`recheck(connection)` for a write of `entries` (as stored_labels gave them): LabelsChanged unless the stored
+    results, read again in the write's own transaction (serialised with every other writer of labels), give them the
+    same labels, so that two processes that prepared at once cannot both take one label for two agents."""
+    listed = [entry if entry.given is None else replace(entry, label=entry.given, given=None) for entry in entries]
+    prepared = [(entry.label, entry.given) for entry in entries]
+
+    def recheck(connection: Any) -> None:
+        try:
+            now = stored_labels(connection, registry, game, listed)
+        except ArenaError:  # two agents would now share a label: preparing again says so, about its input
+            raise LabelsChanged from None
+        if [(entry.label, entry.given) for entry in now] != prepared:
+            raise LabelsChanged
+
+    return recheck
+
+
+def with_final_labels(attempt: Callable[[], T], field: str) -> T:
+    """`attempt()` (which prepares its agents' labels, then writes them with labels_unchanged's recheck), again while
+    another process's write changes the labels in between, at most LABEL_ATTEMPTS times; `field` names the agents' input."""
+    for tries in itertools.count(1):
+        try:
+            return attempt()
+        except LabelsChanged:
+            if tries == LABEL_ATTEMPTS:
+                raise ArenaError("the labels of these agents kept changing while they were written (other tournaments or "
+                                 "ladder joins of this game were written at the same time): try again", field) from None  # fmt: skip
+    raise AssertionError("unreachable")
 
 
 def renamed_note(given: str, label: str) -> str:
@@ -314,13 +357,17 @@ def check_unattended(registry: Registry, entries: Sequence[AgentEntry], field: s
 
 def _create(registry: Registry, database: Database, request: TournamentRequest, status: str,
             check: Callable[[list[AgentEntry]], None] | None) -> int:  # fmt: skip
-    game, entries, tables, settings, secret = prepare(registry, database, request)
-    if status == "queued":
-        check_unattended(registry, entries, challenger=request.format == "gauntlet")
-    if check is not None:
-        check(entries)
-    with taken_name("a tournament", request.name):  # (one of the same name written since prepare looked)
-        return _write(database, request, game, tables, settings, secret, status)
+    def attempt() -> int:
+        game, entries, tables, settings, secret = prepare(registry, database, request)
+        if status == "queued":
+            check_unattended(registry, entries, challenger=request.format == "gauntlet")
+        if check is not None:
+            check(entries)
+        recheck = labels_unchanged(registry, game, entries)  # (labels another process wrote since prepare read them)
+        with taken_name("a tournament", request.name):  # (one of the same name written since prepare looked)
+            return _write(database, request, game, tables, settings, secret, status, recheck)
+
+    return with_final_labels(attempt, "agents")
 
 
 @contextlib.contextmanager
@@ -336,13 +383,13 @@ def taken_name(what: str, name: str | None) -> Iterator[None]:
 
 
 def _write(database: Database, request: TournamentRequest, game: Game, tables: list[Table], settings: dict[str, Any],
-           secret: str | None, status: str) -> int:
+           secret: str | None, status: str, recheck: Callable[[Any], None] | None = None) -> int:
     return queries.create_tournament(
         database, name=request.name, game_id=game.info.id, game_version=game.info.version,
         game_params=canonical(game.params), format=request.format, rounds=request.rounds, seed=request.seed,
         max_turns=request.max_turns, time_per_move=request.time_per_move, players=game.num_players,
         settings=settings, schedule=encode_schedule(tables), scheduled=len(tables), status=status,
-        secret=secret, owner=request.owner,
+        secret=secret, owner=request.owner, recheck=recheck,
     )  # fmt: skip
 
 

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from db import bulk
 from db.models import CacheEntry, LadderJoin, Match, MatchSeat, NamedAgent, SprtStateRow, Tournament, utcnow
 from db.records import MatchRecord, SeatRecord
-from db.session import BUSY_TIMEOUT_MS, Database, retrying, serialised_write
+from db.session import BUSY_TIMEOUT_MS, LABELS_LOCK_KEY, Database, retrying, serialised_write
 
 #: Milliseconds a run stopping on Ctrl-C waits on a SQLite lock for its last write (see save_results).
 IMPATIENT_MS = 3000
@@ -72,20 +72,26 @@ def create_tournament(
     database: Database, *, name: str | None, game_id: str, game_version: str, game_params: str, format: str,
     rounds: int, seed: int, max_turns: int, time_per_move: float | None, players: int, settings: dict[str, Any],
     schedule: bytes, scheduled: int, status: str = "running", secret: str | None = None, owner: str | None = None,
+    recheck: Callable[[Connection], None] | None = None,
 ) -> int:  # fmt: skip
-    """Write the tournament with its whole schedule (packed seatings, see Tournament.schedule); returns its id."""
+    """Write the tournament with its whole schedule (packed seatings, see Tournament.schedule); returns its id.
+
+    `recheck(connection)` runs first in the write's transaction, which is serialised with every other tournament
+    creation and ladder join (they decide agents' labels from what the others wrote): it may read and raise to write
+    nothing (arena.tournament.labels_unchanged)."""
 
     def write() -> int:
-        with database.session() as session, session.begin():
-            tournament = Tournament(
+        with serialised_write(database, LABELS_LOCK_KEY) as connection:
+            if recheck is not None:
+                recheck(connection)
+            tournament_id = connection.execute(insert(Tournament).values(
                 name=name, game_id=game_id, game_version=game_version, game_params=game_params, format=format,
                 rounds=rounds, seed=seed, max_turns=max_turns, time_per_move=time_per_move, players=players,
                 settings=json.dumps(settings, sort_keys=True), schedule=schedule, scheduled=scheduled, status=status,
                 secret=secret, owner=owner,
-            )  # fmt: skip
-            session.add(tournament)
-            session.flush()
-            return tournament.id
+            ).returning(Tournament.id)).scalar_one()  # fmt: skip
+            connection.commit()
+        return int(tournament_id)
 
     return retrying(write)
 
@@ -112,15 +118,19 @@ def extend_schedule(database: Database, tournament_id: int, schedule: bytes, sch
 
 
 def add_ladder_join(database: Database, tournament_id: int, label: str, entry: dict[str, Any], most: int,
-                    check: Callable[[list[dict[str, Any]]], None] = lambda entries: None) -> Literal["added", "in", "full"]:  # fmt: skip
+                    check: Callable[[list[dict[str, Any]]], None] = lambda entries: None,
+                    recheck: Callable[[Connection], None] | None = None) -> Literal["added", "in", "full"]:  # fmt: skip
     """Queue an agent to join a ladder (admitted at its next batch boundary), unless its label is in the ladder already,
     playing or waiting ("in"), or the ladder holds `most` agents so counted ("full"); "added" when queued. `check` is
     given every agent in the ladder (playing or waiting: their entries) and may raise to refuse the join. The checks and
     the write are one transaction serialised with every other join (and the ladder's row locked), so joins at once
-    cannot take the ladder past `most`, nor bring it one agent twice, together."""
+    cannot take the ladder past `most`, nor bring it one agent twice, together; and with every tournament creation, so
+    that `recheck(connection)`, run first, sees the labels they wrote (as create_tournament's)."""
 
     def write() -> Literal["added", "in", "full"]:
-        with serialised_write(database) as connection:
+        with serialised_write(database, LABELS_LOCK_KEY) as connection:
+            if recheck is not None:
+                recheck(connection)
             query = select(Tournament.settings).where(Tournament.id == tournament_id)
             if connection.dialect.name != "sqlite":
                 query = query.with_for_update()
@@ -148,7 +158,7 @@ def ladder_joins(session: Session, tournament_id: int) -> list[tuple[str, dict[s
     return [(label, json.loads(entry)) for label, entry in rows]
 
 
-def stored_agents(session: Session, game_id: str, game_version: str) -> dict[str, dict[str, Any]]:
+def stored_agents(session: Session | Connection, game_id: str, game_version: str) -> dict[str, dict[str, Any]]:
     """Each agent label that tournaments of this game (and game version) hold, with its entry (AgentEntry.to_json) in
     the first of them; an agent waiting to join a ladder holds its label too (from its join on, it is that label's)."""
     of_game = (Tournament.game_id == game_id, Tournament.game_version == game_version)

@@ -326,14 +326,22 @@ def _sqlite_file(url: str) -> Path | None:
     return Path(path).expanduser()
 
 
+#: Key of the PostgreSQL advisory lock that serialises the writes which give agents their labels (tournament creation,
+#: ladder joins: arena.tournament.stored_labels), "labels" in ASCII.
+LABELS_LOCK_KEY = 0x6C6162656C73
+
+
 @contextmanager
-def serialised_write(database: Database) -> Iterator[Connection]:
+def serialised_write(database: Database, advisory: int | None = None) -> Iterator[Connection]:
     """A connection in one write transaction that is serialised with every other such transaction: on SQLite it begins
-    with BEGIN IMMEDIATE (the writers' lock at once), on PostgreSQL the caller locks its row (SELECT ... FOR UPDATE).
+    with BEGIN IMMEDIATE (the writers' lock at once), on PostgreSQL the caller locks its row (SELECT ... FOR UPDATE), or
+    gives the key of a transaction-scoped advisory lock (`advisory`) taken first, for writes that have no row to lock.
     Commit inside; anything left uncommitted, or an exception, rolls back."""
     with database.engine.connect() as connection:
         if connection.dialect.name == "sqlite":
             connection.exec_driver_sql("BEGIN IMMEDIATE")
+        elif advisory is not None:
+            connection.execute(text("select pg_advisory_xact_lock(:key)"), {"key": advisory})
         try:
             yield connection
         finally:

@@ -7,7 +7,8 @@ from typing import Any
 
 from arena import tournament as tournaments
 from arena.adaptive import MAX_AGENTS
-from arena.agents import SAME_AGENT, resolve_all, same_agent
+from arena.agents import SAME_AGENT, AgentEntry, resolve_all, same_agent
+from arena.api import Game
 from arena.errors import ArenaError
 from arena.ladder import FORMAT
 from arena.library.tournaments import one
@@ -27,6 +28,37 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
     next batch boundary, in join order (this one last). Nothing is written unless the join is valid."""
     if not agent.strip():
         raise ArenaError("agent: give one agent (a spec such as minimax:depth=2, or a named agent)")
+
+    def attempt() -> tuple[int, AgentEntry, str]:
+        ladder_id, game, resolved, entries = _prepared(registry, database, key, agent)
+
+        def no_twin(stored: list[dict[str, Any]]) -> None:
+            twin = same_agent(registry, resolved[0], stored, game)
+            if twin is not None:
+                raise AlreadyIn(f"agent: '{resolved[0].label}' and '{twin}', in ladder {ladder_id} already, are {SAME_AGENT}")
+
+        # The ladder's agents (playing and waiting) are counted and compared in the join's own serialised transaction,
+        # which writes nothing when it refuses: joins at once cannot pass the limit or bring one agent twice. The label
+        # is checked there again (a tournament or join of the game written since it was decided: prepared again).
+        added = queries.add_ladder_join(database, ladder_id, entries[0].label, entries[0].to_json(), MAX_AGENTS, no_twin,
+                                        tournaments.labels_unchanged(registry, game, entries))  # fmt: skip
+        return ladder_id, entries[0], added
+
+    ladder_id, entry, added = tournaments.with_final_labels(attempt, "agent")
+    if added == "full":  # one already in is told so first (AlreadyIn)
+        raise ArenaError(f"ladder {ladder_id} has {MAX_AGENTS} agents (playing or waiting to join), the most a ladder "
+                         "takes: it takes no more agents")  # fmt: skip
+    if added == "in":
+        raise AlreadyIn(f"agent '{entry.label}' is in ladder {ladder_id} already (give another seed or name to add a copy)")
+    # waiting first, then the row: a ladder that admits the agent in between shows it in the row's agents
+    joining = waiting(database, ladder_id)
+    return {**one(database, ladder_id), "joining": joining}
+
+
+def _prepared(registry: Registry, database: Database, key: str | int,
+              agent: str) -> tuple[int, Game, list[AgentEntry], list[AgentEntry]]:  # fmt: skip
+    """The ladder's id and game, `agent` resolved, and its entry under the label stored results give it (a list of one
+    each); nothing is written."""
     with database.session() as session:
         found = queries.find_tournament(session, key)
         if found is None:
@@ -51,26 +83,8 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
         if len(resolved) != 1:
             raise ArenaError(f"agent: give one agent, not {len(resolved)}")
         entries = tournaments.stored_labels(session, registry, game, resolved)
-        entry = entries[0]
         tournaments.check_unattended(registry, entries, field="agent")
-        ladder_id = found.id
-
-    def no_twin(stored: list[dict[str, Any]]) -> None:
-        twin = same_agent(registry, resolved[0], stored, game)
-        if twin is not None:
-            raise AlreadyIn(f"agent: '{resolved[0].label}' and '{twin}', in ladder {ladder_id} already, are {SAME_AGENT}")
-
-    # The ladder's agents (playing and waiting) are counted and compared in the join's own serialised transaction,
-    # which writes nothing when it refuses: joins at once cannot pass the limit or bring one agent twice.
-    added = queries.add_ladder_join(database, ladder_id, entry.label, entry.to_json(), MAX_AGENTS, no_twin)
-    if added == "full":  # one already in is told so first (AlreadyIn)
-        raise ArenaError(f"ladder {ladder_id} has {MAX_AGENTS} agents (playing or waiting to join), the most a ladder "
-                         "takes: it takes no more agents")  # fmt: skip
-    if added == "in":
-        raise AlreadyIn(f"agent '{entry.label}' is in ladder {ladder_id} already (give another seed or name to add a copy)")
-    # waiting first, then the row: a ladder that admits the agent in between shows it in the row's agents
-    joining = waiting(database, ladder_id)
-    return {**one(database, ladder_id), "joining": joining}
+        return found.id, game, resolved, entries
 
 
 def waiting(database: Database, ladder_id: int) -> list[str]:
