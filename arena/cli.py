@@ -379,10 +379,10 @@ def run_tournament(ctx: Context, game_spec: str | None, agents_text: str | None,
             openings=openings, sprt=sprt_text, budget=budget,
             network_allowance=network_allowance / 1000.0,
         )  # fmt: skip
-        if not database_exists(ctx.db_url):
-            tournament.prepare(registry, None, request)  # bad input must not leave a new, empty database file
-        database = ctx.database()
-        tournament_id = tournament.create(registry, database, request, status="queued" if queue else "running")
+        status = "queued" if queue else "running"
+        # bad input (a person seated in a queued one included) must not leave a new, empty database file
+        database = ctx.database_after(lambda scratch: tournament.create(registry, scratch, request, status=status))
+        tournament_id = tournament.create(registry, database, request, status=status)
         for note in tournaments_library.renamed_notes(database, tournament_id):
             click.echo(f"note: {note}", err=True)
         if queue:

@@ -213,6 +213,7 @@ def test_a_refused_tournament_on_an_existing_database_writes_nothing(arena_cli):
     ["agents", "register", "x", "--type", "nope"], ["agents", "register", "x", "--type", "minimax", "--param", "depth=0"],
     ["agents", "register", "a b", "--type", "random"], ["agents", "register", "x", "--type", "random", "--game", "nope"],
     ["play", "--game", "tic_tac_toe", "--against", "random", "--seat", "5"],
+    ["run-tournament", "--game", "tic_tac_toe", "--agents", "human,greedy", "--queue"],  # (nobody would move for human)
 ])  # fmt: skip
 def test_bad_input_creates_no_database_file(tmp_path, command):
     db = tmp_path / "new.db"
