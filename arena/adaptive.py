@@ -106,7 +106,15 @@ def _gains(pairs: np.ndarray, theta: np.ndarray, covariance: np.ndarray, lengths
     by one more game of the pair, divided by the pair's expected game length."""
     exact = len(pairs) <= EXACT_PAIRS
     gain = _gains_by_matrix(_directions(len(theta)), theta, covariance) if exact else _gains_by_laplacian(pairs, theta, covariance)
-    return gain if lengths is None else gain / np.maximum(lengths, 1e-9)
+    return _settled(gain if lengths is None else gain / np.maximum(lengths, 1e-9))
+
+
+def _settled(gain: np.ndarray) -> np.ndarray:
+    """The gains rounded to 12 significant digits of the largest: pairs the fit makes alike (after a round of every pair
+    once, say) have gains equal but for rounding noise, which the two ways of computing them (or two builds of numpy)
+    order differently; rounded, they are equal whatever computed them (choose_batch orders them at random)."""
+    top = float(gain.max(initial=0.0))
+    return gain if top <= 0.0 or not np.isfinite(top) else np.round(gain / top, 12) * top
 
 
 def _gains_by_matrix(directions: np.ndarray, theta: np.ndarray, covariance: np.ndarray) -> np.ndarray:
@@ -235,8 +243,10 @@ def choose_batch(num_agents: int, cells: Cells, size: int, rng: np.random.Genera
     p = 1.0 / (1.0 + np.exp(-(theta[pairs[:, 0]] - theta[pairs[:, 1]])))
     w = p * (1.0 - p)
     chosen: list[tuple[int, float]] = []
-    for _ in range(size):
+    tiebreak = rng.random(len(pairs)) * 1e-14  # (below _settled's rounding: pairs of equal gain in a random order, not
+    for _ in range(size):                      # the first pair's; any other order of the gains is kept)
         gain = _gains(pairs, theta, covariance, length)
+        gain = gain + tiebreak * gain.max(initial=0.0)
         newcomer = np.minimum(games[pairs[:, 0]], games[pairs[:, 1]]) < NEWCOMER_GAMES
         share = np.zeros(len(pairs))
         if newcomer.any():  # among the newcomers' pairs, the fewest games first, then the greatest gain
