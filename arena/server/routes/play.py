@@ -63,6 +63,12 @@ def play_field(message: str, field: str | None = None) -> str | None:
     return {"agents": "against", "agent": "against", "players": "against"}.get(field or "", field)
 
 
+def form_field(exc: ArenaError, message: str) -> str | None:
+    """The field a refusal of the play form is about (play_field); none for a person busy with another game, which is
+    no field's fault."""
+    return None if isinstance(exc, Busy) else play_field(message, exc.field)
+
+
 def tables_of(request: Request) -> Tables:
     tables: Tables = request.app.state.tables
     return tables
@@ -76,7 +82,7 @@ def in_form_words(message: str) -> str:
 def refused(request: Request, exc: ArenaError) -> Response:
     message = in_form_words(str(exc))
     status = 409 if isinstance(exc, Busy) else 404 if message.startswith("no ") else 400
-    return error(request, status, message, None if isinstance(exc, Busy) else play_field(message, exc.field))  # (busy: no field's fault)
+    return error(request, status, message, form_field(exc, message))
 
 
 # ---- signing in and out ----
@@ -155,8 +161,7 @@ async def play_start(request: Request, game: Annotated[str, Form(max_length=500)
     except ArenaError as exc:
         message = in_form_words(str(exc))
         status = 409 if isinstance(exc, Busy) else 400
-        field = None if isinstance(exc, Busy) else play_field(message, exc.field)
-        return await run_in_threadpool(_new_page, request, holder, status, form=form, error=message, field=field)
+        return await run_in_threadpool(_new_page, request, holder, status, form=form, error=message, field=form_field(exc, message))
     return RedirectResponse(f"/play/{table.id}", 303)
 
 
