@@ -42,7 +42,6 @@ from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 
 import numpy as np
-from scipy.special import erfc
 
 from arena.ratings import _Posterior, pair_results_from_counts
 
@@ -89,6 +88,8 @@ def fit(num_agents: int, cells: Cells) -> tuple[np.ndarray, np.ndarray]:
 
 def order_wrong(difference: np.ndarray | float, variance: np.ndarray | float) -> np.ndarray:
     """P(the fitted order of two agents is wrong): Phi(-|d| / sd), d their fitted difference, sd^2 its variance."""
+    from scipy.special import erfc  # here, not at the top: scipy.special costs every `arena` command ~0.3 s to import
+
     return 0.5 * erfc(np.abs(difference) / np.sqrt(np.maximum(variance, 1e-12)) / math.sqrt(2.0))  # type: ignore[no-any-return]
 
 
