@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import Connection, delete, func, insert, literal, select, tuple_, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from db import bulk
@@ -298,8 +296,20 @@ def _impatient(database: Database, connection: Connection, impatient: bool = Tru
             driver.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
 
+def _upsert_insert(database: Database) -> Any:
+    """The dialect's INSERT with ON CONFLICT. PostgreSQL's is imported only for a PostgreSQL database: its dialect
+    package costs every `arena` command on SQLite ~0.1 s to import."""
+    if database.dialect == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert
+    from sqlalchemy.dialects import sqlite
+
+    return sqlite.insert
+
+
 def _sprt_state_upsert(database: Database, tournament_id: int, state: SprtStateValues) -> Any:
-    insert = postgresql_insert if database.dialect == "postgresql" else sqlite_insert
+    insert = _upsert_insert(database)
     values = {"units": state.units, "counts": json.dumps(state.counts), "llr": state.llr, "decision": state.decision,
               "pending": json.dumps({str(k): v for k, v in sorted(state.pending.items())}), "updated_at": utcnow()}  # fmt: skip
     statement = insert(SprtStateRow).values(tournament_id=tournament_id, **values)
@@ -518,7 +528,7 @@ def get_cached(session: Session, key: str, fingerprint: str) -> str | None:
 
 def put_cached(database: Database, key: str, fingerprint: str, payload: str) -> None:
     """Insert or replace one entry in one statement: two processes computing the same entry both succeed."""
-    insert = postgresql_insert if database.dialect == "postgresql" else sqlite_insert
+    insert = _upsert_insert(database)
     values = {"key": key, "fingerprint": fingerprint, "payload": payload, "updated_at": utcnow()}
     statement = insert(CacheEntry).values(**values)
     statement = statement.on_conflict_do_update(index_elements=[CacheEntry.key], set_={k: v for k, v in values.items() if k != "key"})
