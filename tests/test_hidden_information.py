@@ -16,6 +16,7 @@ the real state.
 
 from __future__ import annotations
 
+import functools
 import gc
 import math
 import random
@@ -38,8 +39,21 @@ from games.incan_gold import IncanGold, IncanGoldState
 # ---- the peeking walk ----
 
 
+_namespaces: tuple[int, set[int]] = (-1, set())
+
+
 def _module_namespaces() -> set[int]:
-    return {id(vars(module)) for module in list(sys.modules.values()) if module is not None}
+    """The ids of every module's namespace, gathered again only when a module was imported (or removed) since the last
+    walk: gathering them is a pass over sys.modules, and the tests walk thousands of times."""
+    global _namespaces
+    if _namespaces[0] != len(sys.modules):
+        _namespaces = (len(sys.modules), {id(vars(m)) for m in list(sys.modules.values()) if m is not None})
+    return _namespaces[1]
+
+
+@functools.cache
+def _slot_names(klass: type) -> tuple[str, ...]:
+    return tuple(name for base in klass.__mro__ for name in vars(base).get("__slots__", ()))
 
 
 def reachable(root: object) -> Iterator[object]:
@@ -54,10 +68,9 @@ def reachable(root: object) -> Iterator[object]:
         seen.add(id(obj))
         yield obj
         children: list[object] = list(gc.get_referents(obj))
-        for klass in type(obj).__mro__:
-            for name in vars(klass).get("__slots__", ()):
-                if hasattr(obj, name):
-                    children.append(getattr(obj, name))
+        for name in _slot_names(type(obj)):
+            if hasattr(obj, name):
+                children.append(getattr(obj, name))
         if hasattr(obj, "__dict__") and not isinstance(obj, type):
             children.append(vars(obj))
         if isinstance(obj, types.FunctionType):
