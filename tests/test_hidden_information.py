@@ -207,7 +207,7 @@ def fingerprint(state: object) -> Any:
         return ("rng", state.getstate())
     if isinstance(state, (list, tuple)):
         return type(state).__name__, [fingerprint(item) for item in state]
-    slots = [name for klass in type(state).__mro__ for name in vars(klass).get("__slots__", ())]
+    slots = _slot_names(type(state))
     if slots:
         return {name: fingerprint(getattr(state, name)) for name in slots}
     return state
