@@ -77,6 +77,7 @@ from agents.neural import (
     observation_shape,
     save_checkpoint,
 )
+from agents.train_adam import Adam
 from agents.train_pool import (
     Pool,
     Values,
@@ -725,7 +726,7 @@ class Reinforce:
         self.torch = torch
         self.plan = plan
         self.network = Net(torch, plan)
-        self.optimizer = torch.optim.Adam(self.network.module.parameters(), lr=plan.lr)
+        self.optimizer = Adam(torch, self.network.module.parameters(), lr=plan.lr)
         self.rng = random.Random(derive_seed(plan.config.seed, "actions"))
         self.baseline = 0.0
         self.pending: list[Trajectory] = []
@@ -879,7 +880,7 @@ class DQN:
         self.plan = plan
         self.network = Net(torch, plan)
         self.target = None if config.returns else copy.deepcopy(self.network.module)
-        self.optimizer = torch.optim.Adam(self.network.module.parameters(), lr=plan.lr)
+        self.optimizer = Adam(torch, self.network.module.parameters(), lr=plan.lr)
         self.buffer = ReplayBuffer(REPLAY_CAPACITY, plan.inputs, plan.game.num_distinct_actions, config.gamma)
         self.priorities = None
         if config.prioritized:

@@ -33,6 +33,7 @@ import numpy as np
 
 from agents import train_state
 from agents.neural_train import MASKED, REPLAY_CAPACITY, Net, ReplayBuffer, Trajectory
+from agents.train_adam import Adam
 from arena.seeding import derive_seed
 
 if TYPE_CHECKING:
@@ -86,8 +87,8 @@ class DDPG:
         self.network = self.actor(torch, plan)
         self.critic = Critic(plan.inputs, actions, config.widths)
         self.target_actor, self.target_critic = copy.deepcopy(self.network.module), copy.deepcopy(self.critic)
-        self.actor_optimizer = torch.optim.Adam(self.network.module.parameters(), lr=plan.lr * ACTOR_LR_SHARE)
-        self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=plan.lr)
+        self.actor_optimizer = Adam(torch, self.network.module.parameters(), lr=plan.lr * ACTOR_LR_SHARE)
+        self.critic_optimizer = Adam(torch, self.critic.parameters(), lr=plan.lr)
         self.buffer = ActionReplay(REPLAY_CAPACITY, plan.inputs, actions, plan.config.gamma)
         self.tau = config.tau if config.tau is not None else TAU
         self.noise = config.noise if config.noise is not None else NOISE

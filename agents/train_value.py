@@ -50,6 +50,7 @@ from agents.neural_train import (
     final_reward,
     torchscript_metadata,
 )
+from agents.train_adam import Adam
 from arena.agents import AgentEntry, one_agent, resolve
 from arena.library.catalog import stored_agent_lookup
 from arena.match import outcomes_from_returns
@@ -126,7 +127,7 @@ class AfterstateValue:
         self.torch, self.plan = torch, plan
         body = train_nets.build(config.net, plan.game, plan.shape, config.widths, config.channels, False, outputs=1)
         self.module = StateValue(body, plan.game.num_distinct_actions)
-        self.optimizer = torch.optim.Adam(self.module.parameters(), lr=plan.lr)
+        self.optimizer = Adam(torch, self.module.parameters(), lr=plan.lr)
         self.rng = random.Random(derive_seed(config.seed, "actions"))
         self.episode = 0
         self.losses: list[float] = []
