@@ -9,6 +9,8 @@ median of importing `arena.cli` and of `arena.plugins.load()` in a new interpret
 before and after a change. 2026-11-28, `--runs 6`, a slow host, before (5c98d14) and after (e94b629) the
 plugin metadata and lazy-import changes: --help 2.70 -> 1.37 s, games 2.32 -> 1.61 s, leaderboard 1.89 -> 1.31 s,
 matrix 2.15 -> 1.34 s, run-tournament 2.38 -> 1.49 s; import arena.cli 1.30 -> 0.99 s, plugins.load() 0.43 -> 0.19 s.
+Session 26, `arena train` (DQN, 3 episodes), `--runs 5`: with torch.optim.Adam 9.17 s, with agents/train_adam.py 4.93 s
+(torch.optim imports torch._dynamo).
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ import time
 from pathlib import Path
 
 ARENA = str(Path(sys.executable).parent / "arena")
-COMMANDS = [["--help"], ["games"], ["leaderboard"], ["matrix"], ["run-tournament", "--game", "tic_tac_toe", "--agents",
-            "random,greedy", "--rounds", "1", "--quiet"]]  # fmt: skip
+TOURNAMENT = ["run-tournament", "--game", "tic_tac_toe", "--agents", "random,greedy", "--rounds", "1", "--quiet"]
+COMMANDS = [["--help"], ["games"], ["leaderboard"], ["matrix"], TOURNAMENT,
+            ["train", "--game", "tic_tac_toe", "--algorithm", "dqn", "--episodes", "3", "--eval-games", "0", "--out", "t.npz"]]  # fmt: skip
 PARTS = {
     "import arena.cli": "import time; t = time.perf_counter(); import arena.cli; print(time.perf_counter() - t)",
     "plugins.load()": "import time, arena.cli, arena.plugins as p; t = time.perf_counter(); p.load(); "
@@ -45,7 +48,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         cwd = Path(folder)
         env = {**os.environ, "ARENA_DB": str(cwd / "arena.db")}
-        subprocess.run([ARENA, *COMMANDS[-1]], cwd=cwd, env=env, capture_output=True, check=True)  # a stored tournament
+        subprocess.run([ARENA, *TOURNAMENT], cwd=cwd, env=env, capture_output=True, check=True)  # a stored tournament
         print(f"median of {runs} runs, each a new process")
         for command in COMMANDS:
             times = [wall([ARENA, *command], cwd, env) for _ in range(runs)]
