@@ -402,4 +402,13 @@ class QueueRunner:
                 if playing and self.database is not None:
                     with contextlib.suppress(Exception):  # the database away: the lease runs out instead
                         queue.release(self.database, playing, slot.worker)
+            elif slot.playing.value and slot.process.exitcode not in (0, ABANDONED_EXIT) and self.database is not None:
+                # It died during the stop holding its tournament (a SIGTERM to the whole group can kill the local Ray
+                # its driver runs on, and Ray's core may then end the driver): let it go now, not when its lease runs out.
+                playing = slot.playing.value
+                log.warning("queue worker %s ended during the stop (%s) holding tournament %s: let go (resumable at once; "
+                            "the matches it had not yet stored are played again)", slot.process.pid,
+                            how_it_ended(slot.process.exitcode), playing)  # fmt: skip
+                with contextlib.suppress(Exception):  # the database away: the lease runs out instead
+                    queue.release(self.database, playing, slot.worker)
         self.slots.clear()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -344,7 +345,10 @@ def test_sigterm_to_the_group_of_a_server_playing_on_ray_releases_its_tournament
     for process in alive:  # only processes this test's server started
         process.kill()
     log = server.log.read_text()
-    assert "what was played is stored" in log and "failed" not in log, log
+    # The worker leaves storing what was played; or, now and then, Ray's core ends it (its local Ray died of the same
+    # signal) before it can, and the server lets its tournament go instead (tests/server/test_runner.py).
+    let_go = re.search(r"ended during the stop \(.*\) holding tournament \d+: let go", log)
+    assert ("what was played is stored" in log or let_go) and "failed" not in log, log
     cli = Arena(db_path)
     ((status, claimed_by, lease_until, now),) = cli.rows(
         "select status, claimed_by, lease_until, datetime('now') from tournaments")  # fmt: skip
