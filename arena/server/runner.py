@@ -386,7 +386,7 @@ class QueueRunner:
     def close(self, timeout: float = ABANDON_SECONDS + 50) -> None:
         """Ask every worker to stop after its current match, wait (a worker whose match does not end leaves by itself
         ABANDON_SECONDS after the stop, storing what was played; the rest is room for a loaded or stalled machine),
-        then make sure: a worker still there is killed and its tournament let go at once."""
+        then make sure: a worker still there is killed, and one that died holding its tournament has it let go, at once."""
         self.stop_soon()
         if self.watcher is not None:
             self.watcher.join()  # no worker is started after this
@@ -398,17 +398,16 @@ class QueueRunner:
                             slot.process.pid, timeout)  # fmt: skip
                 slot.process.kill()
                 slot.process.join()
-                playing = slot.playing.value
-                if playing and self.database is not None:
-                    with contextlib.suppress(Exception):  # the database away: the lease runs out instead
-                        queue.release(self.database, playing, slot.worker)
-            elif slot.playing.value and slot.process.exitcode not in (0, ABANDONED_EXIT) and self.database is not None:
+            elif slot.playing.value and slot.process.exitcode not in (0, ABANDONED_EXIT):
                 # It died during the stop holding its tournament (a SIGTERM to the whole group can kill the local Ray
                 # its driver runs on, and Ray's core may then end the driver): let it go now, not when its lease runs out.
-                playing = slot.playing.value
                 log.warning("queue worker %s ended during the stop (%s) holding tournament %s: let go (resumable at once; "
                             "the matches it had not yet stored are played again)", slot.process.pid,
-                            how_it_ended(slot.process.exitcode), playing)  # fmt: skip
+                            how_it_ended(slot.process.exitcode), slot.playing.value)  # fmt: skip
+            else:
+                continue  # it left as it should, having let its tournament go itself
+            playing = slot.playing.value
+            if playing and self.database is not None:
                 with contextlib.suppress(Exception):  # the database away: the lease runs out instead
                     queue.release(self.database, playing, slot.worker)
         self.slots.clear()
