@@ -9,7 +9,7 @@ median of importing `arena.cli` and of `arena.plugins.load()` in a new interpret
 before and after a change. 2026-11-28, `--runs 6`, a slow host, before (5c98d14) and after (e94b629) the
 plugin metadata and lazy-import changes: --help 2.70 -> 1.37 s, games 2.32 -> 1.61 s, leaderboard 1.89 -> 1.31 s,
 matrix 2.15 -> 1.34 s, run-tournament 2.38 -> 1.49 s; import arena.cli 1.30 -> 0.99 s, plugins.load() 0.43 -> 0.19 s.
-Session 26, `arena train` (DQN, 3 episodes), `--runs 5`: with torch.optim.Adam 9.17 s, with agents/train_adam.py 4.93 s
+Later that day, `arena train` (DQN, 3 episodes), `--runs 5`: with torch.optim.Adam 9.17 s, with agents/train_adam.py 4.93 s
 (torch.optim imports torch._dynamo).
 """
 
