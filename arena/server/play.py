@@ -179,8 +179,8 @@ class Tables:
         try:
             tournament.play(self.database, self.registry, table.id, isolate=True, plugins_dirs=self.plugins_dirs)
         except Exception as exc:  # noqa: BLE001  (the server stopping: ServerStopping; or the match could not be played)
-            outcome, error = "cancelled", f"the match was not scored: {type(exc).__name__}: {exc}"
-            log.warning("game %s: %s", table.id, error)
+            outcome, error = "cancelled", f"{type(exc).__name__}: {exc}"
+            log.warning("game %s was not scored: %s", table.id, error)
             try:
                 tournaments_library.cancel(self.database, table.id)
             except Exception:

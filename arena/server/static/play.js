@@ -31,7 +31,7 @@
     var words = {win: "You win", loss: "You lose", draw: "A draw"};
     var text = (words[end ? end.outcome : null] || "The game ended");
     if (end) {
-      text += " after " + end.turns + " moves";
+      text += " after " + end.turns + (end.turns === 1 ? " move" : " moves");
       if (end.reason !== "normal") { text += " (" + end.reason + (end.detail ? ": " + end.detail : "") + ")"; }
     }
     return text + ".";
