@@ -106,6 +106,8 @@ def _output_options(csv: bool = True) -> Callable[[Callable[..., Any]], Callable
     return decorate
 
 
+#: click 8.2+ raises this for a group given no command (8.1 prints the help and exits by itself).
+_NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
 #: Keys of the group's click context meta: its --plugins-dir folders, read first, and the plugins' commands.
 _PLUGINS_DIRS = "arena.plugins_dirs"
 _PLUGIN_COMMANDS = "arena.plugin_commands"
@@ -157,6 +159,9 @@ class ArenaGroup(click.Group):
         except click.exceptions.Abort:
             click.echo("Aborted.", err=True)
             sys.exit(130)
+        except _NO_ARGS_IS_HELP as exc:  # `arena` or `arena db` alone: the help, as click shows it (not an "Error: ")
+            exc.show()
+            sys.exit(exc.exit_code)
         except click.ClickException as exc:
             click.echo(f"Error: {exc.format_message()}", err=True)
             sys.exit(2)

@@ -45,6 +45,19 @@ def test_register_checks_the_checkpoint_file(arena_cli, tmp_path):
     assert arena_cli.rows("select count(*) from agents") in ([], [(0,)])
 
 
+@pytest.mark.parametrize("command", [[], ["db"], ["agents"], ["tokens"]])
+def test_a_group_alone_shows_its_help_not_an_error(command):
+    """`arena` alone (a newcomer's first command) and a group alone print the help, not "Error: Usage: ..."."""
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    result = CliRunner().invoke(cli, command, prog_name="arena", catch_exceptions=False)
+    assert result.exit_code in (0, 2) and "Error" not in result.output, result.output  # click 8.1 exits 0, 8.2+ 2
+    assert result.output.startswith(" ".join(["Usage: arena", *command, "[OPTIONS] COMMAND [ARGS]..."])), result.output
+    assert "Commands:" in result.output
+
+
 GOOD = ["--game", "tic_tac_toe", "--agents", "random,greedy"]
 
 
