@@ -6,6 +6,7 @@ imported only when the server starts, so other commands do not pay for them.
 
 from __future__ import annotations
 
+import math
 import socket
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,13 @@ from arena.executors import EXECUTORS, make_executor
 from arena.library import tokens
 from arena.library.storage import check_writable
 from arena.output import print_json, print_table
+
+
+def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """click's FloatRange lets nan through (every comparison with nan is false): a lease of nan seconds never ends."""
+    if not math.isfinite(value):
+        raise click.BadParameter(f"a number of seconds, got {value}")
+    return value
 
 
 @click.command("serve")
@@ -31,14 +39,14 @@ from arena.output import print_json, print_table
 @click.option("--ray-address", default=None, metavar="ADDRESS",
               help="With --executor ray: the cluster (default: a local Ray per tournament).")
 @click.option("--private", is_flag=True, help="Reads need a token too (writes always do).")
-@click.option("--lease", "lease_seconds", default=30.0, show_default=True, type=click.FloatRange(1, 3600),
+@click.option("--lease", "lease_seconds", default=30.0, show_default=True, type=click.FloatRange(1, 3600), callback=_finite,
               help="Seconds a tournament's claim lasts without renewal; a dead server's tournaments are taken over after this.")
-@click.option("--ladder-turn", "ladder_turn_seconds", default=60.0, show_default=True, type=click.FloatRange(1, 86400),
+@click.option("--ladder-turn", "ladder_turn_seconds", default=60.0, show_default=True, type=click.FloatRange(1, 86400), callback=_finite,
               help="Seconds a playing ladder keeps a queue worker while another ladder waits for one (they take turns).")
 @click.option("--server-id", default=None, help="This server's name in the queue (default MACHINE:ADDRESS:PORT, as it listens); "
               "restarted with the same name, it takes its tournaments back at once.")
 @click.option("--play-time-per-move", "play_time_per_move", default=10.0, show_default=True, type=click.FloatRange(0.1, 3600),
-              help="Seconds an opponent on the play page may think per move (search agents stop in time).")
+              callback=_finite, help="Seconds an opponent on the play page may think per move (search agents stop in time).")
 @db_options
 def serve_command(ctx: _Context, host: str, port: int, workers: int, match_workers: int, executor: str,
                   ray_address: str | None, private: bool, lease_seconds: float, ladder_turn_seconds: float,
@@ -46,6 +54,10 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
     """Serve the JSON API (/api/v1, docs at /docs) and the web pages, and play queued tournaments."""
     import logging
 
+    if not host.strip():
+        raise click.BadParameter("give an address to listen on (127.0.0.1, the default: this machine only)", param_hint="'--host'")
+    if server_id is not None and not server_id.strip():
+        raise click.BadParameter("give a name, or leave the option out for MACHINE:ADDRESS:PORT", param_hint="'--server-id'")
     try:
         import uvicorn
 

@@ -236,6 +236,22 @@ def test_bad_input_creates_no_database_file(tmp_path, command):
     assert not db.exists() and not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("args,fragment", [
+    (["--lease", "nan"], "'--lease': a number of seconds, got nan"),  # (click's FloatRange lets nan through)
+    (["--ladder-turn", "nan"], "'--ladder-turn': a number of seconds, got nan"),
+    (["--play-time-per-move", "nan"], "'--play-time-per-move': a number of seconds, got nan"),
+    (["--host", ""], "'--host': give an address"),  # (not every interface, as binding to '' would)
+    (["--host", " "], "'--host': give an address"),
+    (["--server-id", ""], "'--server-id': give a name"),
+    (["--ray-address", ""], "--ray-address is for --executor ray"),  # (not taken for "no address")
+    (["--executor", "ray", "--ray-address", ""], "--ray-address takes HOST:PORT"),
+])  # fmt: skip
+def test_bad_serve_options_are_one_line_before_anything_listens(tmp_path, args, fragment):
+    db = tmp_path / "new.db"
+    _one_line_error(Arena(db)("serve", "--port", "0", *args, ok=False), fragment)
+    assert not db.exists()
+
+
 def test_agent_names_longer_than_the_column_are_refused(arena_cli):
     _one_line_error(arena_cli("agents", "register", "a" * 201, "--type", "random", ok=False), "at most 200")
 

@@ -53,7 +53,7 @@ def parse_workers(text: str) -> int:
 def make_executor(kind: str, workers: int = 1, ray_address: str | None = None) -> Executor:
     """The executor the CLI (and the server) names: `local` with `workers` processes, or `ray`."""
     if kind == "local":
-        if ray_address:
+        if ray_address is not None:  # '' too: not taken for "no address"
             raise ArenaError("--ray-address is for --executor ray")
         from arena.executors.local import LocalPool
 
