@@ -5,6 +5,9 @@ reads); no password exists. A state-changing request carried by that cookie must
 token: an HMAC of the cookie's token under a key of this server run, put in every form (`form_token`)
 and sent by the page's script as the `X-Arena-Form` header. A page of another site can neither read it
 nor, with SameSite=Strict, send the cookie at all. Requests with `Authorization: Bearer` need no form token.
+Signing in itself has no cookie to tie a form token to, so it refuses a form posted by a page of another
+origin instead (login CSRF: that page would sign the browser in as someone else, whose name the person's
+games would then count for).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request
 from starlette.responses import Response
@@ -57,6 +61,24 @@ def check_form(request: Request, given: str | None) -> None:
     given = given or request.headers.get(FORM_HEADER, "")
     if not cookie or not given or not hmac.compare_digest(given, form_token(request, cookie)):
         raise HTTPException(403, "form_token: missing or stale form token (reload the page and try again)")
+
+
+def check_same_origin(request: Request) -> None:
+    """403 for a form posted by a page of another origin. Browsers say where a request comes from in `Sec-Fetch-Site`
+    (kept as sent by a reverse proxy that rewrites `Host`): only `same-origin` (or `none`: typed, not posted by a page)
+    passes. Older browsers send only `Origin` with a form POST (`null` from an opaque origin), compared with `Host`;
+    a request with neither (curl, a script) is no browser's, so no other page could have sent it."""
+    site = request.headers.get("sec-fetch-site")
+    origin = request.headers.get("origin")
+    if site is not None:
+        cross = site not in ("same-origin", "none")
+    elif origin is not None:
+        cross = origin == "null" or urlsplit(origin).netloc.lower() != request.headers.get("host", "").lower()
+    else:
+        return
+    if cross:
+        raise HTTPException(403, f"origin: a form of another site ({origin or site}) cannot sign in here; "
+                                 "use this server's /signin page")  # fmt: skip
 
 
 def sign_in(response: Response, token: str) -> None:

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from arena.library import tokens
 from arena.library.storage import open_database
 from arena.plugins import get_registry
-from arena.server import Settings, create_app
+from arena.server import Settings, create_app, people
 from tests.conftest import TEST_PLUGINS, Arena
 from tests.server.serving import DEADLINE
 
@@ -234,6 +234,31 @@ def test_a_stopping_server_cancels_a_live_game(tmp_path: Path) -> None:
     (row,) = [t for t in cli.json("tournaments") if t["id"] == game_id]
     assert row["status"] == "cancelled" and row["done"] == 0
     assert cli.json("matches", "--tournament", str(game_id)) == []
+
+
+def test_a_form_of_another_site_cannot_sign_a_browser_in(tmp_path: Path) -> None:
+    """Login CSRF: a page elsewhere posting a sign-in form (with its own token) would sign the browser in as someone
+    else. A sign-in a browser says comes from another origin (Sec-Fetch-Site; else Origin against Host) is refused and
+    sets no cookie; this server's own page (also behind a proxy that rewrites Host), and a client that sends neither
+    header (curl), sign in."""
+    player = Player(tmp_path / "arena.db")
+    cross = [{"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example"},
+             {"Sec-Fetch-Site": "same-site", "Origin": "http://testserver:8001"},  # (another port of the same host)
+             {"Origin": "http://evil.example"}, {"Origin": "http://testserver:8001"}, {"Origin": "null"}]
+    same = [{"Sec-Fetch-Site": "same-origin", "Origin": "http://testserver"},
+            {"Sec-Fetch-Site": "same-origin", "Origin": "https://arena.example"},  # (a proxy in front: Host rewritten)
+            {"Origin": "http://testserver"}, {}]
+    with player.client:
+        for headers in cross:
+            refused = player.client.post("/signin", data={"token": player.other, "next": "/play"}, headers=headers,
+                                         follow_redirects=False)  # fmt: skip
+            assert refused.status_code == 403 and "another site" in refused.text, (headers, refused.status_code, refused.text)
+            assert "set-cookie" not in refused.headers and people.COOKIE not in player.client.cookies
+        for headers in same:
+            signed = player.client.post("/signin", data={"token": player.token, "next": "/play"}, headers=headers,
+                                        follow_redirects=False)  # fmt: skip
+            assert signed.status_code == 303 and people.COOKIE in signed.headers["set-cookie"], (headers, signed.text)
+            player.client.cookies.clear()
 
 
 def test_a_private_server_lets_people_sign_in(tmp_path: Path) -> None:

@@ -5,7 +5,10 @@ Every wait is an explicit condition bounded by DEADLINE; screenshots go to the t
 from __future__ import annotations
 
 import contextlib
+import functools
 import signal
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import psutil
@@ -139,3 +142,32 @@ def test_a_game_whose_server_was_killed_is_cancelled_and_its_page_says_so(tmp_pa
     stored = lambda: http.get(f"{again.url}/api/v1/tournaments/{game}").json()  # noqa: E731
     wait.until(lambda d: stored()["status"] == "cancelled")
     assert "its server stopped" in stored()["error"]
+
+
+def test_a_page_of_another_site_cannot_sign_the_browser_in(tmp_path: Path, serve, browser: webdriver.Chrome) -> None:  # noqa: F811
+    """Login CSRF in a real browser: a page of another origin (another port of 127.0.0.1, so the same site) posts a
+    sign-in form with mallory's token as the page loads. The server refuses it (403), and the browser is not signed in
+    as mallory: its next visit to /play is sent to the sign-in page. On this server's own page the token signs in."""
+    db_path = tmp_path / "arena.db"
+    token = tokens.create(open_database(f"sqlite:///{db_path}"), "mallory")
+    server = serve(db_path, None, "--workers", "0")
+    site = tmp_path / "elsewhere"
+    site.mkdir()
+    (site / "index.html").write_text(f'<form id="f" method="post" action="{server.url}/signin"><input name="token" value="{token}">'
+                                     '<input name="next" value="/play"></form><script>document.getElementById("f").submit()</script>')
+    wait = WebDriverWait(browser, DEADLINE, poll_frequency=0.05)
+    elsewhere = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SimpleHTTPRequestHandler, directory=str(site)))
+    threading.Thread(target=elsewhere.serve_forever, daemon=True).start()
+    try:
+        browser.get(f"http://127.0.0.1:{elsewhere.server_port}/index.html")
+        wait.until(lambda d: d.current_url.startswith(server.url))  # the form was posted to the server
+        wait.until(lambda d: "another site" in d.page_source)
+    finally:
+        elsewhere.shutdown()
+        elsewhere.server_close()
+    browser.get(server.url + "/play")
+    wait.until(lambda d: d.find_elements(By.ID, "token"))  # not signed in: sent to the sign-in page
+    browser.find_element(By.ID, "token").send_keys(token)
+    browser.find_element(By.ID, "signin").click()
+    wait.until(lambda d: d.find_elements(By.ID, "person"))
+    assert browser.find_element(By.ID, "person").text == "mallory"

@@ -96,6 +96,7 @@ def signin_page(request: Request, next: Annotated[str | None, Query(max_length=5
 @signin_router.post("/signin")
 def signin(request: Request, token: Annotated[str, Form(max_length=500)] = "",
            next: Annotated[str | None, Form(max_length=500)] = None) -> Response:  # fmt: skip
+    people.check_same_origin(request)
     token = token.strip()
     holder = tokens_library.check(request.app.state.database, token, "user") if token else None
     if holder is None:
