@@ -182,3 +182,15 @@ def test_a_person_who_presses_ctrl_c_leaves_the_game_stopped(tmp_path, monkeypat
         raise AssertionError("Ctrl-C should have ended the game")
     row = tournaments.one(database, 1)
     assert row["status"] == "stopped" and row["done"] == 0
+
+
+def test_the_terminal_says_how_many_moves_in_words_that_fit_the_number(capsys):
+    from arena.match import MatchResult
+    from arena.plugins import get_registry
+    from arena.remote.human import HumanAgent
+
+    agent = HumanAgent(get_registry().game_class("tic_tac_toe")(), 0, 0, name="ada")
+    for turns, reason, detail, words in ((1, "agent_crashed", "seat 1 exited", "You win after 1 move (agent_crashed: seat 1 exited)."),
+                                         (2, "normal", None, "You win after 2 moves."), (0, "timeout", None, "You win after 0 moves (timeout).")):
+        agent.end(MatchResult(scores=[1.0, 0.0], outcomes=["win", "loss"], ranks=[1, 2], turns=turns, reason=reason, detail=detail))
+        assert capsys.readouterr().out.strip() == words

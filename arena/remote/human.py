@@ -54,7 +54,7 @@ class HumanAgent(Agent):
     def end(self, result: MatchResult) -> None:
         outcome = {"win": "You win", "draw": "A draw", "loss": "You lose"}[result.outcomes[self.player]]
         how = "" if result.reason == "normal" else f" ({result.reason}: {result.detail})" if result.detail else f" ({result.reason})"
-        self._say(f"\n{outcome} after {result.turns} moves{how}.")
+        self._say(f"\n{outcome} after {result.turns} move{'' if result.turns == 1 else 's'}{how}.")
 
 
 @hookimpl
