@@ -244,6 +244,9 @@ class Agent(ABC):
     #: True for agents a person plays as the match goes (at the terminal, on the server's play page): a tournament
     #: queued for the server to play cannot seat them (nobody would be there to move).
     person: ClassVar[bool] = False
+    #: The parameter holding the URL this agent calls (`url` for `http`), or None: a server started with
+    #: `--bot-hosts` lets requests give it only URLs of listed hosts (arena.remote.hosts).
+    url_param: ClassVar[str | None] = None
     network_allowance: float = 0.0
     network_time: float = 0.0
     #: The match's identifier (the runner sets it before the first move); remote agents send it along.

@@ -18,6 +18,7 @@ from arena.executors import EXECUTORS, make_executor
 from arena.library import tokens
 from arena.library.storage import check_writable
 from arena.output import print_json, print_table
+from arena.remote.hosts import BotHosts
 
 
 def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
@@ -25,6 +26,13 @@ def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
     if not math.isfinite(value):
         raise click.BadParameter(f"a number of seconds, got {value}")
     return value
+
+
+def _bot_hosts(ctx: click.Context, param: click.Parameter, value: str | None) -> BotHosts | None:
+    try:
+        return None if value is None else BotHosts.parse(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 @click.command("serve")
@@ -47,10 +55,14 @@ def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
               "restarted with the same name, it takes its tournaments back at once.")
 @click.option("--play-time-per-move", "play_time_per_move", default=10.0, show_default=True, type=click.FloatRange(0.1, 3600),
               callback=_finite, help="Seconds an opponent on the play page may think per move (search agents stop in time).")
+@click.option("--bot-hosts", "bot_hosts", default=None, metavar="HOSTS", callback=_bot_hosts,
+              help="Hosts that agents given by requests may call (http:url=...): names, addresses or networks, "
+              "comma-separated (bots.example.org,10.0.0.0/8). Default: any host; set it when token holders are not all "
+              "trusted, as an http agent makes the server send requests to its URL and report what came back.")
 @db_options
 def serve_command(ctx: _Context, host: str, port: int, workers: int, match_workers: int, executor: str,
                   ray_address: str | None, private: bool, lease_seconds: float, ladder_turn_seconds: float,
-                  server_id: str | None, play_time_per_move: float) -> None:  # fmt: skip
+                  server_id: str | None, play_time_per_move: float, bot_hosts: BotHosts | None) -> None:  # fmt: skip
     """Serve the JSON API (/api/v1, docs at /docs) and the web pages, and play queued tournaments."""
     import logging
 
@@ -76,7 +88,7 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
         private=private, workers=workers, match_workers=match_workers, worker_id=server_id or f"{socket.gethostname()}:{host}:{port}",
         lease_seconds=lease_seconds, ladder_turn_seconds=ladder_turn_seconds,
         plugins_dirs=tuple(str(Path(d).resolve()) for d in ctx.plugins_dirs), executor=executor, ray_address=ray_address,
-        play_time_per_move=play_time_per_move,
+        play_time_per_move=play_time_per_move, bot_hosts=bot_hosts,
     )  # fmt: skip
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     where = f"[{host}]" if ":" in host else host

@@ -245,6 +245,10 @@ def test_bad_input_creates_no_database_file(tmp_path, command):
     (["--server-id", ""], "'--server-id': give a name"),
     (["--ray-address", ""], "--ray-address is for --executor ray"),  # (not taken for "no address")
     (["--executor", "ray", "--ray-address", ""], "--ray-address takes HOST:PORT"),
+    (["--bot-hosts", ""], "'--bot-hosts': give host names, addresses or networks"),
+    (["--bot-hosts", "bots.example.org,,10.0.0.0/8"], "'--bot-hosts': an empty item"),
+    (["--bot-hosts", "127.1"], "'--bot-hosts': '127.1' is neither a host name nor an address or network"),
+    (["--bot-hosts", "10.0.0.0/33"], "'--bot-hosts': '10.0.0.0/33' is neither"),
 ])  # fmt: skip
 def test_bad_serve_options_are_one_line_before_anything_listens(tmp_path, args, fragment):
     db = tmp_path / "new.db"

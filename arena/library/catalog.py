@@ -14,6 +14,8 @@ from arena.library import tokens
 from arena.observations import observation_shape
 from arena.params import check_name, parse_game_spec
 from arena.plugins import Registry
+from arena.remote import hosts
+from arena.remote.hosts import BotHosts
 from db import queries
 from db.queries import is_number
 from db.session import Database, open_database
@@ -138,9 +140,11 @@ def check_agent_name(registry: Registry, name: str) -> None:
 def register_agent(
     registry: Registry, database: Database, name: str, type_id: str, params: dict[str, str],
     game_spec: str | None = None, checkpoint: str | None = None, owner: str | None = None,
+    bot_hosts: BotHosts | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Check and save a named agent (type plus parameters, optional game and checkpoint); returns it. `owner`: the user
-    token's name that registers it over HTTP, the one that may remove it there (None: the CLI's)."""
+    token's name that registers it over HTTP, the one that may remove it there (None: the CLI's); `bot_hosts`: the
+    hosts it may call (a server's --bot-hosts; None: any)."""
     from arena import tournament
 
     check_agent_name(registry, name)
@@ -163,6 +167,9 @@ def register_agent(
         # A checkpoint is read now, not at play.
         agent_specs.validated_alone(agent_cls, type_id, {**raw, **({"checkpoint": checkpoint} if checkpoint else {})})
         game_id = None
+    url = hosts.refused_url(agent_cls, raw, bot_hosts)
+    if url is not None and bot_hosts is not None:
+        raise ArenaError(f"params: {hosts.refusal(name, url, bot_hosts)}", "params")
     with tournament.taken_name("an agent", name), database.session() as session, session.begin():
         if queries.get_named_agent(session, name) is not None:
             raise ArenaError(f"an agent named '{name}' exists already (remove it first)", "name")

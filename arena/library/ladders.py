@@ -13,6 +13,8 @@ from arena.errors import ArenaError
 from arena.ladder import FORMAT
 from arena.library.tournaments import one
 from arena.plugins import Registry
+from arena.remote import hosts
+from arena.remote.hosts import BotHosts
 from db import queries, queue
 from db.session import Database
 
@@ -21,16 +23,18 @@ class AlreadyIn(ArenaError):
     """The agent plays in the ladder already, or waits to join it (HTTP 409)."""
 
 
-def join(registry: Registry, database: Database, key: str | int, agent: str) -> dict[str, Any]:
+def join(registry: Registry, database: Database, key: str | int, agent: str,
+         bot_hosts: BotHosts | None = None) -> dict[str, Any]:  # fmt: skip
     """Queue `agent` (a spec or a named agent) to join ladder `key`, checked as tournament creation checks agents.
 
     Returns the ladder as the tournament listing shows it, plus `joining`: the agents waiting for the
-    next batch boundary, in join order (this one last). Nothing is written unless the join is valid."""
+    next batch boundary, in join order (this one last). Nothing is written unless the join is valid.
+    `bot_hosts`: the hosts the agent may call (a server's --bot-hosts; None: any)."""
     if not agent.strip():
         raise ArenaError("agent: give one agent (a spec such as minimax:depth=2, or a named agent)")
 
     def attempt() -> tuple[int, AgentEntry, str]:
-        ladder_id, game, resolved, entries = _prepared(registry, database, key, agent)
+        ladder_id, game, resolved, entries = _prepared(registry, database, key, agent, bot_hosts)
 
         def no_twin(stored: list[dict[str, Any]]) -> None:
             twin = same_agent(registry, resolved[0], stored, game)
@@ -55,8 +59,8 @@ def join(registry: Registry, database: Database, key: str | int, agent: str) -> 
     return {**one(database, ladder_id), "joining": joining}
 
 
-def _prepared(registry: Registry, database: Database, key: str | int,
-              agent: str) -> tuple[int, Game, list[AgentEntry], list[AgentEntry]]:  # fmt: skip
+def _prepared(registry: Registry, database: Database, key: str | int, agent: str,
+              bot_hosts: BotHosts | None) -> tuple[int, Game, list[AgentEntry], list[AgentEntry]]:  # fmt: skip
     """The ladder's id and game, `agent` resolved, and its entry under the label stored results give it (a list of one
     each); nothing is written."""
     with database.session() as session:
@@ -84,6 +88,7 @@ def _prepared(registry: Registry, database: Database, key: str | int,
             raise ArenaError(f"agent: give one agent, not {len(resolved)}")
         entries = tournaments.stored_labels(session, registry, game, resolved)
         tournaments.check_unattended(registry, entries, field="agent")
+        hosts.check_entries(registry, entries, bot_hosts, field="agent")
         return found.id, game, resolved, entries
 
 

@@ -12,6 +12,8 @@ from arena.library.tournaments import renamed_notes, stop
 from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE
 from arena.params import check_name, parse_specs
 from arena.plugins import Registry
+from arena.remote import hosts
+from arena.remote.hosts import BotHosts
 from db.session import Database
 
 
@@ -24,11 +26,12 @@ def one_match(
     registry: Registry, database: Database, game_spec: str, against: str, seat: int, person: str,
     seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None,
     people_against: bool = True, network_allowance: float = DEFAULT_NETWORK_ALLOWANCE, owner: str | None = None,
+    bot_hosts: BotHosts | None = None,
 ) -> int:  # fmt: skip
     """A one-match tournament (status running, for the caller to play) with the agent `person` in `seat` and the
     agents of `against` in the others; returns its id. Without `people_against` (the server's play page, where
     nobody sits at the server's terminal) the others may not be people. `owner`: the user token's name that starts it
-    over HTTP (the play page's person)."""
+    over HTTP (the play page's person). `bot_hosts`: the hosts the others may call (a server's --bot-hosts; None: any)."""
     with about("against"):
         opponents = [str(spec) for spec in parse_specs(against)]
     if not opponents:
@@ -44,10 +47,13 @@ def one_match(
         max_turns=max_turns, time_per_move=time_per_move, players=len(agents), network_allowance=network_allowance,
         owner=owner,
     )  # fmt: skip
-    def others_unattended(entries: list[AgentEntry]) -> None:
-        tournament.check_unattended(registry, entries[:seat] + entries[seat + 1:])
+    def others_checked(entries: list[AgentEntry]) -> None:
+        others = entries[:seat] + entries[seat + 1:]
+        if not people_against:
+            tournament.check_unattended(registry, others)
+        hosts.check_entries(registry, others, bot_hosts, field="against")
 
-    return tournament.create(registry, database, request, check=None if people_against else others_unattended)
+    return tournament.create(registry, database, request, check=others_checked)
 
 
 def play_against(

@@ -132,6 +132,7 @@ class HttpAgent(RemoteAgent):
             Param("timeout", 30.0, "seconds per move when the match sets no time per move", min=0.001, max=MAX_TIME_PER_MOVE),
         ),
     )  # fmt: skip
+    url_param = "url"
 
     def __init__(self, game: Game, player: int, seed: int, **params: Any) -> None:
         super().__init__(game, player, seed, **params)

@@ -11,7 +11,7 @@ from starlette.responses import Response
 from arena.errors import ArenaError
 from arena.library import catalog
 from arena.server.bodies import Body
-from arena.server.deps import DatabaseDep, RegistryDep, Writer
+from arena.server.deps import DatabaseDep, RegistryDep, SettingsDep, Writer
 from arena.server.errors import error, guess_field, naming
 from arena.server.reply import reply
 
@@ -52,11 +52,11 @@ def body_field(message: str) -> str | None:
 
 @router.post("/agents", status_code=201, summary="Register a named agent (needs a token)")
 def register_agent(body: AgentCreate, request: Request, registry: RegistryDep, database: DatabaseDep,
-                   holder: Writer) -> Response:  # fmt: skip
+                   settings: SettingsDep, holder: Writer) -> Response:  # fmt: skip
     params = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in body.params.items()}
     try:
         created = catalog.register_agent(registry, database, body.name, body.type, params, body.game, body.checkpoint,
-                                         holder.name)
+                                         holder.name, settings.bot_hosts)
     except ArenaError as exc:
         message = str(exc)
         field = exc.field or body_field(message)

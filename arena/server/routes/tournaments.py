@@ -66,11 +66,11 @@ def one_tournament(key: Key, database: DatabaseDep) -> Response:
 
 @router.post("/tournaments", status_code=201, summary="Queue a tournament (needs a token); the server plays it")
 def create_tournament(body: TournamentCreate, request: Request, registry: RegistryDep, database: DatabaseDep,
-                      holder: Writer) -> Response:  # fmt: skip
+                      settings: SettingsDep, holder: Writer) -> Response:  # fmt: skip
     if isinstance(body.openings, str) and not body.openings.startswith("random:"):
         return error(request, 400, "openings: give random:N, or a list of openings (one string of plies each); "
                      "the server opens no file a request names", "openings")  # fmt: skip
-    created = library.submit(registry, database, **body.model_dump(), owner=holder.name)
+    created = library.submit(registry, database, **body.model_dump(), owner=holder.name, bot_hosts=settings.bot_hosts)
     return reply(created, 201, {"Location": f"/api/v1/tournaments/{created['id']}"})
 
 
@@ -90,9 +90,9 @@ class LadderJoin(Body):
 @router.post("/tournaments/{key}/agents", status_code=201,
              summary="Join a ladder (needs a token): the agent plays the field at the ladder's next batch boundary")
 def join_ladder(key: Key, body: LadderJoin, request: Request, registry: RegistryDep, database: DatabaseDep,
-                _holder: Writer) -> Response:  # fmt: skip
+                settings: SettingsDep, _holder: Writer) -> Response:  # fmt: skip
     try:
-        joined = ladders.join(registry, database, key, body.agent)
+        joined = ladders.join(registry, database, key, body.agent, settings.bot_hosts)
     except ArenaError as exc:
         message = str(exc)
         status = 409 if isinstance(exc, ladders.AlreadyIn) else 404 if message.startswith("no ") else 400

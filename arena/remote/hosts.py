@@ -1,0 +1,104 @@
+"""The hosts a server lets agents call (`arena serve --bot-hosts`).
+
+An `http` agent makes Arena send requests to its URL, and its forfeit reasons say what came back (a status, the
+first bytes of an answer that is no JSON): a token holder could point one at a service that only the server can
+reach and read a little of it. With `--bot-hosts`, every agent a request gives the server (a tournament's agents, a
+ladder's newcomer, a play page's opponents, a named agent registered over HTTP, and the named agents those name)
+must call a listed host: a name, compared with the URL's host name as written (not resolved; case aside), or an
+address inside a listed address or network (10.0.0.5, 10.0.0.0/8, ::1). Addresses written otherwise (2130706433,
+127.1) are no listed name nor an address here, so they are refused. Without the option any host may be called, as
+on the command line, where whoever runs Arena chooses the agents.
+
+An agent type declares the parameter that holds the URL it calls as `Agent.url_param` (`url` for `http`).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from arena.agents import AgentEntry
+from arena.errors import ArenaError
+from arena.plugins import Registry
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+_HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+
+
+@dataclass(frozen=True)
+class BotHosts:
+    """Host names and networks that agents may call."""
+
+    names: frozenset[str]
+    networks: tuple[Network, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> BotHosts:
+        """From `--bot-hosts`' comma-separated names, addresses and networks; ValueError says what is wrong."""
+        items = [item.strip() for item in text.split(",")]
+        if not any(items):
+            raise ValueError("give host names, addresses or networks, comma-separated (e.g. bots.example.org,10.0.0.0/8)")
+        names: set[str] = set()
+        networks: list[Network] = []
+        for item in items:
+            if not item:
+                raise ValueError(f"an empty item in {text!r}")
+            try:
+                networks.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                if not _HOST_NAME.fullmatch(item) or item.replace(".", "").isdecimal():
+                    raise ValueError(f"{item!r} is neither a host name nor an address or network (10.0.0.0/8)") from None
+                names.add(item.lower())
+        return cls(frozenset(names), tuple(networks))
+
+    def allows(self, url: str) -> bool:
+        """Whether the host of `url` is listed (by name, or as an address inside a listed network)."""
+        try:
+            host = urlsplit(url).hostname or ""  # lower case, without an IPv6 address's brackets
+        except ValueError:
+            return False
+        if host in self.names:
+            return True
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return any(address in network for network in self.networks)
+
+    def __str__(self) -> str:
+        return ",".join([*sorted(self.names), *(str(network) for network in self.networks)])
+
+
+def refused_url(agent_cls: Any, params: Mapping[str, Any], hosts: BotHosts | None) -> str | None:
+    """The URL an agent of `agent_cls` with `params` would call that `hosts` does not list, or None."""
+    name = getattr(agent_cls, "url_param", None)
+    if hosts is None or name is None:
+        return None
+    url = str(params.get(name, ""))
+    return None if hosts.allows(url) else url
+
+
+def refusal(label: str, url: str, hosts: BotHosts) -> str:
+    """Why agent `label`, which calls `url`, is refused."""
+    try:
+        host = urlsplit(url).hostname or url
+    except ValueError:
+        host = url
+    return f"'{label}' calls host {host}, which this server's --bot-hosts does not list (it lists {hosts})"
+
+
+
+def check_entries(registry: Registry, entries: Sequence[AgentEntry], hosts: BotHosts | None, field: str = "agents",
+                  challenger: bool = False) -> None:  # fmt: skip
+    """Refuse an agent that would call a host `hosts` does not list (arena.tournament.check_unattended's convention:
+    `field` names the input; a gauntlet's challenger, the first entry, is its own)."""
+    for index, entry in enumerate(entries):
+        url = refused_url(registry.agent_class(entry.type_id), entry.params, hosts)
+        if url is not None and hosts is not None:
+            named = "challenger" if challenger and index == 0 else field
+            raise ArenaError(f"{named}: {refusal(entry.label, url, hosts)}", named)
