@@ -96,7 +96,8 @@ _HUGE = _Huge()
 
 def is_page(request: Request) -> bool:
     """A request for a page (a person reads the answer), not for the JSON API."""
-    return not request.url.path.startswith("/api/") and request.url.path != "/openapi.json"
+    path = request.url.path
+    return not (path == "/api" or path.startswith("/api/")) and path != "/openapi.json"
 
 
 def error(request: Request, status: int, message: str, field: str | None = None,

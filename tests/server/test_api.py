@@ -233,6 +233,9 @@ def test_offsets_past_every_row_give_an_empty_page(played: Server) -> None:
     for path in (f"/api/v1/matches/{largest}", f"/matches/{largest}", f"/api/v1/tournaments/{largest}"):
         assert played.client.get(path).status_code == 404, path
     assert played.client.get(f"/api/v1/matches/{largest + 1}").status_code == 422
+    for path in ("/api", "/api/", "/api/v1", "/api/v2/games"):  # the API's addresses answer in JSON, even where none is
+        missing = played.client.get(path)
+        assert missing.status_code == 404 and missing.headers["content-type"] == "application/json", path
     assert played.cli("leaderboard", "--tournament", str(huge), ok=False).exit_code == 2
     assert played.cli("replay", str(huge), ok=False).exit_code == 2
 
