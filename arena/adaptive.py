@@ -263,7 +263,7 @@ def choose_batch(num_agents: int, cells: Cells, size: int, rng: np.random.Genera
     return chosen
 
 
-def inverse_probability_weights(probabilities: Sequence[float]) -> np.ndarray:
+def inverse_probability_weights(probabilities: Sequence[float] | np.ndarray) -> np.ndarray:
     """Each match's weight 1 / p, scaled to a mean of one (uniform choice: every weight is one)."""
     inverse = 1.0 / np.asarray(probabilities, dtype=float)
     return inverse * len(inverse) / inverse.sum()

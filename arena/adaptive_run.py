@@ -11,6 +11,7 @@ choices, whatever the number of workers.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from arena.ratings import (
     pairwise_scores,
     rated,
 )
-from arena.schedule import Table, decode_schedule, encode_schedule
+from arena.schedule import Table, extend_encoded
 from arena.seeding import derive_seed
 from db import queries
 from db.records import MatchRecord
@@ -56,7 +57,22 @@ def adaptive_settings(budget: int | None, num_agents: int, players: int, set_siz
         raise ArenaError("--format adaptive needs --budget MATCHES")
     if budget is not None and budget < initial:
         raise ArenaError(f"--budget must be at least {initial} (a first round of every pair), got {budget}")
-    return {"budget": budget, "batch": BATCH, "probabilities": [1.0 / pairs] * initial}
+    return {"budget": budget, "batch": BATCH, "probabilities": pack_probabilities([1.0 / pairs] * initial)}
+
+
+def pack_probabilities(values: Sequence[float] | np.ndarray) -> str:
+    """The selection probabilities as stored (settings.adaptive.probabilities): float64 little-endian, base64. Each
+    batch rewrites them and every reader of the settings parses them; as a JSON list of numbers that made a long run
+    quadratic (bench/tournament.py's adaptive runs)."""
+    return base64.b64encode(np.asarray(values, dtype="<f8").tobytes()).decode("ascii")
+
+
+def stored_probabilities(entry: Mapping[str, Any]) -> np.ndarray:
+    """The selection probabilities of an adaptive tournament's matches, in schedule order."""
+    stored = entry["probabilities"]
+    if isinstance(stored, str):
+        return np.frombuffer(base64.b64decode(stored, validate=True), dtype="<f8")
+    return np.asarray(stored, dtype=float)  # a JSON list: as tournaments stored them before
 
 
 @dataclass
@@ -158,7 +174,7 @@ def extend(database: Database, tournament_id: int) -> int | None:
         tally = tally_of(database, session, tournament)
         if tally.matches < tournament.scheduled:
             return None  # play stopped before the batch was done: --resume finishes it first
-        tables = decode_schedule(tournament.schedule, tournament.players)
+        schedule, players = tournament.schedule, tournament.players
         seed, scheduled = tournament.seed, tournament.scheduled
         joins = queries.ladder_joins(session, tournament.id) if settings["format"] == ladder.FORMAT else []
     labels = [agent["label"] for agent in settings["agents"]]
@@ -179,9 +195,9 @@ def extend(database: Database, tournament_id: int) -> int | None:
         if batch is None:
             return None
         new_tables, probabilities = batch
-    entry["probabilities"] = list(entry["probabilities"]) + probabilities
-    tables += new_tables
-    queries.extend_schedule(database, tournament_id, encode_schedule(tables), len(tables), settings, scheduled)
+    entry["probabilities"] = pack_probabilities(np.concatenate([stored_probabilities(entry), probabilities]))
+    queries.extend_schedule(database, tournament_id, extend_encoded(schedule, players, new_tables),
+                            scheduled + len(new_tables), settings, scheduled)  # fmt: skip
     return scheduled  # (extended by this process or, meanwhile, by another: either way there is a batch to play)
 
 
@@ -215,5 +231,5 @@ def match_weights(settings: Mapping[str, Any]) -> dict[int, float] | None:
     entry = settings.get("adaptive")
     if entry is None:
         return None
-    weights = inverse_probability_weights(entry["probabilities"])
+    weights = inverse_probability_weights(stored_probabilities(entry))
     return {index: float(weight) for index, weight in enumerate(weights)}

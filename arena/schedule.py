@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from itertools import combinations
 
@@ -76,7 +77,21 @@ def encode_schedule(tables: Sequence[Table]) -> bytes:
     return encode_ints([position for table in tables for position in table])
 
 
-def decode_schedule(data: bytes, players: int) -> list[Table]:
-    """The tables of a stored schedule, in schedule order."""
+def decode_schedule(data: bytes, players: int, start: int = 0) -> list[Table]:
+    """The tables of a stored schedule, in schedule order, from table `start` on (those before it are not read: a long
+    adaptive run's batch decodes only its own tables)."""
+    if start > 0 and data:
+        data = data[:1] + data[1 + start * players * array(chr(data[0])).itemsize:]
     flat = iter(decode_ints(data))
     return list(zip(*[flat] * players))
+
+
+def extend_encoded(data: bytes, players: int, tables: Sequence[Table]) -> bytes:
+    """encode_schedule(decode_schedule(data, players) + tables), without decoding `data` when its packing holds
+    the new positions too (as it always does for the positions of an adaptive field, below 256)."""
+    added = encode_schedule(tables)
+    if not data:
+        return added
+    if added[:1] == data[:1]:
+        return data + added[1:]
+    return encode_schedule(decode_schedule(data, players) + list(tables))

@@ -738,7 +738,7 @@ def _play(
         if tournament is None:
             raise ArenaError(f"no tournament {tournament_id}")
         settings = json.loads(tournament.settings)
-        tables = decode_schedule(tournament.schedule, tournament.players)
+        tables = decode_schedule(tournament.schedule, tournament.players, first)  # the tables from `first` on
         played = queries.played_indices(session, tournament.id, first)
         # A worker must never hang on an agent: parallel play under a time limit isolates them.
         isolate = isolate or memory_limit is not None or (tournament.time_per_move is not None and executor.parallel)
@@ -762,11 +762,11 @@ def _play(
     tournament_id = tournament.id
     if tournament.status == "stopped":  # resumed: running again (after the checks above; no write for a running one)
         queries.restart_tournament(database, tournament_id)
-    tasks = [MatchTask(index, tables[index]) for index in range(first, len(tables)) if index not in played]
+    tasks = [MatchTask(first + n, table) for n, table in enumerate(tables) if first + n not in played]
     if monitor is not None and monitor.decided:
         tasks = []
     stored_before = first + len(played)  # the matches stored before this run
-    done, total = stored_before, len(tables)
+    done, total = stored_before, first + len(tables)
     if progress:
         progress(done, total)
     buffer: list[queries.MatchOutcome] = []

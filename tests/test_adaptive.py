@@ -22,7 +22,7 @@ from arena.adaptive import (
     inverse_probability_weights,
     selection_probabilities,
 )
-from arena.adaptive_run import Tally
+from arena.adaptive_run import Tally, stored_probabilities
 from tests._interrupt import cut_and_whole
 
 
@@ -62,9 +62,10 @@ def test_adaptive_tournament_spends_its_budget_in_batches(arena_cli):
     assert len(matches) == 40 and [m["index"] for m in matches] == list(range(40))
     (settings,) = arena_cli.rows("select settings from tournaments where name = 'ad'")
     entry = json.loads(settings[0])["adaptive"]
-    assert entry["budget"] == 40 and len(entry["probabilities"]) == 40
-    assert entry["probabilities"][:6] == [1 / 6] * 6  # the first round: every pair once
-    assert len(set(entry["probabilities"][6:])) > 1  # then chosen
+    probabilities = stored_probabilities(entry).tolist()
+    assert entry["budget"] == 40 and len(probabilities) == 40
+    assert probabilities[:6] == [1 / 6] * 6  # the first round: every pair once
+    assert len(set(probabilities[6:])) > 1  # then chosen
     board = arena_cli.json("leaderboard", "--tournament", "ad")
     assert sum(row["games"] for row in board) == 80 and all(row["bt_low"] <= row["bt"] <= row["bt_high"] for row in board)
     assert arena_cli.json("tournaments")[0]["status"] == "done"
@@ -96,6 +97,31 @@ def test_same_seed_same_choices_and_resume_exactly(arena_cli):
     assert json.loads(cut_settings)["adaptive"] == json.loads(whole_settings)["adaptive"]
     strip = lambda ms: [(m["index"], m["seed"], m["turns"], [(s["agent"], s["outcome"]) for s in m["seats"]]) for m in ms]
     assert strip(arena_cli.json("matches", "--tournament", "cut")) == strip(arena_cli.json("matches", "--tournament", "whole"))
+
+
+def test_probabilities_stored_as_a_json_list_before_are_read_and_extended(arena_cli):
+    """The selection probabilities are stored packed (float64, base64: a JSON list made a long run quadratic); a
+    tournament that stored them as a JSON list, as before, is resumed into the same schedule, probabilities and
+    weighted leaderboard as a straight run."""
+
+    def as_stored_before() -> None:
+        (settings,) = arena_cli.rows("select settings from tournaments where name = 'cut'")[0]
+        data = json.loads(settings)
+        packed = data["adaptive"]["probabilities"]
+        assert isinstance(packed, str) and len(stored_probabilities(data["adaptive"])) > 12  # a batch after the first round
+        data["adaptive"]["probabilities"] = stored_probabilities(data["adaptive"]).tolist()
+        arena_cli.execute(f"update tournaments set settings = '{json.dumps(data)}' where name = 'cut'")
+
+    cut_and_whole(arena_cli.db_path, 12, as_stored_before, game="tic_tac_toe", agents="random,greedy,center,random:seed=5",
+                  seed=4, format="adaptive", budget=60)  # fmt: skip
+    rows = arena_cli.rows("select schedule, settings from tournaments order by id")
+    (cut_schedule, cut_settings), (whole_schedule, whole_settings) = rows
+    cut, whole = json.loads(cut_settings)["adaptive"], json.loads(whole_settings)["adaptive"]
+    assert cut_schedule == whole_schedule and cut == whole and isinstance(cut["probabilities"], str)
+    probabilities = stored_probabilities(whole)
+    assert len(probabilities) == 60 and list(probabilities[:6]) == [1 / 6] * 6 and len(set(probabilities[6:])) > 1
+    assert arena_cli.json("leaderboard", "--tournament", "cut", "--weighted") == \
+        arena_cli.json("leaderboard", "--tournament", "whole", "--weighted")  # fmt: skip
 
 
 def test_a_batch_goes_first_to_newcomers_then_where_the_order_is_uncertain():

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
-from arena.schedule import gauntlet, random_tables, round_robin
+from arena.schedule import decode_schedule, encode_schedule, extend_encoded, gauntlet, random_tables, round_robin
 
 
 def test_round_robin_alternates_seats():
@@ -418,3 +418,19 @@ def test_a_name_taken_between_the_check_and_the_write_is_the_checks_error(databa
     with pytest.raises(ArenaError, match="an agent named 'twin' exists already") as refused:
         catalog.register_agent(registry, database, "twin", "random", {})
     assert refused.value.field == "name"
+
+
+@pytest.mark.parametrize("players,first,then", [
+    (2, [(0, 1), (1, 0), (2, 3)], [(3, 0), (1, 2)]),  # one byte per position, as every adaptive field
+    (2, [], [(0, 1)]), (2, [(0, 1)], []),
+    (3, [(0, 1, 2), (2, 1, 0)], [(300, 1, 2)]),  # a position past 255: two bytes each, the earlier ones re-packed
+    (2, [(0, 300), (300, 0)], [(1, 2), (2, 1), (0, 1)]),
+])  # fmt: skip
+def test_a_schedule_extended_and_read_from_a_table_on_as_if_decoded_whole(players, first, then):
+    """extend_encoded (a batch appended to the packed schedule without decoding it) and decode_schedule from a start
+    (a batch reads only its own tables) give what decoding, appending and encoding everything gives."""
+    whole = first + then
+    extended = extend_encoded(encode_schedule(first), players, then)
+    assert extended == encode_schedule(whole) and decode_schedule(extended, players) == whole
+    for start in range(len(whole) + 2):
+        assert decode_schedule(extended, players, start) == whole[start:]

@@ -9,6 +9,7 @@ import numpy as np
 
 from arena import ladder, tournament
 from arena.adaptive import all_pairs
+from arena.adaptive_run import stored_probabilities
 from arena.library import tournaments as tournaments_library
 from arena.schedule import decode_schedule
 from tests.conftest import Arena
@@ -48,7 +49,7 @@ def test_a_newcomer_plays_the_field_first_then_batches_go_where_the_ranking_is_u
     entry = tables[3:6]  # admitted at the first batch boundary: the newcomer against every agent before it
     assert all("mcts:simulations=20" in t for t in entry) and {a for t in entry for a in t} == {*FIELD, "mcts:simulations=20"}
     assert settings["agents"][-1]["label"] == "mcts:simulations=20" and settings["ladder"] == {"joins": [{"agent": "mcts:simulations=20", "at": 3}]}
-    probabilities = settings["adaptive"]["probabilities"]
+    probabilities = stored_probabilities(settings["adaptive"]).tolist()
     assert len(probabilities) == 30 and probabilities[:3] == [1 / 3] * 3 and probabilities[3:6] == [1 / 6] * 3
     assert all(1 / 6 * 0.1 <= p <= 1 for p in probabilities[6:])  # the batches' selection probabilities, stored per match
     board = {row["agent"]: row for row in server.get("/api/v1/leaderboard", tournament="lad")}

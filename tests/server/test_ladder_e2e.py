@@ -13,6 +13,7 @@ from pathlib import Path
 
 import psutil
 
+from arena.adaptive_run import stored_probabilities
 from arena.library import tokens
 from arena.library.storage import open_database
 from arena.schedule import decode_schedule
@@ -58,7 +59,7 @@ def test_join_a_running_ladder_over_http_then_cancel(tmp_path: Path, serve) -> N
     at = settings["ladder"]["joins"][0]["at"]
     assert at >= 3 and all(NEWCOMER not in t for t in tables[:at])  # admitted at a batch boundary after the join
     assert [sorted(set(t) - {NEWCOMER}) for t in tables[at:at + 3]] == [[a] for a in FIELD]  # the whole field, first
-    assert len(settings["adaptive"]["probabilities"]) == len(tables)
+    assert len(stored_probabilities(settings["adaptive"])) == len(tables)
     board = http.get(server.url + "/api/v1/leaderboard", params={"tournament": "live"}).json()
     assert {row["agent"] for row in board} == {*FIELD, NEWCOMER}
     assert all(row["bt_low"] <= row["bt"] <= row["bt_high"] for row in board)  # honest intervals, newcomer included
