@@ -338,3 +338,13 @@ def test_a_plugin_game_that_fails_a_quick_conformance_check_is_refused_before_it
     _one_line_error(result, "fails a quick conformance check")
     assert "changed the original" in result.stderr
     assert arena_cli.rows("select count(*) from tournaments") in ([], [(0,)])
+
+
+@pytest.mark.parametrize("agent,fragment", [
+    ("pull:name=bot", "agent 'pull' plays only in tournaments submitted to `arena serve`, where its bot connects"),
+    ("browser:name=alice", "agent 'browser' is a person on `arena serve`'s play page, and plays only there"),  # (not "its bot")
+])  # fmt: skip
+def test_agents_of_the_server_are_refused_elsewhere_saying_where_they_play(tmp_path, agent, fragment):
+    db = tmp_path / "new.db"
+    _one_line_error(Arena(db)("run-tournament", "--game", "tic_tac_toe", "--agents", f"{agent},random", ok=False), fragment)
+    assert not db.exists()

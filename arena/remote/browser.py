@@ -48,6 +48,9 @@ class BrowserAgent(PullAgent):
         ),
     )  # fmt: skip
     person = True
+    plays_where = ("is a person on `arena serve`'s play page, and plays only there (a play page game whose server "
+                   "stopped cannot be finished elsewhere: `arena tournaments cancel ID` ends it; `arena play` seats a "
+                   "person at the terminal)")  # fmt: skip
 
     def __init__(self, game: Game, player: int, seed: int, **params: Any) -> None:
         super().__init__(game, player, seed, **params)

@@ -14,7 +14,7 @@ import os
 import socket
 import threading
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from arena import hookimpl
 from arena.api import AgentInfo, Game, State
@@ -108,6 +108,9 @@ class PullAgent(RemoteAgent):
                   max=MAX_TIME_PER_MOVE),
         ),
     )  # fmt: skip
+    #: Where it plays, said when it is asked to play elsewhere (no hub in this process).
+    plays_where: ClassVar[str] = ("plays only in tournaments submitted to `arena serve`, where its bot connects (use "
+                                  "http:url=... to call a bot that listens)")  # fmt: skip
 
     def __init__(self, game: Game, player: int, seed: int, **params: Any) -> None:
         super().__init__(game, player, seed, **params)
@@ -126,8 +129,7 @@ class PullAgent(RemoteAgent):
     def check_game(cls, game: Game, params: dict[str, Any]) -> None:
         cls.check_params(params)
         if not os.environ.get(HUB_ENV):
-            raise ArenaError(f"agent '{cls.info.id}' plays only in tournaments submitted to `arena serve`, where its bot "
-                             "connects (use http:url=... to call a bot that listens)")  # fmt: skip
+            raise ArenaError(f"agent '{cls.info.id}' {cls.plays_where}")
         super().check_game(game, params)
 
     def _call(self, op: str, message: dict[str, Any], deadline: float) -> tuple[dict[str, Any], float]:
