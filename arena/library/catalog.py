@@ -167,9 +167,9 @@ def register_agent(
         # A checkpoint is read now, not at play.
         agent_specs.validated_alone(agent_cls, type_id, {**raw, **({"checkpoint": checkpoint} if checkpoint else {})})
         game_id = None
-    url = hosts.refused_url(agent_cls, raw, bot_hosts)
-    if url is not None and bot_hosts is not None:
-        raise ArenaError(f"params: {hosts.refusal(name, url, bot_hosts)}", "params")
+    why = hosts.refusal(agent_cls, name, raw, bot_hosts)
+    if why is not None:
+        raise ArenaError(f"params: {why}", "params")
     with tournament.taken_name("an agent", name), database.session() as session, session.begin():
         if queries.get_named_agent(session, name) is not None:
             raise ArenaError(f"an agent named '{name}' exists already (remove it first)", "name")

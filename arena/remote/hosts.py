@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from arena.agents import AgentEntry
+from arena.api import Agent
 from arena.errors import ArenaError
 from arena.plugins import Registry
 
@@ -58,9 +59,8 @@ class BotHosts:
 
     def allows(self, url: str) -> bool:
         """Whether the host of `url` is listed (by name, or as an address inside a listed network)."""
-        try:
-            host = urlsplit(url).hostname or ""  # lower case, without an IPv6 address's brackets
-        except ValueError:
+        host = _host(url)
+        if host is None:
             return False
         if host in self.names:
             return True
@@ -74,23 +74,22 @@ class BotHosts:
         return ",".join([*sorted(self.names), *(str(network) for network in self.networks)])
 
 
-def refused_url(agent_cls: Any, params: Mapping[str, Any], hosts: BotHosts | None) -> str | None:
-    """The URL an agent of `agent_cls` with `params` would call that `hosts` does not list, or None."""
-    name = getattr(agent_cls, "url_param", None)
-    if hosts is None or name is None:
-        return None
-    url = str(params.get(name, ""))
-    return None if hosts.allows(url) else url
-
-
-def refusal(label: str, url: str, hosts: BotHosts) -> str:
-    """Why agent `label`, which calls `url`, is refused."""
+def _host(url: str) -> str | None:
+    """The host `url` names (lower case, an IPv6 address without its brackets), or None when it names none."""
     try:
-        host = urlsplit(url).hostname or url
+        return urlsplit(url).hostname or None
     except ValueError:
-        host = url
-    return f"'{label}' calls host {host}, which this server's --bot-hosts does not list (it lists {hosts})"
+        return None
 
+
+def refusal(agent_cls: type[Agent], label: str, params: Mapping[str, Any], hosts: BotHosts | None) -> str | None:
+    """Why agent `label` (of `agent_cls`, with `params`) may not be given to a server of `hosts`, or None if it may."""
+    if hosts is None or agent_cls.url_param is None:
+        return None
+    url = str(params.get(agent_cls.url_param, ""))
+    if hosts.allows(url):
+        return None
+    return f"'{label}' calls host {_host(url) or url}, which this server's --bot-hosts does not list (it lists {hosts})"
 
 
 def check_entries(registry: Registry, entries: Sequence[AgentEntry], hosts: BotHosts | None, field: str = "agents",
@@ -98,7 +97,7 @@ def check_entries(registry: Registry, entries: Sequence[AgentEntry], hosts: BotH
     """Refuse an agent that would call a host `hosts` does not list (arena.tournament.check_unattended's convention:
     `field` names the input; a gauntlet's challenger, the first entry, is its own)."""
     for index, entry in enumerate(entries):
-        url = refused_url(registry.agent_class(entry.type_id), entry.params, hosts)
-        if url is not None and hosts is not None:
+        why = refusal(registry.agent_class(entry.type_id), entry.label, entry.params, hosts)
+        if why is not None:
             named = "challenger" if challenger and index == 0 else field
-            raise ArenaError(f"{named}: {refusal(entry.label, url, hosts)}", named)
+            raise ArenaError(f"{named}: {why}", named)
