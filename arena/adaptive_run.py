@@ -174,7 +174,7 @@ def extend(database: Database, tournament_id: int) -> int | None:
         tally = tally_of(database, session, tournament)
         if tally.matches < tournament.scheduled:
             return None  # play stopped before the batch was done: --resume finishes it first
-        schedule, players = tournament.schedule, tournament.players
+        schedule = tournament.schedule
         seed, scheduled = tournament.seed, tournament.scheduled
         joins = queries.ladder_joins(session, tournament.id) if settings["format"] == ladder.FORMAT else []
     labels = [agent["label"] for agent in settings["agents"]]
@@ -196,7 +196,7 @@ def extend(database: Database, tournament_id: int) -> int | None:
             return None
         new_tables, probabilities = batch
     entry["probabilities"] = pack_probabilities(np.concatenate([stored_probabilities(entry), probabilities]))
-    queries.extend_schedule(database, tournament_id, extend_encoded(schedule, players, new_tables),
+    queries.extend_schedule(database, tournament_id, extend_encoded(schedule, new_tables),
                             scheduled + len(new_tables), settings, scheduled)  # fmt: skip
     return scheduled  # (extended by this process or, meanwhile, by another: either way there is a batch to play)
 

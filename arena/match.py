@@ -401,13 +401,23 @@ def encode_ints(values: Sequence[int]) -> bytes:
         return b"I" + array("I", values).tobytes()
 
 
-def decode_ints(data: bytes | None) -> list[int]:
+def decode_ints(data: bytes | None, start: int = 0) -> list[int]:
+    """The values of encode_ints' bytes, from the `start`-th on (those before it are not read)."""
     if not data:
         return []
-    code = chr(data[0])
-    values = array(code)
-    values.frombytes(data[1:])
+    values = array(chr(data[0]))
+    values.frombytes(data[1 + start * values.itemsize:])
     return values.tolist()
+
+
+def append_ints(data: bytes, values: Sequence[int]) -> bytes:
+    """encode_ints(decode_ints(data) + values), without decoding `data` when its type code holds the new values too."""
+    added = encode_ints(values)
+    if not data:
+        return added
+    if added[:1] == data[:1]:
+        return data + added[1:]
+    return encode_ints(decode_ints(data) + list(values))
 
 
 def replay(game: Game, seed: int, moves: Sequence[int]) -> list[tuple[int, int, str, State]]:

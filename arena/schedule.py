@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Sequence
 from itertools import combinations
 
 from arena.errors import ArenaError
-from arena.match import decode_ints, encode_ints
+from arena.match import append_ints, decode_ints, encode_ints
 from arena.seeding import derive_seed
 
 Table = tuple[int, ...]  # agent indices by seat
@@ -74,24 +73,21 @@ def gauntlet(num_agents: int, rounds: int, challenger: int = 0) -> list[Table]:
 
 def encode_schedule(tables: Sequence[Table]) -> bytes:
     """The schedule as stored (Tournament.schedule): every table's agent positions, flattened and packed."""
-    return encode_ints([position for table in tables for position in table])
+    return encode_ints(_positions(tables))
+
+
+def _positions(tables: Sequence[Table]) -> list[int]:
+    return [position for table in tables for position in table]
 
 
 def decode_schedule(data: bytes, players: int, start: int = 0) -> list[Table]:
     """The tables of a stored schedule, in schedule order, from table `start` on (those before it are not read: a long
     adaptive run's batch decodes only its own tables)."""
-    if start > 0 and data:
-        data = data[:1] + data[1 + start * players * array(chr(data[0])).itemsize:]
-    flat = iter(decode_ints(data))
+    flat = iter(decode_ints(data, start * players))
     return list(zip(*[flat] * players))
 
 
-def extend_encoded(data: bytes, players: int, tables: Sequence[Table]) -> bytes:
-    """encode_schedule(decode_schedule(data, players) + tables), without decoding `data` when its packing holds
-    the new positions too (as it always does for the positions of an adaptive field, below 256)."""
-    added = encode_schedule(tables)
-    if not data:
-        return added
-    if added[:1] == data[:1]:
-        return data + added[1:]
-    return encode_schedule(decode_schedule(data, players) + list(tables))
+def extend_encoded(data: bytes, tables: Sequence[Table]) -> bytes:
+    """encode_schedule(decoded `data` + tables), without decoding `data` when its packing holds the new positions
+    too (as it always does for the positions of an adaptive field, below 256)."""
+    return append_ints(data, _positions(tables))

@@ -430,7 +430,7 @@ def test_a_schedule_extended_and_read_from_a_table_on_as_if_decoded_whole(player
     """extend_encoded (a batch appended to the packed schedule without decoding it) and decode_schedule from a start
     (a batch reads only its own tables) give what decoding, appending and encoding everything gives."""
     whole = first + then
-    extended = extend_encoded(encode_schedule(first), players, then)
+    extended = extend_encoded(encode_schedule(first), then)
     assert extended == encode_schedule(whole) and decode_schedule(extended, players) == whole
     for start in range(len(whole) + 2):
         assert decode_schedule(extended, players, start) == whole[start:]
