@@ -22,11 +22,12 @@ so the agent also plays on the views of imperfect-information games that offer f
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import arena
 from agents._search import agent_params, linear_evaluation, resolve_weights, terminal_value
-from agents.linear_weights import WeightsText, weights_fingerprint
+from agents.linear_weights import WeightsText, weights_files, weights_fingerprint
 
 
 def _validated(params: dict[str, Any]) -> dict[str, Any]:
@@ -47,6 +48,10 @@ class LinearAgent(arena.Agent):
     @classmethod
     def check_game(cls, game: arena.Game, params: dict[str, Any]) -> None:
         resolve_weights(cls.info.id, game, _validated(params)["weights"] or None)
+
+    @classmethod
+    def files(cls, params: Mapping[str, str]) -> tuple[str, ...]:
+        return weights_files(params)
 
     @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:

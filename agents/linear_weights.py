@@ -151,6 +151,15 @@ def check_fits(agent_id: str, data: Mapping[str, Any], game: arena.Game, path: s
                                f"not game '{gid}''s ({', '.join(names)})")  # fmt: skip
 
 
+def weights_files(params: Mapping[str, str]) -> tuple[str, ...]:
+    """The weights file `weights` names (as given, text), if it names one: the file an agent reads (Agent.files)."""
+    try:
+        value = WeightsText(params.get("weights", ""))
+    except arena.ArenaError:  # not finite numbers: no file (the agent's validation says what is wrong)
+        return ()
+    return (str(value),) if value.is_file else ()
+
+
 def weights_fingerprint(params: Mapping[str, Any]) -> str:
     """The weights file's digest when `weights` names a file, else "": part of the agent's stored version."""
     value = params.get("weights")

@@ -38,6 +38,7 @@ Two implementations of the same algorithm:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import arena
@@ -95,6 +96,10 @@ class MCTSAgent(arena.Agent):
     @classmethod
     def canonical_params(cls, game: arena.Game, params: dict[str, Any]) -> dict[str, Any]:
         return explicit_eval(params)
+
+    @classmethod
+    def files(cls, params: Mapping[str, str]) -> tuple[str, ...]:
+        return (params["model"],) if params.get("model") else ()
 
     @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:

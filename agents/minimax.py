@@ -36,7 +36,7 @@ best, so anything that beat it is at least as good).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 import arena
@@ -52,7 +52,7 @@ from agents._search import (
     terminal_value,
     time_budget,
 )
-from agents.linear_weights import WeightsText, weights_fingerprint
+from agents.linear_weights import WeightsText, weights_files, weights_fingerprint
 from arena.api import Evaluation
 from arena.heap import collector_paused
 from arena.params import MAX_TIME_PER_MOVE
@@ -118,6 +118,10 @@ class MinimaxAgent(arena.Agent):
     @classmethod
     def canonical_params(cls, game: arena.Game, params: dict[str, Any]) -> dict[str, Any]:
         return explicit_eval(params)
+
+    @classmethod
+    def files(cls, params: Mapping[str, str]) -> tuple[str, ...]:
+        return ((params["model"],) if params.get("model") else ()) + weights_files(params)
 
     @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:

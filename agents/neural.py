@@ -417,7 +417,8 @@ class NeuralAgent(arena.Agent):
 
         kind = detect(checkpoint)  # a file that is no network at all: said in its own words
         if kind != ARENA_MLP:
-            raise arena.ArenaError(f"checkpoint {checkpoint}: a {kind} network is checked against the game it plays: "
+            article = "an" if kind[0] in "aeiou" else "a"  # an onnx, a pt2
+            raise arena.ArenaError(f"checkpoint {checkpoint}: {article} {kind} network is checked against the game it plays: "
                                    "register it with --game GAME")  # fmt: skip
         from agents.models.qtable import is_qtable, load_qtable
 
@@ -425,6 +426,10 @@ class NeuralAgent(arena.Agent):
             load_qtable(checkpoint, "cpu")
         else:
             load_network(checkpoint)
+
+    @classmethod
+    def files(cls, params: Mapping[str, str]) -> tuple[str, ...]:
+        return (params["checkpoint"],) if params.get("checkpoint") else ()
 
     @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -245,7 +245,7 @@ class Agent(ABC):
     #: queued for the server to play cannot seat them (nobody would be there to move).
     person: ClassVar[bool] = False
     #: The parameter holding the URL this agent calls (`url` for `http`), or None: a server started with
-    #: `--bot-hosts` lets requests give it only URLs of listed hosts (arena.remote.hosts).
+    #: `--bot-hosts` lets requests give it only URLs of listed hosts (arena.reach).
     url_param: ClassVar[str | None] = None
     network_allowance: float = 0.0
     network_time: float = 0.0
@@ -281,6 +281,12 @@ class Agent(ABC):
         """`params` with the defaults that depend on `game` made explicit: agents whose canonical parameters agree
         are one agent (greedy and greedy:eval=heuristic where the heuristic is the game's default)."""
         return params
+
+    @classmethod
+    def files(cls, params: Mapping[str, str]) -> tuple[str, ...]:
+        """The files this agent reads, from its parameters as given (text): a server started with `--models-dir`
+        lets requests give it only files inside that folder (arena.reach)."""
+        return ()
 
     @classmethod
     def fingerprint(cls, params: dict[str, Any]) -> str:

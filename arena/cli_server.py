@@ -7,6 +7,7 @@ imported only when the server starts, so other commands do not pay for them.
 from __future__ import annotations
 
 import math
+import os
 import socket
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from arena.executors import EXECUTORS, make_executor
 from arena.library import tokens
 from arena.library.storage import check_writable
 from arena.output import print_json, print_table
+from arena.reach import Reach
 from arena.remote.hosts import BotHosts
 
 
@@ -33,6 +35,12 @@ def _bot_hosts(ctx: click.Context, param: click.Parameter, value: str | None) ->
         return None if value is None else BotHosts.parse(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
+
+
+def _folder(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not os.path.isdir(value):
+        raise click.BadParameter(f"{value!r} is not a folder" + (" (it does not exist)" if not os.path.exists(value) else ""))
+    return value
 
 
 @click.command("serve")
@@ -59,10 +67,14 @@ def _bot_hosts(ctx: click.Context, param: click.Parameter, value: str | None) ->
               help="Hosts that agents given by requests may call (http:url=...): names, addresses or networks, "
               "comma-separated (bots.example.org,10.0.0.0/8). Default: any host; set it when token holders are not all "
               "trusted, as an http agent makes the server send requests to its URL and report what came back.")
+@click.option("--models-dir", "models_dir", default=None, metavar="DIR", callback=_folder,
+              help="The folder whose files agents given by requests may read (neural:checkpoint=..., model=..., weights "
+              "files; links followed). Default: any file the server can read; set it when token holders are not all trusted.")
 @db_options
 def serve_command(ctx: _Context, host: str, port: int, workers: int, match_workers: int, executor: str,
                   ray_address: str | None, private: bool, lease_seconds: float, ladder_turn_seconds: float,
-                  server_id: str | None, play_time_per_move: float, bot_hosts: BotHosts | None) -> None:  # fmt: skip
+                  server_id: str | None, play_time_per_move: float, bot_hosts: BotHosts | None,
+                  models_dir: str | None) -> None:  # fmt: skip
     """Serve the JSON API (/api/v1, docs at /docs) and the web pages, and play queued tournaments."""
     import logging
 
@@ -88,7 +100,7 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
         private=private, workers=workers, match_workers=match_workers, worker_id=server_id or f"{socket.gethostname()}:{host}:{port}",
         lease_seconds=lease_seconds, ladder_turn_seconds=ladder_turn_seconds,
         plugins_dirs=tuple(str(Path(d).resolve()) for d in ctx.plugins_dirs), executor=executor, ray_address=ray_address,
-        play_time_per_move=play_time_per_move, bot_hosts=bot_hosts,
+        play_time_per_move=play_time_per_move, reach=Reach.of(bot_hosts, models_dir),
     )  # fmt: skip
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     where = f"[{host}]" if ":" in host else host

@@ -249,6 +249,8 @@ def test_bad_input_creates_no_database_file(tmp_path, command):
     (["--bot-hosts", "bots.example.org,,10.0.0.0/8"], "'--bot-hosts': an empty item"),
     (["--bot-hosts", "127.1"], "'--bot-hosts': '127.1' is neither a host name nor an address or network"),
     (["--bot-hosts", "10.0.0.0/33"], "'--bot-hosts': '10.0.0.0/33' is neither"),
+    (["--models-dir", "/no/such/folder"], "'--models-dir': '/no/such/folder' is not a folder (it does not exist)"),
+    (["--models-dir", "/dev/null"], "'--models-dir': '/dev/null' is not a folder"),
 ])  # fmt: skip
 def test_bad_serve_options_are_one_line_before_anything_listens(tmp_path, args, fragment):
     db = tmp_path / "new.db"

@@ -14,8 +14,7 @@ from arena.library import tokens
 from arena.observations import observation_shape
 from arena.params import check_name, parse_game_spec
 from arena.plugins import Registry
-from arena.remote import hosts
-from arena.remote.hosts import BotHosts
+from arena.reach import ANYWHERE, Reach
 from db import queries
 from db.queries import is_number
 from db.session import Database, open_database
@@ -140,11 +139,11 @@ def check_agent_name(registry: Registry, name: str) -> None:
 def register_agent(
     registry: Registry, database: Database, name: str, type_id: str, params: dict[str, str],
     game_spec: str | None = None, checkpoint: str | None = None, owner: str | None = None,
-    bot_hosts: BotHosts | None = None,
+    reach: Reach = ANYWHERE,
 ) -> dict[str, Any]:  # fmt: skip
     """Check and save a named agent (type plus parameters, optional game and checkpoint); returns it. `owner`: the user
-    token's name that registers it over HTTP, the one that may remove it there (None: the CLI's); `bot_hosts`: the
-    hosts it may call (a server's --bot-hosts; None: any)."""
+    token's name that registers it over HTTP, the one that may remove it there (None: the CLI's); `reach`: the
+    hosts it may call and the files it may read (a server's --bot-hosts and --models-dir), checked before any is read."""
     from arena import tournament
 
     check_agent_name(registry, name)
@@ -152,6 +151,10 @@ def register_agent(
     with about("type"):
         agent_cls = registry.agent_class(type_id)
     checkpoint = os.path.abspath(checkpoint) if checkpoint else None
+    for field, given in (("params", raw), ("checkpoint", {**raw, "checkpoint": checkpoint or ""})):  # before any is read
+        why = reach.refusal(agent_cls, name, given)
+        if why is not None:
+            raise ArenaError(f"{field}: {why}", field)
     if checkpoint is not None and not os.path.isfile(checkpoint):
         kind = "does not exist" if not os.path.exists(checkpoint) else "is a folder" if os.path.isdir(checkpoint) else \
             "is not a regular file (a device, a pipe or a socket)"
@@ -167,9 +170,6 @@ def register_agent(
         # A checkpoint is read now, not at play.
         agent_specs.validated_alone(agent_cls, type_id, {**raw, **({"checkpoint": checkpoint} if checkpoint else {})})
         game_id = None
-    why = hosts.refusal(agent_cls, name, raw, bot_hosts)
-    if why is not None:
-        raise ArenaError(f"params: {why}", "params")
     with tournament.taken_name("an agent", name), database.session() as session, session.begin():
         if queries.get_named_agent(session, name) is not None:
             raise ArenaError(f"an agent named '{name}' exists already (remove it first)", "name")

@@ -13,8 +13,7 @@ from arena.errors import ArenaError
 from arena.ladder import FORMAT
 from arena.library.tournaments import one
 from arena.plugins import Registry
-from arena.remote import hosts
-from arena.remote.hosts import BotHosts
+from arena.reach import ANYWHERE, Reach
 from db import queries, queue
 from db.session import Database
 
@@ -24,17 +23,17 @@ class AlreadyIn(ArenaError):
 
 
 def join(registry: Registry, database: Database, key: str | int, agent: str,
-         bot_hosts: BotHosts | None = None) -> dict[str, Any]:  # fmt: skip
+         reach: Reach = ANYWHERE) -> dict[str, Any]:  # fmt: skip
     """Queue `agent` (a spec or a named agent) to join ladder `key`, checked as tournament creation checks agents.
 
     Returns the ladder as the tournament listing shows it, plus `joining`: the agents waiting for the
     next batch boundary, in join order (this one last). Nothing is written unless the join is valid.
-    `bot_hosts`: the hosts the agent may call (a server's --bot-hosts; None: any)."""
+    `reach`: the hosts the agent may call and the files it may read (a server's --bot-hosts and --models-dir)."""
     if not agent.strip():
         raise ArenaError("agent: give one agent (a spec such as minimax:depth=2, or a named agent)")
 
     def attempt() -> tuple[int, AgentEntry, str]:
-        ladder_id, game, resolved, entries = _prepared(registry, database, key, agent, bot_hosts)
+        ladder_id, game, resolved, entries = _prepared(registry, database, key, agent, reach)
 
         def no_twin(stored: list[dict[str, Any]]) -> None:
             twin = same_agent(registry, resolved[0], stored, game)
@@ -60,7 +59,7 @@ def join(registry: Registry, database: Database, key: str | int, agent: str,
 
 
 def _prepared(registry: Registry, database: Database, key: str | int, agent: str,
-              bot_hosts: BotHosts | None) -> tuple[int, Game, list[AgentEntry], list[AgentEntry]]:  # fmt: skip
+              reach: Reach) -> tuple[int, Game, list[AgentEntry], list[AgentEntry]]:  # fmt: skip
     """The ladder's id and game, `agent` resolved, and its entry under the label stored results give it (a list of one
     each); nothing is written."""
     with database.session() as session:
@@ -83,12 +82,13 @@ def _prepared(registry: Registry, database: Database, key: str | int, agent: str
         if game.info.version != found.game_version:
             raise ArenaError(f"ladder {found.id} plays {game.info.id} version {found.game_version}; version "
                              f"{game.info.version} is installed, so results would mix: start a new ladder")  # fmt: skip
-        resolved = resolve_all(registry, agent, game, tournaments.named_agents(session))
+        lookup = tournaments.named_agents(session)
+        reach.check(registry, agent, lookup, "agent")  # before it is made (and reads its files)
+        resolved = resolve_all(registry, agent, game, lookup)
         if len(resolved) != 1:
             raise ArenaError(f"agent: give one agent, not {len(resolved)}")
         entries = tournaments.stored_labels(session, registry, game, resolved)
         tournaments.check_unattended(registry, entries, field="agent")
-        hosts.check_entries(registry, entries, bot_hosts, field="agent")
         return found.id, game, resolved, entries
 
 

@@ -7,14 +7,12 @@ from typing import Any
 
 from arena import results
 from arena import tournament as tournaments
-from arena.agents import AgentEntry
 from arena.errors import ArenaError, about, shown
 from arena.library import tokens
 from arena.match import DEFAULT_MAX_TURNS
 from arena.params import parse_specs
 from arena.plugins import Registry
-from arena.remote import hosts
-from arena.remote.hosts import BotHosts
+from arena.reach import ANYWHERE, Reach
 from db import queries, queue
 from db.session import Database
 
@@ -79,11 +77,11 @@ def submit(
     registry: Registry, database: Database, *, game: str, agents: Sequence[str] | str, rounds: int = 1, seed: int = 0,
     max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None, name: str | None = None,
     format: str = "round-robin", challenger: str | None = None, players: int | None = None, openings: str | Sequence[str] | None = None,
-    budget: int | None = None, owner: str | None = None, bot_hosts: BotHosts | None = None,
+    budget: int | None = None, owner: str | None = None, reach: Reach = ANYWHERE,
 ) -> dict[str, Any]:  # fmt: skip
     """Validate a tournament exactly as `arena run-tournament` does and queue it for `arena serve`; `owner`: the user
-    token's name that submits it over HTTP, the one that may cancel it there (None: the CLI's); `bot_hosts`: the hosts
-    its agents may call (a server's --bot-hosts; None: any)."""
+    token's name that submits it over HTTP, the one that may cancel it there (None: the CLI's); `reach`: the hosts
+    its agents may call and the files they may read (a server's --bot-hosts and --models-dir), checked before any is read."""
     if not isinstance(agents, str):
         for count, item in enumerate(agents, 1):
             with about("agents"):
@@ -99,10 +97,12 @@ def submit(
         game=game, agents=text, rounds=rounds, seed=seed, max_turns=max_turns, time_per_move=time_per_move,
         name=name, format=format, challenger=challenger, players=players, openings=openings, budget=budget, owner=owner,
     )  # fmt: skip
-    def listed_hosts_only(entries: list[AgentEntry]) -> None:
-        hosts.check_entries(registry, entries, bot_hosts, challenger=format == "gauntlet")
-
-    tournament_id = tournaments.create(registry, database, request, status="queued", check=listed_hosts_only)
+    with database.session() as session:
+        lookup = tournaments.named_agents(session)
+        if format == "gauntlet" and challenger:
+            reach.check(registry, challenger, lookup, "challenger")
+        reach.check(registry, text, lookup, "agents")
+    tournament_id = tournaments.create(registry, database, request, status="queued")
     return one(database, tournament_id)
 
 

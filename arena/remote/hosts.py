@@ -9,22 +9,16 @@ address inside a listed address or network (10.0.0.5, 10.0.0.0/8, ::1). Addresse
 127.1) are no listed name nor an address here, so they are refused. Without the option any host may be called, as
 on the command line, where whoever runs Arena chooses the agents.
 
-An agent type declares the parameter that holds the URL it calls as `Agent.url_param` (`url` for `http`).
+An agent type declares the parameter that holds the URL it calls as `Agent.url_param` (`url` for `http`); arena.reach
+applies the list to the agents requests give.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
-
-from arena.agents import AgentEntry
-from arena.api import Agent
-from arena.errors import ArenaError
-from arena.plugins import Registry
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -59,7 +53,7 @@ class BotHosts:
 
     def allows(self, url: str) -> bool:
         """Whether the host of `url` is listed (by name, or as an address inside a listed network)."""
-        host = _host(url)
+        host = host_of(url)
         if host is None:
             return False
         if host in self.names:
@@ -74,30 +68,9 @@ class BotHosts:
         return ",".join([*sorted(self.names), *(str(network) for network in self.networks)])
 
 
-def _host(url: str) -> str | None:
+def host_of(url: str) -> str | None:
     """The host `url` names (lower case, an IPv6 address without its brackets), or None when it names none."""
     try:
         return urlsplit(url).hostname or None
     except ValueError:
         return None
-
-
-def refusal(agent_cls: type[Agent], label: str, params: Mapping[str, Any], hosts: BotHosts | None) -> str | None:
-    """Why agent `label` (of `agent_cls`, with `params`) may not be given to a server of `hosts`, or None if it may."""
-    if hosts is None or agent_cls.url_param is None:
-        return None
-    url = str(params.get(agent_cls.url_param, ""))
-    if hosts.allows(url):
-        return None
-    return f"'{label}' calls host {_host(url) or url}, which this server's --bot-hosts does not list (it lists {hosts})"
-
-
-def check_entries(registry: Registry, entries: Sequence[AgentEntry], hosts: BotHosts | None, field: str = "agents",
-                  challenger: bool = False) -> None:  # fmt: skip
-    """Refuse an agent that would call a host `hosts` does not list (arena.tournament.check_unattended's convention:
-    `field` names the input; a gauntlet's challenger, the first entry, is its own)."""
-    for index, entry in enumerate(entries):
-        why = refusal(registry.agent_class(entry.type_id), entry.label, entry.params, hosts)
-        if why is not None:
-            named = "challenger" if challenger and index == 0 else field
-            raise ArenaError(f"{named}: {why}", named)

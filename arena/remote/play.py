@@ -12,8 +12,7 @@ from arena.library.tournaments import renamed_notes, stop
 from arena.match import DEFAULT_MAX_TURNS, DEFAULT_NETWORK_ALLOWANCE
 from arena.params import check_name, parse_specs
 from arena.plugins import Registry
-from arena.remote import hosts
-from arena.remote.hosts import BotHosts
+from arena.reach import ANYWHERE, Reach
 from db.session import Database
 
 
@@ -26,12 +25,13 @@ def one_match(
     registry: Registry, database: Database, game_spec: str, against: str, seat: int, person: str,
     seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None,
     people_against: bool = True, network_allowance: float = DEFAULT_NETWORK_ALLOWANCE, owner: str | None = None,
-    bot_hosts: BotHosts | None = None,
+    reach: Reach = ANYWHERE,
 ) -> int:  # fmt: skip
     """A one-match tournament (status running, for the caller to play) with the agent `person` in `seat` and the
     agents of `against` in the others; returns its id. Without `people_against` (the server's play page, where
     nobody sits at the server's terminal) the others may not be people. `owner`: the user token's name that starts it
-    over HTTP (the play page's person). `bot_hosts`: the hosts the others may call (a server's --bot-hosts; None: any)."""
+    over HTTP (the play page's person). `reach`: the hosts the others may call and the files they may read (a
+    server's --bot-hosts and --models-dir)."""
     with about("against"):
         opponents = [str(spec) for spec in parse_specs(against)]
     if not opponents:
@@ -41,6 +41,8 @@ def one_match(
     if people_against and person in opponents:  # not "listed twice": the person's own seat is --seat
         raise ArenaError(f"--against {person}: that is you, the person at this terminal, and your seat is --seat {seat}; an "
                          f"opponent is another agent (a second person here: human:name=NAME)", "against")  # fmt: skip
+    with database.session() as session:  # before they are made (and read their files)
+        reach.check(registry, against, tournament.named_agents(session), "against")
     agents = opponents[:seat] + [person] + opponents[seat:]
     request = tournament.TournamentRequest(
         game=game_spec, agents=",".join(agents), rounds=1, seed=secrets.randbelow(2**31) if seed is None else seed,
@@ -51,7 +53,6 @@ def one_match(
         others = entries[:seat] + entries[seat + 1:]
         if not people_against:
             tournament.check_unattended(registry, others)
-        hosts.check_entries(registry, others, bot_hosts, field="against")
 
     return tournament.create(registry, database, request, check=others_checked)
 

@@ -57,7 +57,7 @@ def create_app(database: Database, registry: Registry, settings: Settings | None
         before = os.environ.get(HUB_ENV)
         os.environ[HUB_ENV] = await hub.start()
         tables = app.state.tables = Tables(hub, database, registry, settings.play_idle_seconds, settings.play_time_per_move,
-                                          settings.plugins_dirs, settings.worker_id, settings.lease_seconds, settings.bot_hosts)
+                                          settings.plugins_dirs, settings.worker_id, settings.lease_seconds, settings.reach)
         tables.start()
         runner = app.state.queue_runner = QueueRunner(database.url, settings) if settings.workers > 0 else None
         if runner is not None:

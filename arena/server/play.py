@@ -37,8 +37,8 @@ from arena.library import matches as matches_library
 from arena.library import tournaments as tournaments_library
 from arena.library.storage import Database
 from arena.plugins import Registry
+from arena.reach import ANYWHERE, Reach
 from arena.remote.browser import check_person, hub_name
-from arena.remote.hosts import BotHosts
 from arena.remote.hub import Hub, Link
 from arena.remote.play import one_match
 from arena.remote.pull import drop_relay
@@ -98,12 +98,12 @@ class Tables:
 
     def __init__(self, hub: Hub, database: Database, registry: Registry, idle_seconds: float, time_per_move: float,
                  plugins_dirs: Sequence[str] = (), worker: str = "server", lease_seconds: float = 30.0,
-                 bot_hosts: BotHosts | None = None) -> None:  # fmt: skip
+                 reach: Reach = ANYWHERE) -> None:  # fmt: skip
         self.hub, self.database, self.registry, self.idle_seconds = hub, database, registry, idle_seconds
         self.time_per_move = time_per_move  # the opponents'; the person's seat keeps the browser agent's own time
         self.plugins_dirs = tuple(plugins_dirs)  # for the opponents' processes
         self.worker, self.lease_seconds = worker, lease_seconds  # the games' claim (db.queue.PLAY_PREFIX), renewed
-        self.bot_hosts = bot_hosts  # the hosts opponents may call (--bot-hosts)
+        self.reach = reach  # the hosts opponents may call, the files they may read (--bot-hosts, --models-dir)
         self.tables: dict[int, Table] = {}
         self.opening: set[str] = set()
         self.watchers: set[asyncio.Future[None]] = set()
@@ -157,7 +157,7 @@ class Tables:
 
         def create() -> tuple[int, str]:
             tournament_id = one_match(self.registry, self.database, game, against, seat, spec, people_against=False,
-                                      time_per_move=self.time_per_move, owner=person, bot_hosts=self.bot_hosts)  # fmt: skip
+                                      time_per_move=self.time_per_move, owner=person, reach=self.reach)  # fmt: skip
             queue.hold_games(self.database, [tournament_id], self.worker, self.lease_seconds)
             return tournament_id, str(tournaments_library.one(self.database, tournament_id)["game_spec"])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 from dataclasses import dataclass, field
 
-from arena.remote.hosts import BotHosts
+from arena.reach import ANYWHERE, Reach
 
 
 @dataclass(frozen=True)
@@ -37,5 +37,6 @@ class Settings:
     #: (mcts:simulations=10000000) holds a table, and the server's CPU, for hours; search agents stop in time. The
     #: person still has the browser agent's own `timeout` (arena.remote.browser.PERSON_SECONDS).
     play_time_per_move: float = 10.0
-    #: The hosts agents given by requests may call (`--bot-hosts`, arena.remote.hosts); None: any host.
-    bot_hosts: BotHosts | None = None
+    #: The hosts agents given by requests may call and the folder their files must lie in (`--bot-hosts`,
+    #: `--models-dir`; arena.reach); by default any.
+    reach: Reach = ANYWHERE

@@ -7,7 +7,6 @@ A real `arena serve` with the option plays a real push bot on a listed host and 
 from __future__ import annotations
 
 import sqlite3
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,16 +14,17 @@ import pytest
 
 from arena.library import tokens
 from arena.library.storage import open_database
+from arena.reach import Reach
 from arena.remote.hosts import BotHosts
 from arena.server import Settings
 from tests._bots import push_bot
 from tests.conftest import TEST_PLUGINS
 from tests.server.conftest import Server
-from tests.server.serving import http
+from tests.server.serving import http, wait_for
 from tests.server.test_play import Player
 
 LISTED = BotHosts.parse("bots.example.org, 10.0.0.0/8,::1")
-SETTINGS = Settings(workers=0, poll_seconds=0.05, worker_id="test", plugins_dirs=(str(TEST_PLUGINS),), bot_hosts=LISTED)
+SETTINGS = Settings(workers=0, poll_seconds=0.05, worker_id="test", plugins_dirs=(str(TEST_PLUGINS),), reach=Reach(LISTED))
 INSIDE = "http:url=http://10.1.2.3:9/"  # listed (never called: nothing here plays it)
 OUTSIDE = "http:url=http://127.0.0.1:1/"
 
@@ -118,12 +118,8 @@ def test_a_real_server_plays_a_bot_on_a_listed_host_and_refuses_it_by_another_na
         created = http.post(server.url + "/api/v1/tournaments", headers=auth,
                             json={"game": "tic_tac_toe", "agents": ["random", f"http:url={url}"], "rounds": 2})  # fmt: skip
         assert created.status_code == 201, created.text
-        for _ in range(1200):
-            done = http.get(f"{server.url}/api/v1/tournaments/{created.json()['id']}").json()
-            if done["status"] == "done":
-                break
-            time.sleep(0.1)
-        assert done["status"] == "done", done
+        played = f"{server.url}/api/v1/tournaments/{created.json()['id']}"
+        wait_for(lambda: http.get(played).json()["status"] == "done", "the tournament to finish")
     with sqlite3.connect(db_path) as c:
         reasons = {row[0] for row in c.execute("select reason from matches")}
     assert len(reasons) and not reasons & {"agent_disconnected", "bad_reply", "timeout", "agent_error"}, reasons

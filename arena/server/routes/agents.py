@@ -56,7 +56,7 @@ def register_agent(body: AgentCreate, request: Request, registry: RegistryDep, d
     params = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in body.params.items()}
     try:
         created = catalog.register_agent(registry, database, body.name, body.type, params, body.game, body.checkpoint,
-                                         holder.name, settings.bot_hosts)
+                                         holder.name, settings.reach)
     except ArenaError as exc:
         message = str(exc)
         field = exc.field or body_field(message)

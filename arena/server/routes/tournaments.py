@@ -70,7 +70,7 @@ def create_tournament(body: TournamentCreate, request: Request, registry: Regist
     if isinstance(body.openings, str) and not body.openings.startswith("random:"):
         return error(request, 400, "openings: give random:N, or a list of openings (one string of plies each); "
                      "the server opens no file a request names", "openings")  # fmt: skip
-    created = library.submit(registry, database, **body.model_dump(), owner=holder.name, bot_hosts=settings.bot_hosts)
+    created = library.submit(registry, database, **body.model_dump(), owner=holder.name, reach=settings.reach)
     return reply(created, 201, {"Location": f"/api/v1/tournaments/{created['id']}"})
 
 
@@ -92,7 +92,7 @@ class LadderJoin(Body):
 def join_ladder(key: Key, body: LadderJoin, request: Request, registry: RegistryDep, database: DatabaseDep,
                 settings: SettingsDep, _holder: Writer) -> Response:  # fmt: skip
     try:
-        joined = ladders.join(registry, database, key, body.agent, settings.bot_hosts)
+        joined = ladders.join(registry, database, key, body.agent, settings.reach)
     except ArenaError as exc:
         message = str(exc)
         status = 409 if isinstance(exc, ladders.AlreadyIn) else 404 if message.startswith("no ") else 400
