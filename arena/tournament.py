@@ -98,6 +98,7 @@ class TournamentRequest:
     sprt: str | None = None  # elo0=..,elo1=..[,alpha,beta,model]: stop once B (the second agent) is judged (arena.sprt)
     budget: int | None = None  # --format adaptive (or ladder, optional): matches in all (arena.adaptive_run)
     owner: str | None = None  # the user token's name that submits it over HTTP (None: the CLI, the server's machine)
+    held_by: tuple[str, float] | None = None  # a play page's game: its server's worker and lease seconds (db.queue.play_hold)
 
 
 def _game_with_players(registry: Registry, request: TournamentRequest) -> Game:
@@ -389,7 +390,7 @@ def _write(database: Database, request: TournamentRequest, game: Game, tables: l
         game_params=canonical(game.params), format=request.format, rounds=request.rounds, seed=request.seed,
         max_turns=request.max_turns, time_per_move=request.time_per_move, players=game.num_players,
         settings=settings, schedule=encode_schedule(tables), scheduled=len(tables), status=status,
-        secret=secret, owner=request.owner, recheck=recheck,
+        secret=secret, owner=request.owner, recheck=recheck, held_by=request.held_by,
     )  # fmt: skip
 
 

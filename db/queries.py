@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from db import bulk
 from db.models import CacheEntry, LadderJoin, Match, MatchSeat, NamedAgent, SprtStateRow, Tournament, utcnow
+from db.queue import play_hold
 from db.records import MatchRecord, SeatRecord
 from db.session import BUSY_TIMEOUT_MS, LABELS_LOCK_KEY, Database, retrying, serialised_write
 
@@ -70,9 +71,11 @@ def create_tournament(
     database: Database, *, name: str | None, game_id: str, game_version: str, game_params: str, format: str,
     rounds: int, seed: int, max_turns: int, time_per_move: float | None, players: int, settings: dict[str, Any],
     schedule: bytes, scheduled: int, status: str = "running", secret: str | None = None, owner: str | None = None,
-    recheck: Callable[[Connection], None] | None = None,
+    recheck: Callable[[Connection], None] | None = None, held_by: tuple[str, float] | None = None,
 ) -> int:  # fmt: skip
     """Write the tournament with its whole schedule (packed seatings, see Tournament.schedule); returns its id.
+    `held_by`: a play page's game, written held by that server's worker for that many seconds (db.queue.play_hold), so
+    that no moment finds it running and held by nobody.
 
     `recheck(connection)` runs first in the write's transaction, which is serialised with every other tournament
     creation and ladder join (they decide agents' labels from what the others wrote): it may read and raise to write
@@ -86,7 +89,7 @@ def create_tournament(
                 name=name, game_id=game_id, game_version=game_version, game_params=game_params, format=format,
                 rounds=rounds, seed=seed, max_turns=max_turns, time_per_move=time_per_move, players=players,
                 settings=json.dumps(settings, sort_keys=True), schedule=schedule, scheduled=scheduled, status=status,
-                secret=secret, owner=owner,
+                secret=secret, owner=owner, **(play_hold(*held_by) if held_by is not None else {}),
             ).returning(Tournament.id)).scalar_one()  # fmt: skip
             connection.commit()
         return int(tournament_id)

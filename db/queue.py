@@ -10,6 +10,7 @@ tournament is never held by two servers at once.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import and_, case, or_, select, update
 
@@ -193,8 +194,14 @@ def status(database: Database, tournament_id: int) -> str | None:
         return connection.execute(select(Tournament.status).where(Tournament.id == tournament_id)).scalar()
 
 
+def play_hold(worker: str, lease_seconds: float) -> dict[str, Any]:
+    """The claim columns of a play page's game that `worker` holds for `lease_seconds` more: written with the game
+    (db.queries.create_tournament), then renewed by hold_games."""
+    return {"claimed_by": PLAY_PREFIX + worker, "lease_until": utcnow() + timedelta(seconds=lease_seconds)}
+
+
 def hold_games(database: Database, tournament_ids: list[int], worker: str, lease_seconds: float) -> None:
-    """The play page's games this server holds, claimed (or their lease renewed) for `lease_seconds` more."""
+    """The play page's games this server holds, their lease renewed for `lease_seconds` more."""
     if not tournament_ids:
         return
 
@@ -202,7 +209,7 @@ def hold_games(database: Database, tournament_ids: list[int], worker: str, lease
         with database.engine.begin() as connection:
             connection.execute(
                 update(Tournament).where(Tournament.id.in_(tournament_ids), Tournament.status == "running")
-                .values(claimed_by=PLAY_PREFIX + worker, lease_until=utcnow() + timedelta(seconds=lease_seconds))
+                .values(**play_hold(worker, lease_seconds))
             )  # fmt: skip
 
     retrying(write)

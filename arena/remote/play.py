@@ -25,13 +25,14 @@ def one_match(
     registry: Registry, database: Database, game_spec: str, against: str, seat: int, person: str,
     seed: int | None = None, max_turns: int = DEFAULT_MAX_TURNS, time_per_move: float | None = None,
     people_against: bool = True, network_allowance: float = DEFAULT_NETWORK_ALLOWANCE, owner: str | None = None,
-    reach: Reach = ANYWHERE,
+    reach: Reach = ANYWHERE, held_by: tuple[str, float] | None = None,
 ) -> int:  # fmt: skip
     """A one-match tournament (status running, for the caller to play) with the agent `person` in `seat` and the
     agents of `against` in the others; returns its id. Without `people_against` (the server's play page, where
     nobody sits at the server's terminal) the others may not be people. `owner`: the user token's name that starts it
     over HTTP (the play page's person). `reach`: the hosts the others may call and the files they may read (a
-    server's --bot-hosts and --models-dir)."""
+    server's --bot-hosts and --models-dir). `held_by`: the play page's server (its worker id, lease seconds), which
+    holds the game from its first write."""
     with about("against"):
         opponents = [str(spec) for spec in parse_specs(against)]
     if not opponents:
@@ -47,7 +48,7 @@ def one_match(
     request = tournament.TournamentRequest(
         game=game_spec, agents=",".join(agents), rounds=1, seed=secrets.randbelow(2**31) if seed is None else seed,
         max_turns=max_turns, time_per_move=time_per_move, players=len(agents), network_allowance=network_allowance,
-        owner=owner,
+        owner=owner, held_by=held_by,
     )  # fmt: skip
     def others_checked(entries: list[AgentEntry]) -> None:
         others = entries[:seat] + entries[seat + 1:]

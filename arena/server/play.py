@@ -157,8 +157,8 @@ class Tables:
 
         def create() -> tuple[int, str]:
             tournament_id = one_match(self.registry, self.database, game, against, seat, spec, people_against=False,
-                                      time_per_move=self.time_per_move, owner=person, reach=self.reach)  # fmt: skip
-            queue.hold_games(self.database, [tournament_id], self.worker, self.lease_seconds)
+                                      time_per_move=self.time_per_move, owner=person, reach=self.reach,
+                                      held_by=(self.worker, self.lease_seconds))  # fmt: skip
             return tournament_id, str(tournaments_library.one(self.database, tournament_id)["game_spec"])
 
         tournament_id, game_spec = await run_in_threadpool(create)

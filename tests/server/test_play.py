@@ -5,6 +5,7 @@ bad input naming its field, and a hidden-information game showing only the perso
 from __future__ import annotations
 
 import re
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -135,6 +136,23 @@ def test_a_game_played_to_the_end_is_stored_and_rated(player: Player) -> None:
     cli = Arena(player.db_path)
     assert "browser:name=alice" in cli("leaderboard", "--game", "tic_tac_toe").stdout
     assert cli.json("matches", "--tournament", str(game_id))[0]["id"] == stored["id"]
+
+
+def test_a_game_is_held_by_its_server_from_its_first_write(tmp_path: Path) -> None:
+    """A game lives in its server's memory: the row is written held by that server (claimed, under a lease), so that
+    a server killed at any moment leaves no game running and held by nobody, which no server would cancel."""
+    player = Player(tmp_path / "arena.db")
+    with sqlite3.connect(tmp_path / "arena.db") as connection:  # any write of a running game held by nobody fails
+        for event in ("INSERT", "UPDATE"):
+            connection.execute(f"CREATE TRIGGER held_{event} AFTER {event} ON tournaments WHEN NEW.status = 'running' AND "
+                               "NEW.claimed_by IS NULL BEGIN SELECT RAISE(ABORT, 'a running game held by nobody'); END")  # fmt: skip
+    with player.client:
+        player.sign_in()
+        game_id = player.start("tic_tac_toe", "random", "0")
+        with sqlite3.connect(tmp_path / "arena.db") as connection:
+            held, until = connection.execute("select claimed_by, lease_until from tournaments where id = ?", (game_id,)).fetchone()
+        assert held == "play:test" and until is not None
+        assert player.play_out(game_id)["status"] == "over"
 
 
 def test_bad_input_names_the_field(player: Player) -> None:
