@@ -150,6 +150,18 @@ class ArenaGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self._plugin_commands(ctx)})
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:  # a plugin's command, its folder given after it: say where --plugins-dir goes
+            tail = args[1:]
+            folders = [tail[i + 1] if arg == "--plugins-dir" and i + 1 < len(tail) else arg.partition("=")[2] or "DIR"
+                       for i, arg in enumerate(tail) if arg == "--plugins-dir" or arg.startswith("--plugins-dir=")]  # fmt: skip
+            if not folders:
+                raise
+            raise click.UsageError(f"{exc.message.rstrip('.')}: a plugin's command loads from --plugins-dir given before it "
+                                   f"(arena --plugins-dir {folders[0]} {args[0]} ...)", ctx) from None  # fmt: skip
+
     def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         kwargs["standalone_mode"] = False
         try:

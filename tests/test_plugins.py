@@ -177,6 +177,10 @@ def test_a_plugin_command_from_a_plugins_dir_folder_is_a_command(tmp_path):
     assert re.search(r"^  hello\b", arena("--help").stdout, re.M)  # --help lists it, and the built-in plugins' commands
     assert "train" in arena("--help").stdout
     assert "No such command 'hello'" in Arena(tmp_path / "a.db", plugins_dirs=())("hello", ok=False).stderr  # not elsewhere
+    after = Arena(tmp_path / "a.db", plugins_dirs=())("hello", "--plugins-dir", str(plugins), ok=False)  # its folder after it
+    assert after.exit_code == 2 and after.stderr.splitlines() == [
+        f"Error: No such command 'hello': a plugin's command loads from --plugins-dir given before it (arena --plugins-dir "
+        f"{plugins} hello ...)"]  # fmt: skip
 
 
 def test_a_plugin_whose_register_commands_raises_is_a_warning_and_every_other_command_works(tmp_path, monkeypatch):
