@@ -449,7 +449,8 @@ def test_the_node_example_bot_leaves_no_process_behind_when_killed() -> None:
 def test_a_revoked_token_ends_the_connections_it_opened(stage: Stage) -> None:
     """`arena tokens revoke` refuses new requests at once and ends what the token holds open within the server's
     recheck interval (TOKEN_RECHECK_SECONDS, 5 s): a bot's WebSocket is told and closed, an event stream on a private
-    server ends, and a play long-poll that waited answers 401 instead of the game."""
+    server ends, and a play long-poll that waits answers 401 instead of the game. (The three are opened first and
+    their tokens revoked together, so the test waits out one recheck interval, not three.)"""
     import threading
 
     from websockets.sync.client import connect
@@ -459,15 +460,6 @@ def test_a_revoked_token_ends_the_connections_it_opened(stage: Stage) -> None:
     stage.serve("--private", "--workers", "0")  # the tournament stays queued: its event stream stays open
     assert stage.server is not None
     url = stage.server.url
-    with connect("ws" + url[4:] + "/api/v1/bots/connect", open_timeout=DEADLINE) as socket:
-        socket.send(json.dumps({"type": "hello", "token": stage.token("alice")}))
-        assert json.loads(socket.recv(DEADLINE))["type"] == "welcome"
-        tokens.revoke(stage.database, "alice")
-        revoked = time.monotonic()
-        told = json.loads(socket.recv(DEADLINE))
-        assert told == {"type": "error", "error": "token: revoked while connected"}
-        assert time.monotonic() - revoked < TOKEN_RECHECK_SECONDS + 30  # rechecked (never closed without it)
-
     reader = {"Authorization": f"Bearer {tokens.create(stage.database, 'reader')}"}
     queued = http.post(url + "/api/v1/tournaments", headers=stage.writer,
                        json={"game": "tic_tac_toe", "agents": ["random", "greedy"]}).json()  # fmt: skip
@@ -480,15 +472,6 @@ def test_a_revoked_token_ends_the_connections_it_opened(stage: Stage) -> None:
                 pass
         ended.append(time.monotonic())
 
-    stream = threading.Thread(target=follow, daemon=True)
-    stream.start()
-    time.sleep(1.0)
-    assert not ended  # open while the token is good
-    tokens.revoke(stage.database, "reader")
-    revoked = time.monotonic()
-    stream.join(DEADLINE)
-    assert ended and ended[0] - revoked < TOKEN_RECHECK_SECONDS + 30
-
     person = {"Authorization": f"Bearer {tokens.create(stage.database, 'pat')}"}
     game = http.post(url + "/api/v1/play", headers=person, json={"game": "tic_tac_toe", "against": "random", "seat": 0})
     assert game.status_code == 201, game.text
@@ -497,13 +480,31 @@ def test_a_revoked_token_ends_the_connections_it_opened(stage: Stage) -> None:
     while state["status"] != "your_move":  # then nothing changes until the person moves: the poll waits up to its 20 s
         state = http.get(where, headers=person, params={"seen": state["version"], "wait": 5}).json()
     answers: list[int] = []
-    poll = threading.Thread(target=lambda: answers.append(
-        http.get(where, headers=person, params={"seen": state["version"], "wait": 20}).status_code), daemon=True)
-    poll.start()
-    time.sleep(0.5)
-    tokens.revoke(stage.database, "pat")
+    answered: list[float] = []
+
+    def long_poll() -> None:
+        answers.append(http.get(where, headers=person, params={"seen": state["version"], "wait": 20}).status_code)
+        answered.append(time.monotonic())
+
+    with connect("ws" + url[4:] + "/api/v1/bots/connect", open_timeout=DEADLINE) as socket:
+        socket.send(json.dumps({"type": "hello", "token": stage.token("alice")}))
+        assert json.loads(socket.recv(DEADLINE))["type"] == "welcome"
+        stream = threading.Thread(target=follow, daemon=True)
+        stream.start()
+        poll = threading.Thread(target=long_poll, daemon=True)
+        poll.start()
+        time.sleep(1.0)
+        assert not ended and not answers  # open while the tokens are good
+        for name in ("alice", "reader", "pat"):
+            tokens.revoke(stage.database, name)
+        revoked = time.monotonic()
+        told = json.loads(socket.recv(DEADLINE))
+        assert told == {"type": "error", "error": "token: revoked while connected"}
+        assert time.monotonic() - revoked < TOKEN_RECHECK_SECONDS + 30  # rechecked (never closed without it)
+    stream.join(DEADLINE)
+    assert ended and ended[0] - revoked < TOKEN_RECHECK_SECONDS + 30
     poll.join(DEADLINE)
-    assert answers == [401]
+    assert answers == [401] and answered[0] - revoked < TOKEN_RECHECK_SECONDS + 10  # (the poll would wait 20 s)
     assert "Traceback" not in (stage.tmp_path / "serve.log").read_text()
 
 

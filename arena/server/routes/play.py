@@ -8,6 +8,7 @@ too, so a person may play from a script. Bad input is a 4xx whose message and `f
 from __future__ import annotations
 
 import re
+import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Path, Query, Request
@@ -21,6 +22,7 @@ from arena.library import tokens as tokens_library
 from arena.library.storage import MAX_ID
 from arena.server import people
 from arena.server.bodies import NUL, Body, holds_nul
+from arena.server.deps import TOKEN_RECHECK_SECONDS
 from arena.server.errors import error, guess_field
 from arena.server.play import Busy, Table, Tables
 from arena.server.reply import reply
@@ -207,9 +209,12 @@ async def api_state(request: Request, game_id: GameId, seen: Annotated[int, Quer
         return refused(request, exc)
     if not (wait > 0 and seen >= 0):
         return reply(table.snapshot())
-    state = await tables.watch(table, seen, wait)
-    await run_in_threadpool(people.person, request)  # a token revoked while it waited answers 401, not the game
-    return reply(state)
+    deadline = time.monotonic() + wait
+    while True:  # in slices: a token revoked while it waits answers 401 (not the game) within the recheck interval
+        state = await tables.watch(table, seen, max(0.0, min(TOKEN_RECHECK_SECONDS, deadline - time.monotonic())))
+        await run_in_threadpool(people.person, request)
+        if state["version"] != seen or time.monotonic() >= deadline:
+            return reply(state)
 
 
 @api_router.post("/play/{game_id}/move", summary="Play a move: one of the pending move's legal action ids")
