@@ -178,7 +178,7 @@ def test_a_bot_killed_mid_match_and_restarted_gets_the_pending_act_again(stage: 
 
 @pytest.mark.parametrize(("mode", "reason"), [
     ("garbage", "bad_reply"), ("wrong_type", "bad_reply"), ("huge", "bad_reply"), ("illegal", "illegal_action"), ("stall", "timeout"),
-    ("crash:2", "agent_disconnected"), ("nested", "bad_reply"), ("error", "agent_error"),
+    ("crash:2", "agent_disconnected"), ("nested", "bad_reply"), ("error", "agent_error"), ("wrong_match", "timeout"),
 ])  # fmt: skip
 def test_faults_are_forfeits_with_their_reason_and_the_tournament_goes_on(stage: Stage, mode: str, reason: str) -> None:
     stage.serve()
@@ -193,6 +193,8 @@ def test_faults_are_forfeits_with_their_reason_and_the_tournament_goes_on(stage:
         assert match["reason"] == reason, match
         faulty = next(s for s in match["seats"] if s["agent"].startswith("pull:name=faulty"))
         assert faulty["outcome"] == "loss" and match["detail"]
+        if mode == "wrong_match":  # a timeout that says why: the answer named another match
+            assert "an answer naming match_id 'not-this-match', which awaits no move of this connection, was dropped" in match["detail"]
 
 
 def test_a_bot_that_never_connects_forfeits_as_disconnected(stage: Stage) -> None:

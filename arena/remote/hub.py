@@ -19,6 +19,7 @@ import asyncio
 import json
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,9 @@ class Link:
     number: int
     given: int = 0  # seats given to it so far: ties go to the connection given fewest (matches one after another share too)
     seats: dict[tuple[str, int], Seat] = field(default_factory=dict)  # (match id, seat) -> the seats it plays
+    #: The last answer it sent naming a match that awaits no move of this connection (when, the match id): dropped,
+    #: and told with the timeout of a move it then did not answer.
+    dropped: tuple[float, str] | None = None
 
 
 @dataclass(eq=False)
@@ -182,6 +186,7 @@ class Hub:
             return {"fault": "agent_disconnected", "detail": "the match was not started"}
         seat.act, seat.seq = json.dumps(message, separators=(",", ":")), message.get("seq")
         seat.answer = asyncio.get_running_loop().create_future()
+        asked = time.monotonic()
         try:
             if seat.link is not None:
                 await self._send(seat.link, seat.act)
@@ -194,7 +199,11 @@ class Hub:
             if seat.link is None:
                 return {"fault": "agent_disconnected",
                         "detail": f"the bot '{seat.name}' disconnected and did not come back within {deadline:g}s"}
-            return {"fault": "timeout", "detail": f"no answer within {deadline:g}s"}
+            dropped = seat.link.dropped
+            note = "" if dropped is None or dropped[0] < asked else (
+                f"; an answer naming match_id {dropped[1]!r}, which awaits no move of this connection, was dropped "
+                f"(an answer names the match_id of the act it answers: {seat.key[0]!r})")  # fmt: skip
+            return {"fault": "timeout", "detail": f"no answer within {deadline:g}s{note}"}
         finally:
             seat.act = seat.seq = seat.answer = None
 
@@ -271,7 +280,10 @@ class Hub:
             data = None
         waiting = [seat for seat in link.seats.values() if seat.answer is not None and not seat.answer.done()]
         if isinstance(data, dict) and isinstance(data.get("match_id"), str):  # one act at a time per match
-            waiting = [seat for seat in waiting if seat.key[0] == data["match_id"]]
+            named = data["match_id"]
+            waiting = [seat for seat in waiting if seat.key[0] == named]
+            if not waiting and not any(key[0] == named for key in link.seats):  # no match of this connection
+                link.dropped = (time.monotonic(), named[:80])
             if waiting and "seq" in data and data["seq"] != waiting[0].seq:
                 return  # an answer to an earlier act, sent again after a reconnection and answered already
         if waiting:
