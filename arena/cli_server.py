@@ -104,8 +104,10 @@ def serve_command(ctx: _Context, host: str, port: int, workers: int, match_worke
     )  # fmt: skip
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     where = f"[{host}]" if ":" in host else host
-    logging.getLogger("arena.server").info("serving on http://%s:%s (Ctrl-C stops); database %s; %s queue workers; reads %s",
-                                           where, port, database.url, workers, "need a token" if private else "public")  # fmt: skip
+    logging.getLogger("arena.server").info("serving on http://%s:%s (Ctrl-C stops); database %s; %s queue workers; reads %s; "
+                                           "agents given by requests may call %s and read %s",
+                                           where, port, database.url, workers, "need a token" if private else "public",
+                                           bot_hosts or "any host", settings.reach.models or "any file")  # fmt: skip
     app = create_app(database, registry, settings)
 
     class Server(uvicorn.Server):

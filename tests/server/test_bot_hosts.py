@@ -109,6 +109,7 @@ def test_a_real_server_plays_a_bot_on_a_listed_host_and_refuses_it_by_another_na
     token = tokens.create(open_database(f"sqlite:///{db_path}"), "writer")
     auth = {"Authorization": f"Bearer {token}"}
     server = serve(db_path, None, "--bot-hosts", "127.0.0.1")
+    assert "agents given by requests may call 127.0.0.1/32 and read any file" in server.log.read_text()
     with push_bot() as url:
         port = url.rsplit(":", 1)[1]
         by_name = http.post(server.url + "/api/v1/tournaments", headers=auth,

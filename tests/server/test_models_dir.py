@@ -120,6 +120,7 @@ def test_a_real_server_plays_a_network_from_its_folder_and_refuses_one_elsewhere
     token = tokens.create(open_database(f"sqlite:///{db_path}"), "writer")
     auth = {"Authorization": f"Bearer {token}"}
     server = serve(db_path, None, "--models-dir", str(files["models"]))
+    assert f"agents given by requests may call any host and read {files['models'].resolve()}" in server.log.read_text()
     outside = http.post(server.url + "/api/v1/tournaments", headers=auth,
                         json={"game": "connect_four", "agents": ["random", f"neural:checkpoint={files['net_out']}"]})  # fmt: skip
     refused(outside, "agents", files["net_out"])
