@@ -7,7 +7,6 @@ imported only when the server starts, so other commands do not pay for them.
 from __future__ import annotations
 
 import math
-import os
 import socket
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from arena.executors import EXECUTORS, make_executor
 from arena.library import tokens
 from arena.library.storage import check_writable
 from arena.output import print_json, print_table
+from arena.plugins import folder_type
 from arena.reach import Reach
 from arena.remote.hosts import BotHosts
 
@@ -35,12 +35,6 @@ def _bot_hosts(ctx: click.Context, param: click.Parameter, value: str | None) ->
         return None if value is None else BotHosts.parse(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
-
-
-def _folder(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and not os.path.isdir(value):
-        raise click.BadParameter(f"{value!r} is not a folder" + (" (it does not exist)" if not os.path.exists(value) else ""))
-    return value
 
 
 @click.command("serve")
@@ -67,7 +61,7 @@ def _folder(ctx: click.Context, param: click.Parameter, value: str | None) -> st
               help="Hosts that agents given by requests may call (http:url=...): names, addresses or networks, "
               "comma-separated (bots.example.org,10.0.0.0/8). Default: any host; set it when token holders are not all "
               "trusted, as an http agent makes the server send requests to its URL and report what came back.")
-@click.option("--models-dir", "models_dir", default=None, metavar="DIR", callback=_folder,
+@click.option("--models-dir", "models_dir", default=None, metavar="DIR", type=folder_type(),
               help="The folder whose files agents given by requests may read (neural:checkpoint=..., model=..., weights "
               "files; links followed). Default: any file the server can read; set it when token holders are not all trusted.")
 @db_options

@@ -362,8 +362,24 @@ def plugins_dir_option(command: Callable[..., Any]) -> Callable[..., Any]:
     """The --plugins-dir option of every command (the group's, arena.cli's, plugins'): repeatable, an existing directory."""
     import click  # here: worker processes import this module and never need click
 
-    return click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", type=click.Path(exists=True, file_okay=False),
+    return click.option("--plugins-dir", "plugins_dirs", multiple=True, metavar="DIR", type=folder_type(),
                         help="Load loose-file plugins from DIR.")(command)  # fmt: skip
+
+
+def folder_type() -> Any:
+    """A click type for an option naming an existing folder (--plugins-dir, serve's --models-dir). click's own
+    Path(exists=True, file_okay=False) refuses a regular file but lets a device through (/dev/null, then read as an
+    empty folder): this refuses anything that is not a folder, in one line."""
+    import click
+
+    class Folder(click.Path):
+        def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+            path = super().convert(value, param, ctx)
+            if not os.path.isdir(path):
+                self.fail(f"{os.fsdecode(value)!r} is not a folder", param, ctx)
+            return path
+
+    return Folder(exists=True, file_okay=False)
 
 
 def db_option(db_url: str) -> str:

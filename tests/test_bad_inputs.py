@@ -97,6 +97,7 @@ def test_bad_tournament_options(arena_cli, args, fragment):
     (["run-tournament", "--resume", "1", "--network-allowance", "50"], "do not give --network-allowance"),
     (["agents", "register", "twice", "--type", "random", "--param", "seed=1", "--param", "seed=2"], "'seed' given twice"),
     (["--plugins-dir", "nowhere", "games"], "Directory 'nowhere' does not exist"),
+    (["--plugins-dir", "/dev/null", "games"], "'--plugins-dir': '/dev/null' is not a folder"),  # (click's own Path lets a device through)
     (["train", "--game", "tic_tac_toe", "--plugins-dir", "nowhere", "--out", "x.npz"], "Directory 'nowhere' does not exist"),
     (["run-tournament", "--game", "incan_gold:players=abc", "--agents", "random,greedy,random:seed=1", "--players", "3"],
      "bad value 'abc' for parameter 'players'"),
@@ -249,7 +250,7 @@ def test_bad_input_creates_no_database_file(tmp_path, command):
     (["--bot-hosts", "bots.example.org,,10.0.0.0/8"], "'--bot-hosts': an empty item"),
     (["--bot-hosts", "127.1"], "'--bot-hosts': '127.1' is neither a host name nor an address or network"),
     (["--bot-hosts", "10.0.0.0/33"], "'--bot-hosts': '10.0.0.0/33' is neither"),
-    (["--models-dir", "/no/such/folder"], "'--models-dir': '/no/such/folder' is not a folder (it does not exist)"),
+    (["--models-dir", "/no/such/folder"], "'--models-dir': Directory '/no/such/folder' does not exist"),
     (["--models-dir", "/dev/null"], "'--models-dir': '/dev/null' is not a folder"),
 ])  # fmt: skip
 def test_bad_serve_options_are_one_line_before_anything_listens(tmp_path, args, fragment):
