@@ -2,15 +2,13 @@
 
 An `http` agent makes Arena send requests to its URL, and its forfeit reasons say what came back (a status, the
 first bytes of an answer that is no JSON): a token holder could point one at a service that only the server can
-reach and read a little of it. With `--bot-hosts`, every agent a request gives the server (a tournament's agents, a
-ladder's newcomer, a play page's opponents, a named agent registered over HTTP, and the named agents those name)
-must call a listed host: a name, compared with the URL's host name as written (not resolved; case aside), or an
-address inside a listed address or network (10.0.0.5, 10.0.0.0/8, ::1). Addresses written otherwise (2130706433,
+reach and read a little of it. With `--bot-hosts`, every agent a request gives the server must call a listed host
+(arena.reach says which requests): a name, compared with the URL's host name as written (not resolved; case aside), or
+an address inside a listed address or network (10.0.0.5, 10.0.0.0/8, ::1). Addresses written otherwise (2130706433,
 127.1) are no listed name nor an address here, so they are refused. Without the option any host may be called, as
 on the command line, where whoever runs Arena chooses the agents.
 
-An agent type declares the parameter that holds the URL it calls as `Agent.url_param` (`url` for `http`); arena.reach
-applies the list to the agents requests give.
+An agent type declares the parameter that holds the URL it calls as `Agent.url_param` (`url` for `http`).
 """
 
 from __future__ import annotations
