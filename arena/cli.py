@@ -35,10 +35,11 @@ from arena.library.storage import (
 )
 from arena.match import DEFAULT_MAX_TURNS
 from arena.output import Drop, Shorten, fits, json_cell, numbered, print_csv, print_json, print_record_csv, print_table
-from arena.params import parse_assignments
+from arena.params import parse_assignments, parse_spec
 from arena.plugins import Registry, db_option, get_registry, plugins_dir_option
 from arena.plugins import register_commands as add_plugin_commands
 from arena.progress import ProgressBar
+from arena.remote.check import MAX_SERVER_SEEDS, check_agent_spec, check_through_server, pull_name
 from arena.sprt_run import DEFAULT_SPRT_ROUNDS, sprt_report, sprt_report_if_run, summary_lines
 from arena.stats import MATRIX_KINDS
 
@@ -507,19 +508,34 @@ TOURNAMENT_COLUMNS = ["id", "name", "game", "agents", "format", "rounds", "statu
 @click.argument("spec")
 @click.option("--game", "game_spec", required=True, help="The game to check it on, e.g. connect_four.")
 @click.option("--seeds", type=click.IntRange(1, tournament.MAX_SCHEDULED), default=3, show_default=True,
-              help=f"Matches per seat (at most {tournament.MAX_SCHEDULED:,}, a tournament's limit).")
+              help=f"Matches per seat (at most {tournament.MAX_SCHEDULED:,}, a tournament's limit; "
+                   f"with --server at most {MAX_SERVER_SEEDS}).")  # fmt: skip
 @click.option("--time-per-move", type=float, default=1.0, show_default=True, help="Seconds per move.")
 @click.option("--network-allowance", type=float, default=50.0, show_default=True, metavar="MS",
               help="Milliseconds of round trip a remote agent gets on top of --time-per-move.")
+@click.option("--server", help="Check a pull bot (pull:name=NAME) through the `arena serve` it is connected to, e.g. "
+                               "http://127.0.0.1:8000.")  # fmt: skip
+@click.option("--token", envvar="ARENA_BOT_TOKEN", show_envvar=True,
+              help="With --server: the bot's own token (`arena tokens create --bot NAME`), or a user token.")
 @_common
 @_output_options(csv=False)
 def check_agent_command(ctx: Context, spec: str, game_spec: str, seeds: int, time_per_move: float,
-                        network_allowance: float, as_json: bool) -> None:  # fmt: skip
-    """Play an agent (a remote bot: http:url=...) through the conformance checks; exit 1 if any fails."""
-    from arena.remote.check import check_agent_spec
-
+                        network_allowance: float, server: str | None, token: str | None, as_json: bool) -> None:  # fmt: skip
+    """Play an agent (a remote bot: http:url=..., or pull:name=... with --server) through the conformance checks;
+    exit 1 if any fails."""
     tournament.check_clock(time_per_move, network_allowance / 1000.0)
-    report = check_agent_spec(ctx.registry(), ctx.database(create=False), spec, game_spec, seeds, time_per_move, network_allowance / 1000.0)
+    if server is not None:
+        if not token:
+            raise ArenaError("--server needs --token: the bot's own token (`arena tokens create --bot NAME`) or a user "
+                             "token, or $ARENA_BOT_TOKEN")  # fmt: skip
+        report = check_through_server(server, token, spec, game_spec, seeds, time_per_move, network_allowance / 1000.0)
+    elif pull_name(parse_spec(spec)) is not None:
+        raise ArenaError("a pull bot is checked through the server it is connected to: add --server URL (and --token, "
+                         f"the bot's own token or a user token): arena check-agent {spec} --game {game_spec} --server "
+                         "http://HOST:PORT")  # fmt: skip
+    else:
+        report = check_agent_spec(ctx.registry(), ctx.database(create=False), spec, game_spec, seeds, time_per_move,
+                                  network_allowance / 1000.0)  # fmt: skip
     if as_json:
         print_json(report)
     else:

@@ -18,11 +18,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from arena.library import tokens
 from arena.library import tournaments as tournaments_library
 from arena.library.storage import open_database
+from arena.remote.check import REPORT_KEYS
 from tests._bots import FAULT_BOTS, _limit_memory
 from tests.conftest import TEST_PLUGINS
 from tests.server.serving import DEADLINE, ServeProcess, free_port, http, wait_for
@@ -273,6 +275,86 @@ def test_pull_needs_a_server() -> None:
                              "tic_tac_toe", "--agents", "pull:name=x,random"], check=False, capture_output=True, text=True, env=env,
                             timeout=DEADLINE)  # fmt: skip
     assert result.returncode == 2 and "arena serve" in result.stderr and "Traceback" not in result.stderr
+
+
+def check_agent(*args: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`arena check-agent ARGS` as a user runs it (its token, if any, from $ARENA_BOT_TOKEN)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ARENA_BOT_HUB", "ARENA_BOT_TOKEN")}
+    if token is not None:
+        env["ARENA_BOT_TOKEN"] = token
+    return subprocess.run([ARENA, "--db", "sqlite://", "check-agent", *args], check=False, capture_output=True, text=True,
+                          env=env, timeout=DEADLINE)  # fmt: skip
+
+
+def test_check_agent_checks_a_pull_bot_through_the_server_it_is_connected_to(stage: Stage) -> None:
+    """`arena check-agent pull:name=NAME --server URL` has the server play the bot through the checks (with the bot's
+    own token, or a user's) and prints the report a push bot gets; the HTTP route answers the same report. Nothing is
+    stored; a bad request is one line and exit code 2 (a 4xx naming the field over HTTP)."""
+    server = stage.serve()
+    stage.bot("goodbot")
+    stage.bot("badbot", "illegal")
+    where = ("--server", server.url)
+    good = check_agent("pull:name=goodbot", "--game", "tic_tac_toe", "--seeds", "2", "--time-per-move", "60", *where,
+                       token=stage.token("goodbot"))  # fmt: skip
+    assert good.returncode == 0, good.stderr
+    assert good.stdout.startswith("pull:name=goodbot on tic_tac_toe: 4 matches, passed") and "round trips:" in good.stdout
+    bad = check_agent("pull:name=badbot", "--game", "tic_tac_toe", "--seeds", "1", "--time-per-move", "60", "--json", *where,
+                      token=stage.writer["Authorization"][7:])  # fmt: skip
+    report = json.loads(bad.stdout)
+    assert bad.returncode == 1 and not report["ok"] and report["matches"] == 2
+    assert [("illegal_action" in line, f"seat {seat}" in line) for seat, line in enumerate(report["problems"])] == [(True, True)] * 2
+
+    route = server.url + "/api/v1/bots/{}/check"
+    body = {"game": "connect_four", "seeds": 1, "time_per_move": 60}
+    answer = http.post(route.format("goodbot"), json=body, headers=stage.writer)
+    assert answer.status_code == 200, answer.text
+    assert answer.json().keys() == report.keys() == REPORT_KEYS and answer.json()["ok"] and answer.json()["matches"] == 2
+    assert stage.get("/api/v1/tournaments") == []  # a check stores nothing: no tournament, so no match
+
+    bot_token = {"Authorization": f"Bearer {stage.token('goodbot')}"}
+    refusals = [
+        (route.format("badbot"), body, bot_token, 403, "name", "checks only its own bot"),
+        (route.format("goodbot"), body, {}, 401, None, "a token is needed"),
+        (route.format("nobody"), body, stage.writer, 409, "name", "no bot named 'nobody' is connected to this server"),
+        (route.format("good%20bot"), body, stage.writer, 400, "name", "no spaces"),
+        (route.format("goodbot"), {**body, "game": "nosuch"}, stage.writer, 400, "game", "unknown game 'nosuch'"),
+        (route.format("goodbot"), {**body, "seeds": 11}, stage.writer, 422, "seeds", "less than or equal to 10"),
+        (route.format("goodbot"), {**body, "time_per_move": 61}, stage.writer, 422, "time_per_move", "less than or equal to 60"),
+    ]
+    for url, sent, headers, status, field, words in refusals:
+        answer = http.post(url, json=sent, headers=headers)
+        assert (answer.status_code, answer.json()["field"]) == (status, field) and words in answer.json()["error"], answer.text
+
+    for args, token, words in [  # (refusals before any request: tests/test_bad_inputs.py)
+        (["pull:name=goodbot", "--game", "tic_tac_toe", *where], "arena_wrong", "refused the check (HTTP 401): bad token"),
+        (["pull:name=nobody", "--game", "tic_tac_toe", *where], stage.token("goodbot"), "(HTTP 403): name: a bot token"),
+        (["pull:name=goodbot", "--game", "tic_tac_toe", "--server", server.url + "/api/v1"], "x", "(HTTP 404): Not Found"),
+    ]:
+        result = check_agent(*args, token=token)
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == 2 and len(lines) == 1 and words in lines[0], (args, result.stderr)
+
+
+def test_a_pull_bot_is_checked_once_at_a_time_and_its_timeouts_are_reported(stage: Stage) -> None:
+    """A second check of a bot while one runs is a 409 (a check holds a thread of the server and the bot); a bot that
+    never answers fails every seat with `timeout`."""
+    import threading
+
+    server = stage.serve()
+    stage.bot("slowpoke", "stall")
+    route = server.url + "/api/v1/bots/slowpoke/check"
+    body = {"game": "tic_tac_toe", "seeds": 1, "time_per_move": 2}
+    answers: list[httpx.Response] = []
+    first = threading.Thread(target=lambda: answers.append(http.post(route, json=body, headers=stage.writer)))
+    first.start()
+    wait_for(lambda: stage.get("/api/v1/bots")["bots"][0]["playing"] == 1, "the check's first match")
+    again = http.post(route, json=body, headers=stage.writer)
+    assert again.status_code == 409 and "being checked already" in again.json()["error"], again.text
+    first.join(DEADLINE)
+    [answer] = answers
+    report = answer.json()
+    assert answer.status_code == 200 and not report["ok"], answer.text
+    assert len(report["problems"]) == 2 and all("timeout" in line for line in report["problems"])
 
 
 def test_arena_connect_serves_minimax_to_the_server(stage: Stage) -> None:

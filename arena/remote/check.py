@@ -1,13 +1,20 @@
-"""`arena check-agent`: play one agent (a remote bot above all) through the conformance checks and say what failed."""
+"""`arena check-agent`: play one agent (a remote bot above all) through the conformance checks and say what failed.
+
+A pull bot plays only through the server it is connected to, so it is checked there: `POST /api/v1/bots/NAME/check`
+runs check_agent_spec in the server, and `arena check-agent pull:name=NAME --server URL` asks for it
+(check_through_server) and prints the same report.
+"""
 
 from __future__ import annotations
 
 import statistics
 from typing import Any
+from urllib.parse import quote
 
 from arena.agents import resolve
+from arena.errors import ArenaError, shown
 from arena.match import DEFAULT_NETWORK_ALLOWANCE, MatchResult
-from arena.params import parse_spec
+from arena.params import Spec, parse_spec
 from arena.plugins import Registry
 from arena.testing import agent_problems
 from arena.tournament import make_game
@@ -18,6 +25,12 @@ from db.session import Database
 NAGLE_BAND_MS = (30.0, 60.0)
 #: A move using more than this share of its deadline is reported as slow.
 SLOW_SHARE = 0.5
+#: The most seeds one check over HTTP plays: it holds a thread of the server, and the bot, until it ends.
+MAX_SERVER_SEEDS = 10
+#: The longest time per move (seconds) a check over HTTP may give: a stalled bot costs that much per match.
+MAX_SERVER_TIME_PER_MOVE = 60.0
+#: What check_agent_spec's report holds: a server's answer without them is no check's.
+REPORT_KEYS = frozenset({"agent", "game", "matches", "ok", "problems", "warnings", "round_trip_ms"})
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -85,3 +98,41 @@ def check_agent_spec(
                             f"{limit_ms:g} ms deadline (slowest {max(slow):.1f} ms)")  # fmt: skip
     return {"agent": entry.label, "game": game.label(), "matches": len(matches), "ok": not problems,
             "problems": problems, "warnings": warnings, "round_trip_ms": figures}  # fmt: skip
+
+
+def pull_name(spec: Spec) -> str | None:
+    """NAME of a spec `pull:name=NAME`; None for any other agent."""
+    return str(spec.params.get("name", "")) if spec.id == "pull" else None
+
+
+def check_through_server(server: str, token: str, spec_text: str, game_spec: str, seeds: int = 3,
+                         time_per_move: float = 1.0, network_allowance: float = DEFAULT_NETWORK_ALLOWANCE,
+                         ) -> dict[str, Any]:  # fmt: skip
+    """check_agent_spec's report for the pull bot `pull:name=NAME`, played by the server at `server` (which the bot is
+    connected to), asked for with `token` (the bot's own, or a user token). A refusal is an ArenaError with the
+    server's message."""
+    import httpx
+
+    from arena.remote.connect import server_url
+
+    spec = parse_spec(spec_text)
+    name = pull_name(spec)
+    if name is None or set(spec.params) != {"name"}:
+        raise ArenaError(f"--server checks a pull bot connected to that server: give pull:name=NAME, not {spec_text!r}")
+    base = server_url(server)
+    body = {"game": game_spec, "seeds": seeds, "time_per_move": time_per_move,
+            "network_allowance": network_allowance * 1000.0}  # fmt: skip
+    try:  # no read timeout: the server bounds the check (seeds, time per move, turn limit)
+        answer = httpx.post(f"{base}/api/v1/bots/{quote(name, safe='')}/check", json=body,
+                            headers={"Authorization": f"Bearer {token}"}, timeout=httpx.Timeout(10.0, read=None))  # fmt: skip
+    except httpx.HTTPError as exc:
+        raise ArenaError(f"--server: cannot reach {base}: {type(exc).__name__}: {exc}") from None
+    try:
+        data = answer.json()
+    except ValueError:
+        data = None
+    if answer.status_code == 200 and isinstance(data, dict) and REPORT_KEYS <= data.keys():
+        return data
+    said = data.get("error") if isinstance(data, dict) else None
+    reason = str(said) if said else " ".join(answer.text.split())  # one line, whatever the server sent
+    raise ArenaError(f"--server: {base} refused the check (HTTP {answer.status_code}): {shown(reason, 300) or 'no reason given'}")

@@ -49,14 +49,14 @@ class Seat:
         return self.game.state_from_json(data, seat, rng=self.rng)  # type: ignore[call-arg]
 
 
-def websocket_url(server: str) -> str:
-    """`http://host:port` (or `ws://...`) -> `ws://host:port/api/v1/bots/connect`; a URL that names no host, or a port
-    outside 1-65535, is refused here (not by a traceback at the first connection)."""
+def server_url(server: str) -> str:
+    """`http://host:port` (or `ws://...`, `https`, `wss`) as http(s)://host:port, no trailing slash; a URL that names no
+    host, or a port outside 1-65535, is refused here (not by a traceback at the first connection)."""
     base = server.rstrip("/")
-    if base.startswith("http"):
-        base = "ws" + base[4:]
+    if base.startswith("ws"):
+        base = "http" + base[2:]
     expected = f"--server must be http(s)://HOST:PORT or ws(s)://HOST:PORT, got {server!r}"
-    if not base.startswith(("ws://", "wss://")):
+    if not base.startswith(("http://", "https://")):
         raise ArenaError(expected)
     parts = urlsplit(base)
     try:
@@ -65,7 +65,12 @@ def websocket_url(server: str) -> str:
         port = -1
     if not parts.hostname or port is not None and not 1 <= port <= 65535:
         raise ArenaError(f"{expected} (a host, and a port from 1 to 65535)")
-    return base + "/api/v1/bots/connect"
+    return base
+
+
+def websocket_url(server: str) -> str:
+    """`http://host:port` (or `ws://...`) -> `ws://host:port/api/v1/bots/connect` (server_url's checks)."""
+    return "ws" + server_url(server)[4:] + "/api/v1/bots/connect"
 
 
 class Connector:

@@ -85,6 +85,7 @@ def create_app(database: Database, registry: Registry, settings: Settings | None
                               "matrices, statistics and replays. The shapes are those of `arena ... --json`. "
                               "Writes need `Authorization: Bearer TOKEN` (`arena tokens create NAME`).")  # fmt: skip
     app.state.database, app.state.registry, app.state.settings = database, registry, settings
+    app.state.bot_checks = set()  # the pull bots being checked now (POST /api/v1/bots/{name}/check)
     answers = app.state.answers = Answers(DataVersion(database))
     errors.install(app)
     for router in ROUTERS if routers is None else routers:

@@ -1,4 +1,5 @@
-"""Pull bots: the WebSocket they connect to (`/api/v1/bots/connect`) and who is connected (`GET /api/v1/bots`).
+"""Pull bots: the WebSocket they connect to (`/api/v1/bots/connect`), who is connected (`GET /api/v1/bots`), and
+`arena check-agent`'s checks played against a connected bot (`POST /api/v1/bots/{name}/check`).
 
 A bot's first message is `{"type": "hello", "protocol": 1, "agent": NAME, "token": BOT_TOKEN}` (or the
 token in an `Authorization: Bearer` header); NAME must be the bot token's name. The server answers
@@ -12,17 +13,24 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Annotated
 
-from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Depends, Path, Request, WebSocket, WebSocketDisconnect
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 from starlette.types import Message
 
 from arena.library import tokens
+from arena.match import ArenaFault, ServerStopping
+from arena.params import MAX_NAME_LENGTH, check_name
 from arena.remote.browser import HUB_PREFIX as BROWSER_PREFIX
+from arena.remote.check import MAX_SERVER_SEEDS, MAX_SERVER_TIME_PER_MOVE, check_agent_spec
 from arena.remote.hub import Hub
 from arena.remote.protocol import PROTOCOL
-from arena.server.deps import TOKEN_RECHECK_SECONDS
+from arena.server.bodies import Body
+from arena.server.deps import TOKEN_RECHECK_SECONDS, DatabaseDep, RegistryDep, require_token
+from arena.server.errors import error
 from arena.server.reply import reply
 
 router = APIRouter(prefix="/api/v1", tags=["bots"])
@@ -33,7 +41,7 @@ HELLO_BYTES = 64 * 1024  # a hello holds a name and a token: a longer first mess
 POLICY_VIOLATION = 1008
 
 
-def _hub(connection: WebSocket) -> Hub | None:
+def _hub(connection: WebSocket | Request) -> Hub | None:
     return getattr(connection.app.state, "bot_hub", None)
 
 
@@ -141,3 +149,47 @@ async def connect(websocket: WebSocket) -> None:
 async def connected_bots(request: Request) -> Response:  # async: the hub lives on the event loop's thread
     hub = getattr(request.app.state, "bot_hub", None)
     return reply(hub.status() if hub is not None else {"bots": []})
+
+
+class BotCheck(Body):
+    """The settings of `arena check-agent`: the game, matches per seat, the time per move and the network allowance."""
+
+    game: str = Field(min_length=1, max_length=500, examples=["connect_four"])
+    seeds: int = Field(default=3, ge=1, le=MAX_SERVER_SEEDS, description="Matches per seat.")
+    time_per_move: float = Field(default=1.0, gt=0, le=MAX_SERVER_TIME_PER_MOVE, allow_inf_nan=False, description="Seconds.")
+    network_allowance: float = Field(default=50.0, ge=0, le=10_000, allow_inf_nan=False,
+                                      description="Milliseconds of round trip on top of time_per_move.")
+
+
+BotName = Annotated[str, Path(min_length=1, max_length=MAX_NAME_LENGTH, description="The bot's name (its bot token's name).")]
+AnyToken = Annotated[tokens.Holder, Depends(require_token(None))]
+
+
+@router.post("/bots/{name}/check",
+             summary="Play a connected pull bot through `arena check-agent`'s checks (a user token, or the bot's own)")
+async def check_bot(name: BotName, body: BotCheck, request: Request, registry: RegistryDep, database: DatabaseDep,
+                    holder: AnyToken) -> Response:  # fmt: skip
+    """The bot plays every seat of `seeds` matches against random on this server (nothing is stored); the answer is
+    `arena check-agent --json`'s report. Async: the hub lives on the event loop's thread; the matches play in a thread."""
+    check_name(name, "name: a bot's name", "name")
+    if holder.kind != "user" and holder.name != name:
+        return error(request, 403, f"name: a bot token checks only its own bot ('{holder.name}'), not '{name}'; a user "
+                                   "token checks any", "name")  # fmt: skip
+    hub = _hub(request)
+    if hub is None or hub.stopping or not hub.links.get(name):
+        return error(request, 409, f"name: no bot named '{name}' is connected to this server (GET /api/v1/bots lists "
+                                   "those that are): connect it, then check it", "name")  # fmt: skip
+    checking: set[str] = request.app.state.bot_checks  # names being checked (touched on the event loop's thread only)
+    if name in checking:
+        return error(request, 409, f"name: '{name}' is being checked already; ask again when that check ends", "name")
+    checking.add(name)
+    try:
+        report = await run_in_threadpool(check_agent_spec, registry, database, f"pull:name={name}", body.game, body.seeds,
+                                         body.time_per_move, body.network_allowance / 1000.0)  # fmt: skip
+    except ServerStopping:
+        return error(request, 503, "the server is stopping: check the bot again once it is back")
+    except ArenaFault as exc:  # the server's own relay to its hub failed: no fault of the bot's
+        return error(request, 503, f"the check could not be played: {exc}")
+    finally:
+        checking.discard(name)
+    return reply(report)
