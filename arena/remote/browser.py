@@ -31,6 +31,11 @@ def hub_name(person: str) -> str:
     return HUB_PREFIX + person
 
 
+def bots_only(status: dict[str, Any]) -> dict[str, Any]:
+    """The hub's status (Hub.status) without the people at play pages: their hub names are not bots'."""
+    return {**status, "bots": [bot for bot in status["bots"] if not bot["name"].startswith(HUB_PREFIX)]}
+
+
 def check_person(name: str) -> str:
     return check_name(name, "name: a person's name")
 

@@ -138,6 +138,26 @@ def test_a_game_played_to_the_end_is_stored_and_rated(player: Player) -> None:
     assert cli.json("matches", "--tournament", str(game_id))[0]["id"] == stored["id"]
 
 
+def test_the_bots_page_and_api_list_the_bots_connected_not_the_people_playing(player: Player) -> None:
+    """A pull bot connected to the hub is listed (`GET /api/v1/bots`, the /bots page); a person at a play page, whose
+    seat passes through the same hub, is not a bot and is not listed."""
+    assert player.client.get("/api/v1/bots").json() == {"bots": []}
+    assert "No bot is connected to this server now." in player.client.get("/bots").text
+    player.sign_in()
+    game_id = player.start("tic_tac_toe", "random", "0")
+    player.until(game_id, ("your_move",))
+    bot = tokens.create(player.database, "robot", "bot")
+    with player.client.websocket_connect("/api/v1/bots/connect") as socket:
+        socket.send_json({"type": "hello", "protocol": 1, "token": bot})
+        assert socket.receive_json()["type"] == "welcome"
+        assert player.client.get("/api/v1/bots").json() == {"bots": [{"name": "robot", "connections": 1, "playing": 0}]}
+        page = player.client.get("/bots")
+        assert page.status_code == 200 and "<code>pull:name=robot</code></td><td>1</td><td>0</td>" in page.text
+        assert "alice" not in page.text
+        assert "ws://testserver/api/v1/bots/connect" in page.text and "--server http://testserver --token" in page.text
+    assert 'href="/bots"' in player.client.get("/").text
+
+
 def test_a_game_is_held_by_its_server_from_its_first_write(tmp_path: Path) -> None:
     """A game lives in its server's memory: the row is written held by that server (claimed, under a lease), so that
     a server killed at any moment leaves no game running and held by nobody, which no server would cancel."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Request, WebSocket, WebSocketDisconnect
 from pydantic import Field
@@ -25,6 +25,7 @@ from arena.library import tokens
 from arena.match import ArenaFault, ServerStopping
 from arena.params import MAX_NAME_LENGTH, check_name
 from arena.remote.browser import HUB_PREFIX as BROWSER_PREFIX
+from arena.remote.browser import bots_only
 from arena.remote.check import MAX_SERVER_SEEDS, MAX_SERVER_TIME_PER_MOVE, check_agent_spec
 from arena.remote.hub import Hub
 from arena.remote.protocol import PROTOCOL
@@ -145,10 +146,16 @@ async def connect(websocket: WebSocket) -> None:
         await hub.disconnected(link, REVOKED if revoked else None)
 
 
+def connected(request: Request) -> dict[str, Any]:
+    """The pull bots connected now (not the people at play pages, whose seats pass through the same hub). Call it on the
+    event loop's thread, where the hub lives."""
+    hub = _hub(request)
+    return bots_only(hub.status()) if hub is not None else {"bots": []}
+
+
 @router.get("/bots", summary="Pull bots connected now, by name (connections, seats in play)")
 async def connected_bots(request: Request) -> Response:  # async: the hub lives on the event loop's thread
-    hub = getattr(request.app.state, "bot_hub", None)
-    return reply(hub.status() if hub is not None else {"bots": []})
+    return reply(connected(request))
 
 
 class BotCheck(Body):

@@ -22,6 +22,7 @@ from arena.library.storage import MAX_ID
 from arena.output import fmt
 from arena.report import PLOT_KINDS
 from arena.server.deps import DatabaseDep, RegistryDep
+from arena.server.routes.bots import connected
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent.parent / "templates")
@@ -76,6 +77,12 @@ def home(request: Request, database: DatabaseDep, registry: RegistryDep) -> Resp
     recent = [t for t in reversed(tournaments) if t["status"] not in ("queued", "running")][:20]
     played_games = sorted({t["game_spec"] for t in tournaments})
     return render(request, "home.html", games=catalog.games(registry), live=live, recent=recent, played_games=played_games)
+
+
+@router.get("/bots")
+async def bots_page(request: Request) -> Response:  # async: the hub lives on the event loop's thread
+    server = str(request.base_url).rstrip("/")
+    return render(request, "bots.html", bots=connected(request)["bots"], server=server, socket="ws" + server[4:])
 
 
 @router.get("/tournaments/{key}")
