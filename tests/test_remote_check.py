@@ -55,6 +55,14 @@ def test_check_agent_warns_when_start_is_not_answered_2xx(arena_cli):
     assert report["ok"] and any("/start answered HTTP 500" in w for w in report["warnings"]), report["warnings"]
 
 
+def test_check_agent_on_a_named_agent(arena_cli):
+    """A registered name is checked as what it stands for (README: `arena check-agent mybot`)."""
+    with push_bot() as url:
+        arena_cli("agents", "register", "mybot", "--type", "http", "--param", f"url={url}")
+        report = arena_cli.json("check-agent", "mybot", "--game", "tic_tac_toe", "--seeds", "1", "--time-per-move", "60")
+    assert report["ok"] and report["agent"] == "mybot" and report["matches"] == 2 and report["round_trip_ms"]["moves"] > 0
+
+
 def test_check_agent_on_a_built_in_agent_and_bad_input(arena_cli):
     assert "passed" in arena_cli("check-agent", "greedy", "--game", "tic_tac_toe").stdout
     result = arena_cli("check-agent", "nosuch", "--game", "tic_tac_toe", ok=False)

@@ -17,8 +17,7 @@ from arena.match import DEFAULT_NETWORK_ALLOWANCE, MatchResult
 from arena.params import Spec, parse_spec
 from arena.plugins import Registry
 from arena.testing import agent_problems
-from arena.tournament import make_game
-from db import queries
+from arena.tournament import make_game, named_agents
 from db.session import Database
 
 #: Round trips around this many milliseconds are the signature of Nagle's algorithm meeting a delayed ACK.
@@ -48,11 +47,7 @@ def check_agent_spec(
     named = None
     if not spec.params:
         with database.session() as session:
-            row = queries.get_named_agent(session, spec.id)
-        if row is not None:
-            import json
-
-            named = {"type": row.type, "params": json.loads(row.params), "game": row.game, "checkpoint": row.checkpoint}
+            named = named_agents(session)(spec.id)
     entry = resolve(registry, spec, game, named)
     agent_cls = registry.agent_class(entry.type_id)
     params = {k: v for k, v in entry.params.items() if k != "seed"}
