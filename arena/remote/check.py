@@ -114,6 +114,10 @@ def check_through_server(server: str, token: str, spec_text: str, game_spec: str
     name = pull_name(spec)
     if name is None or set(spec.params) != {"name"}:
         raise ArenaError(f"--server checks a pull bot connected to that server: give pull:name=NAME, not {spec_text!r}")
+    if seeds > MAX_SERVER_SEEDS:
+        raise ArenaError(f"--seeds is at most {MAX_SERVER_SEEDS} with --server (a check holds a thread of the server), got {seeds}")
+    if time_per_move > MAX_SERVER_TIME_PER_MOVE:
+        raise ArenaError(f"--time-per-move is at most {MAX_SERVER_TIME_PER_MOVE:g} with --server, got {time_per_move:g}")
     base = server_url(server)
     body = {"game": game_spec, "seeds": seeds, "time_per_move": time_per_move,
             "network_allowance": network_allowance * 1000.0}  # fmt: skip
