@@ -15,10 +15,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request
-from starlette.responses import Response
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import RedirectResponse, Response
 
 from arena.library import tokens
 from arena.server.deps import check_token, presented_token
@@ -45,6 +47,14 @@ def signed_in(request: Request) -> tokens.Holder | None:
     if not token:
         return None
     return tokens.check(request.app.state.database, token, "user")
+
+
+async def page_for_person(request: Request, here: str, page: Callable[[Request, tokens.Holder], Response]) -> Response:
+    """`page(request, person)` for the signed-in person, or a redirect to sign in (and back to `here`)."""
+    holder = await run_in_threadpool(signed_in, request)
+    if holder is None:
+        return RedirectResponse(f"/signin?next={here}", 303)
+    return await run_in_threadpool(page, request, holder)
 
 
 def person(request: Request) -> tokens.Holder:

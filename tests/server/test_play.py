@@ -4,6 +4,7 @@ bad input naming its field, and a hidden-information game showing only the perso
 
 from __future__ import annotations
 
+import html
 import re
 import sqlite3
 import time
@@ -156,6 +157,49 @@ def test_the_bots_page_and_api_list_the_bots_connected_not_the_people_playing(pl
         assert "alice" not in page.text
         assert "ws://testserver/api/v1/bots/connect" in page.text and "--server http://testserver --token" in page.text
     assert 'href="/bots"' in player.client.get("/").text
+
+
+def test_a_person_queues_a_tournament_from_the_new_tournament_form(player: Player) -> None:
+    """/new: the settings of POST /api/v1/tournaments as a form for a signed-in person, checked by the same library
+    function; the tournament is queued under the person's name. A refusal shows the form again with the message, the
+    field marked and the values kept, and writes nothing."""
+    client = player.client
+    assert client.get("/new", follow_redirects=False).headers["location"] == "/signin?next=/new"
+    player.sign_in()
+    page = client.get("/new")
+    assert page.status_code == 200 and 'id="new-tournament"' in page.text and player.form in page.text
+    fields = {"game": "tic_tac_toe", "agents": "random,greedy,minimax:depth=2", "rounds": "2", "seed": "5", "name": "cup",
+              "format": "round-robin", "challenger": "", "budget": "", "time_per_move": "", "openings": "random:2"}
+    queued = client.post("/new", data={**fields, "form_token": player.form}, follow_redirects=False)
+    assert queued.status_code == 303, queued.text
+    tournament = client.get("/api/v1/tournaments/cup").json()
+    assert queued.headers["location"] == f"/tournaments/{tournament['id']}"
+    assert (tournament["owner"], tournament["status"], tournament["rounds"], tournament["seed"]) == ("alice", "queued", 2, 5)
+    assert tournament["agents"] == ["random", "greedy", "minimax:depth=2"] and tournament["matches"] == 12
+    assert client.get(queued.headers["location"]).status_code == 200
+
+    for change, field, words in [
+        ({"agents": "random,nosuch"}, "agents", "unknown agent 'nosuch'"),
+        ({"game": "nosuch"}, "game", "unknown game 'nosuch'"),
+        ({"rounds": "two"}, "rounds", "rounds: a whole number, got 'two'"),
+        ({"rounds": "0"}, "rounds", "rounds must be at least 1"),
+        ({"time_per_move": "fast"}, "time_per_move", "time_per_move: a number, got 'fast'"),
+        ({"openings": "book.txt"}, "openings", "the server opens no file"),
+        ({"format": "gauntlet"}, "challenger", "challenger"),
+        ({"format": "adaptive"}, "budget", "budget"),
+        ({"name": "cup"}, "name", "cup"),  # taken
+    ]:
+        sent = {**fields, "name": "", **change, "form_token": player.form}
+        refused = client.post("/new", data=sent)
+        assert refused.status_code == 400, (change, refused.text)
+        shown = re.search(r'<p class="error" id="error" data-field="([a-z_]*)">([^<]*)</p>', refused.text)
+        assert shown is not None and shown.group(1) == field and words in html.unescape(shown.group(2)), (change, shown)
+        assert f'name="{field}" id="{field}"' in refused.text and 'class="wrong"' in refused.text
+        key, value = next(iter(change.items()))
+        if key != "format":
+            assert f'value="{html.escape(value)}"' in refused.text  # the values given are kept
+    assert client.post("/new", data=fields).status_code == 403  # no form token
+    assert [t["name"] for t in client.get("/api/v1/tournaments").json()] == ["cup"]  # nothing else was written
 
 
 def test_a_game_is_held_by_its_server_from_its_first_write(tmp_path: Path) -> None:

@@ -171,3 +171,39 @@ def test_a_page_of_another_site_cannot_sign_the_browser_in(tmp_path: Path, serve
     browser.find_element(By.ID, "signin").click()
     wait.until(lambda d: d.find_elements(By.ID, "person"))
     assert browser.find_element(By.ID, "person").text == "mallory"
+
+
+def test_a_person_queues_a_tournament_in_the_browser_and_watches_it_end(tmp_path: Path, serve,
+                                                                        browser: webdriver.Chrome) -> None:  # noqa: F811
+    """Sign in, fill in the New tournament form, queue it: the browser lands on the tournament's page, which the server
+    plays (its queue worker) and which reloads with the leaderboard when the tournament ends. A refused form stays,
+    saying why, with the field marked."""
+    db_path = tmp_path / "arena.db"
+    token = tokens.create(open_database(f"sqlite:///{db_path}"), "alice")
+    server = serve(db_path)
+    wait = WebDriverWait(browser, DEADLINE, poll_frequency=0.05)
+    browser.get(server.url + "/new")  # not signed in: sent to the sign-in page, then back
+    wait.until(lambda d: d.find_elements(By.ID, "token"))
+    browser.find_element(By.ID, "token").send_keys(token)
+    browser.find_element(By.ID, "signin").click()
+    wait.until(lambda d: d.find_elements(By.ID, "new-tournament"))
+
+    def fill(**values: str) -> None:
+        for name, value in values.items():
+            field = browser.find_element(By.ID, name)
+            field.clear()
+            field.send_keys(value)
+        browser.find_element(By.ID, "queue").click()
+
+    fill(game="tic_tac_toe", agents="random,greedy,nosuch", rounds="2", name="browser-cup")
+    wait.until(lambda d: d.find_elements(By.ID, "error"))
+    assert "unknown agent 'nosuch'" in browser.find_element(By.ID, "error").text
+    assert "wrong" in browser.find_element(By.ID, "agents").get_attribute("class")
+    shot(browser, tmp_path, "refused")
+    fill(agents="random,greedy,center")
+    wait.until(lambda d: "/tournaments/" in d.current_url)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".progress .status-done") and "Net wins" in d.page_source)
+    shot(browser, tmp_path, "tournament")
+    tournament = http.get(f"{server.url}/api/v1/tournaments/browser-cup").json()
+    assert (tournament["owner"], tournament["status"], tournament["done"]) == ("alice", "done", 6)
+    assert browser.current_url == f"{server.url}/tournaments/{tournament['id']}"

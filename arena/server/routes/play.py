@@ -120,7 +120,7 @@ def signout(request: Request, form_token: Annotated[str | None, Form(max_length=
 # ---- the pages ----
 
 
-def _choices(request: Request) -> dict[str, Any]:
+def form_choices(request: Request) -> dict[str, Any]:
     registry, database = request.app.state.registry, request.app.state.database
     agents = catalog.agents(registry, database)
     types = [t["type"] for t in agents["types"] if t["type"] not in ("browser", "human", "pull", "http")]
@@ -132,15 +132,12 @@ def _new_page(request: Request, holder: tokens_library.Holder, status: int = 200
     form = {"game": "tic_tac_toe", "against": "random", "seat": "0", **data.pop("form", {})}
     token = people.form_token(request, request.cookies.get(people.COOKIE, ""))
     return render(request, "play_new.html", status, person=holder.name, live=live, form=form, form_token=token,
-                  error=data.get("error"), field=data.get("field"), **_choices(request))  # fmt: skip
+                  error=data.get("error"), field=data.get("field"), **form_choices(request))  # fmt: skip
 
 
 @router.get("/play")
 async def play_page(request: Request) -> Response:
-    holder = await run_in_threadpool(people.signed_in, request)
-    if holder is None:
-        return RedirectResponse("/signin?next=/play", 303)
-    return await run_in_threadpool(_new_page, request, holder)
+    return await people.page_for_person(request, "/play", _new_page)
 
 
 @router.post("/play")

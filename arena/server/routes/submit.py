@@ -1,0 +1,89 @@
+"""Queueing a tournament from the browser: the form at `/new` for a signed-in person, the settings of `POST
+/api/v1/tournaments` (checked by the same library function, arena.library.tournaments.submit) as form fields.
+
+A refusal shows the form again with the message and the field it names (400); nothing is written. The person's user
+token's name is the tournament's owner, as over the API; the form token guards the post (arena.server.people).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import RedirectResponse, Response
+
+from arena.errors import ArenaError
+from arena.library import tokens
+from arena.library import tournaments as library
+from arena.server import people
+from arena.server.bodies import NUL, holds_nul
+from arena.server.errors import guess_field, in_field_names, naming
+from arena.server.routes.pages import render
+from arena.server.routes.play import form_choices
+from arena.tournament import FORMATS
+
+router = APIRouter(include_in_schema=False)
+
+#: The form's fields and what an empty one stands for (the API's defaults).
+DEFAULTS = {"game": "connect_four", "agents": "random,greedy", "rounds": "1", "seed": "0", "name": "", "format": "round-robin",
+            "challenger": "", "budget": "", "time_per_move": "", "openings": ""}  # fmt: skip
+Text = Annotated[str, Form(max_length=2000)]
+
+
+def _page(request: Request, holder: tokens.Holder, status: int = 200, form: dict[str, str] | None = None,
+          error: str | None = None, field: str | None = None) -> Response:  # fmt: skip
+    token = people.form_token(request, request.cookies.get(people.COOKIE, ""))
+    return render(request, "tournament_new.html", status, person=holder.name, form={**DEFAULTS, **(form or {})},
+                  formats=FORMATS, form_token=token, error=error, field=field, **form_choices(request))  # fmt: skip
+
+
+def _number(form: dict[str, str], field: str, kind: type[int] | type[float]) -> Any:
+    """The field as a number (None when empty), or an ArenaError naming it."""
+    text = form[field].strip()
+    if not text:
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        raise ArenaError(f"{field}: {'a whole number' if kind is int else 'a number'}, got {text!r}", field) from None
+
+
+def settings(form: dict[str, str]) -> dict[str, Any]:
+    """The keyword arguments of library.submit from the form's fields (empty: the API's default)."""
+    for field, value in form.items():
+        if holds_nul(value):
+            raise ArenaError(f"{field}: {NUL}", field)
+    openings = form["openings"].strip() or None
+    if openings is not None and not openings.startswith("random:"):
+        raise ArenaError("openings: random:N (N random plies before each pair of matches); the server opens no file", "openings")
+    rounds, seed = _number(form, "rounds", int), _number(form, "seed", int)
+    return {"game": form["game"].strip(), "agents": form["agents"].strip(), "rounds": 1 if rounds is None else rounds,
+            "seed": 0 if seed is None else seed, "name": form["name"].strip() or None, "format": form["format"],
+            "challenger": form["challenger"].strip() or None, "budget": _number(form, "budget", int),
+            "time_per_move": _number(form, "time_per_move", float), "openings": openings}  # fmt: skip
+
+
+@router.get("/new")
+async def new_page(request: Request) -> Response:
+    return await people.page_for_person(request, "/new", _page)
+
+
+@router.post("/new")
+async def new_tournament(request: Request, game: Text = "", agents: Text = "", rounds: Text = "", seed: Text = "",
+                         name: Text = "", format: Text = "round-robin", challenger: Text = "", budget: Text = "",
+                         time_per_move: Text = "", openings: Text = "",
+                         form_token: Annotated[str | None, Form(max_length=200)] = None) -> Response:  # fmt: skip
+    holder = await run_in_threadpool(people.person, request)
+    people.check_form(request, form_token)
+    form = {"game": game, "agents": agents, "rounds": rounds, "seed": seed, "name": name, "format": format,
+            "challenger": challenger, "budget": budget, "time_per_move": time_per_move, "openings": openings}  # fmt: skip
+    reach = request.app.state.settings.reach
+    try:
+        created = await run_in_threadpool(lambda: library.submit(request.app.state.registry, request.app.state.database,
+                                                                 **settings(form), owner=holder.name, reach=reach))  # fmt: skip
+    except ArenaError as exc:
+        message = str(exc)
+        field = exc.field or guess_field(message)
+        return await run_in_threadpool(_page, request, holder, 400, form, naming(field, in_field_names(message)), field)
+    return RedirectResponse(f"/tournaments/{created['id']}", 303)
