@@ -202,6 +202,30 @@ def test_a_person_queues_a_tournament_from_the_new_tournament_form(player: Playe
     assert [t["name"] for t in client.get("/api/v1/tournaments").json()] == ["cup"]  # nothing else was written
 
 
+def test_a_person_cancels_their_own_tournament_from_its_page(player: Player) -> None:
+    """The tournament's page offers its owner, signed in, a Cancel button (a form with the form token); another person
+    sees none, and a post of theirs is refused (403 naming the owner), as over the API."""
+    player.sign_in()
+    fields = {"game": "tic_tac_toe", "agents": "random,greedy", "rounds": "1", "name": "cup", "form_token": player.form}
+    path = player.client.post("/new", data=fields, follow_redirects=False).headers["location"]
+    assert 'id="cancel"' in player.client.get(path).text
+
+    bob = TestClient(player.app)  # another browser: bob signed in
+    assert bob.post("/signin", data={"token": player.other}, follow_redirects=False).status_code == 303
+    bob_form = re.search(r'name="form_token" value="([0-9a-f]+)"', bob.get("/play").text).group(1)  # type: ignore[union-attr]
+    assert 'id="cancel"' not in bob.get(path).text and 'id="cancel"' not in TestClient(player.app).get(path).text
+    refused = bob.post(f"{path}/cancel", data={"form_token": bob_form})
+    assert refused.status_code == 403 and "submitted by alice" in html.unescape(refused.text)
+    assert player.client.post(f"{path}/cancel", data={}).status_code == 403  # no form token
+    assert player.client.get("/api/v1/tournaments/cup").json()["status"] == "queued"
+
+    done = player.client.post(f"{path}/cancel", data={"form_token": player.form}, follow_redirects=False)
+    assert done.status_code == 303 and done.headers["location"] == path
+    assert player.client.get("/api/v1/tournaments/cup").json()["status"] == "cancelled"
+    page = player.client.get(path).text
+    assert 'id="cancel"' not in page and "status-cancelled" in page
+
+
 def test_a_game_is_held_by_its_server_from_its_first_write(tmp_path: Path) -> None:
     """A game lives in its server's memory: the row is written held by that server (claimed, under a lease), so that
     a server killed at any moment leaves no game running and held by nobody, which no server would cancel."""

@@ -21,6 +21,7 @@ from arena.library import tournaments as tournaments_library
 from arena.library.storage import MAX_ID
 from arena.output import fmt
 from arena.report import PLOT_KINDS
+from arena.server import people
 from arena.server.deps import DatabaseDep, RegistryDep
 from arena.server.routes.bots import connected
 
@@ -29,6 +30,8 @@ templates = Jinja2Templates(directory=Path(__file__).parent.parent / "templates"
 templates.env.filters["fmt"] = fmt
 templates.env.globals["rank_column"] = rank_column  # the heading and note of the rank column, as the CLI's
 
+#: The statuses a tournament can be cancelled in (arena.library.tournaments.cancel).
+CANCELLABLE = ("queued", "running", "stopped")
 SYSTEM_NAMES = {"bt": "Bradley-Terry", "elo": "Elo", "trueskill": "TrueSkill"}
 PAGE = 50
 
@@ -89,7 +92,11 @@ async def bots_page(request: Request) -> Response:  # async: the hub lives on th
 def tournament_page(request: Request, key: str, database: DatabaseDep, registry: RegistryDep,
                     offset: Annotated[int, Query(ge=0)] = 0) -> Response:  # fmt: skip
     t = tournaments_library.one(database, key)
-    data: dict[str, Any] = {"t": t, "rows": [], "heat": None, "kinds": PLOT_KINDS, "page": None}
+    data: dict[str, Any] = {"t": t, "rows": [], "heat": None, "kinds": PLOT_KINDS, "page": None, "cancel_token": None}
+    if t["owner"] is not None and t["status"] in CANCELLABLE:  # its owner, signed in, may cancel it here
+        holder = people.signed_in(request)
+        if holder is not None and holder.name == t["owner"]:
+            data["cancel_token"] = people.form_token(request, request.cookies.get(people.COOKIE, ""))
     if t["done"]:
         selection = analysis.select(database, registry, str(t["id"]))
         data["rows"], data["warning"] = analysis.leaderboard_and_warning(database, selection, "bt")

@@ -1,5 +1,6 @@
 """Queueing a tournament from the browser: the form at `/new` for a signed-in person, the settings of `POST
-/api/v1/tournaments` (checked by the same library function, arena.library.tournaments.submit) as form fields.
+/api/v1/tournaments` (checked by the same library function, arena.library.tournaments.submit) as form fields; and
+cancelling one's own tournament from its page (`POST /tournaments/{id}/cancel`, as `POST /api/v1/tournaments/{id}/cancel`).
 
 A refusal shows the form again with the message and the field it names (400); nothing is written. The person's user
 token's name is the tournament's owner, as over the API; the form token guards the post (arena.server.people).
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Path, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
 
@@ -18,7 +19,7 @@ from arena.library import tokens
 from arena.library import tournaments as library
 from arena.server import people
 from arena.server.bodies import NUL, holds_nul
-from arena.server.errors import guess_field, in_field_names, naming
+from arena.server.errors import arena_status, error, guess_field, in_field_names, naming
 from arena.server.routes.pages import render
 from arena.server.routes.play import form_choices
 from arena.tournament import FORMATS
@@ -87,3 +88,17 @@ async def new_tournament(request: Request, game: Text = "", agents: Text = "", r
         field = exc.field or guess_field(message)
         return await run_in_threadpool(_page, request, holder, 400, form, naming(field, in_field_names(message)), field)
     return RedirectResponse(f"/tournaments/{created['id']}", 303)
+
+
+@router.post("/tournaments/{key}/cancel")
+async def cancel_tournament(request: Request, key: Annotated[str, Path(max_length=200)],
+                            form_token: Annotated[str | None, Form(max_length=200)] = None) -> Response:  # fmt: skip
+    """Cancel the person's own tournament (another's: 403, a page saying whose it is), then back to its page."""
+    holder = await run_in_threadpool(people.person, request)
+    people.check_form(request, form_token)
+    try:
+        cancelled = await run_in_threadpool(library.cancel, request.app.state.database, key, holder.name)
+    except ArenaError as exc:
+        message = str(exc)
+        return error(request, 403 if isinstance(exc, tokens.NotOwner) else arena_status(message), message, "tournament")
+    return RedirectResponse(f"/tournaments/{cancelled['id']}", 303)
