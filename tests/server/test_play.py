@@ -169,7 +169,8 @@ def test_a_person_queues_a_tournament_from_the_new_tournament_form(player: Playe
     page = client.get("/new")
     assert page.status_code == 200 and 'id="new-tournament"' in page.text and player.form in page.text
     fields = {"game": "tic_tac_toe", "agents": "random,greedy,minimax:depth=2", "rounds": "2", "seed": "5", "name": "cup",
-              "format": "round-robin", "challenger": "", "budget": "", "time_per_move": "", "openings": "random:2"}
+              "format": "round-robin", "players": "", "challenger": "", "budget": "", "time_per_move": "",
+              "openings": "random:2"}
     queued = client.post("/new", data={**fields, "form_token": player.form}, follow_redirects=False)
     assert queued.status_code == 303, queued.text
     tournament = client.get("/api/v1/tournaments/cup").json()
@@ -187,6 +188,8 @@ def test_a_person_queues_a_tournament_from_the_new_tournament_form(player: Playe
         ({"openings": "book.txt"}, "openings", "the server opens no file"),
         ({"format": "gauntlet"}, "challenger", "challenger"),
         ({"format": "adaptive"}, "budget", "budget"),
+        ({"players": "3"}, "players", "game 'tic_tac_toe' is for 2 players, not 3"),
+        ({"players": "x"}, "players", "players: a whole number, got 'x'"),
         ({"name": "cup"}, "name", "cup"),  # taken
     ]:
         sent = {**fields, "name": "", **change, "form_token": player.form}
@@ -198,8 +201,12 @@ def test_a_person_queues_a_tournament_from_the_new_tournament_form(player: Playe
         key, value = next(iter(change.items()))
         if key != "format":
             assert f'value="{html.escape(value)}"' in refused.text  # the values given are kept
+    tables = {**fields, "game": "incan_gold", "agents": "random,greedy,random:seed=1,greedy:seed=1", "players": "3",
+              "format": "tables", "name": "tables", "openings": "", "form_token": player.form}
+    assert client.post("/new", data=tables, follow_redirects=False).status_code == 303
+    assert client.get("/api/v1/tournaments/tables").json()["players"] == 3
     assert client.post("/new", data=fields).status_code == 403  # no form token
-    assert [t["name"] for t in client.get("/api/v1/tournaments").json()] == ["cup"]  # nothing else was written
+    assert [t["name"] for t in client.get("/api/v1/tournaments").json()] == ["cup", "tables"]  # nothing else was written
 
 
 def test_a_person_cancels_their_own_tournament_from_its_page(player: Player) -> None:

@@ -28,7 +28,7 @@ router = APIRouter(include_in_schema=False)
 
 #: The form's fields and what an empty one stands for (the API's defaults).
 DEFAULTS = {"game": "connect_four", "agents": "random,greedy", "rounds": "1", "seed": "0", "name": "", "format": "round-robin",
-            "challenger": "", "budget": "", "time_per_move": "", "openings": ""}  # fmt: skip
+            "players": "", "challenger": "", "budget": "", "time_per_move": "", "openings": ""}  # fmt: skip
 Text = Annotated[str, Form(max_length=2000)]
 
 
@@ -61,7 +61,8 @@ def settings(form: dict[str, str]) -> dict[str, Any]:
     rounds, seed = _number(form, "rounds", int), _number(form, "seed", int)
     return {"game": form["game"].strip(), "agents": form["agents"].strip(), "rounds": 1 if rounds is None else rounds,
             "seed": 0 if seed is None else seed, "name": form["name"].strip() or None, "format": form["format"],
-            "challenger": form["challenger"].strip() or None, "budget": _number(form, "budget", int),
+            "players": _number(form, "players", int), "challenger": form["challenger"].strip() or None,
+            "budget": _number(form, "budget", int),
             "time_per_move": _number(form, "time_per_move", float), "openings": openings}  # fmt: skip
 
 
@@ -72,13 +73,15 @@ async def new_page(request: Request) -> Response:
 
 @router.post("/new")
 async def new_tournament(request: Request, game: Text = "", agents: Text = "", rounds: Text = "", seed: Text = "",
-                         name: Text = "", format: Text = "round-robin", challenger: Text = "", budget: Text = "",
+                         name: Text = "", format: Text = "round-robin", players: Text = "", challenger: Text = "",
+                         budget: Text = "",
                          time_per_move: Text = "", openings: Text = "",
                          form_token: Annotated[str | None, Form(max_length=200)] = None) -> Response:  # fmt: skip
     holder = await run_in_threadpool(people.person, request)
     people.check_form(request, form_token)
     form = {"game": game, "agents": agents, "rounds": rounds, "seed": seed, "name": name, "format": format,
-            "challenger": challenger, "budget": budget, "time_per_move": time_per_move, "openings": openings}  # fmt: skip
+            "players": players, "challenger": challenger, "budget": budget, "time_per_move": time_per_move,
+            "openings": openings}  # fmt: skip
     reach = request.app.state.settings.reach
     try:
         created = await run_in_threadpool(lambda: library.submit(request.app.state.registry, request.app.state.database,
