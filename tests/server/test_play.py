@@ -233,6 +233,37 @@ def test_a_person_cancels_their_own_tournament_from_its_page(player: Player) -> 
     assert 'id="cancel"' not in page and "status-cancelled" in page
 
 
+def test_a_person_joins_a_ladder_from_its_page(player: Player) -> None:
+    """A live ladder's page offers anyone signed in a Join form (the API's join, by the same library function): the
+    page then says the agent joins at the next batch boundary; a refusal shows the page again with the message and
+    the agent given (409 in the ladder already, 400 unknown). A tournament that is no ladder, or a visitor not signed
+    in, gets no form."""
+    client = player.client
+    bearer = {"Authorization": f"Bearer {player.token}"}
+    body = {"game": "tic_tac_toe", "agents": ["random", "center"], "format": "ladder", "budget": 30, "name": "lad"}
+    ladder_id = client.post("/api/v1/tournaments", json=body, headers=bearer).json()["id"]
+    other = client.post("/api/v1/tournaments", json={**body, "format": "round-robin", "budget": None, "name": "rr"},
+                        headers=bearer).json()["id"]  # fmt: skip
+    assert 'id="join-form"' not in client.get(f"/tournaments/{ladder_id}").text  # not signed in
+    player.sign_in()
+    assert 'id="join-form"' in client.get(f"/tournaments/{ladder_id}").text
+    assert 'id="join-form"' not in client.get(f"/tournaments/{other}").text
+
+    joined = client.post(f"/tournaments/{ladder_id}/agents", data={"agent": "greedy", "form_token": player.form},
+                         follow_redirects=False)  # fmt: skip
+    assert joined.status_code == 303 and joined.headers["location"] == f"/tournaments/{ladder_id}?joined=greedy"
+    assert "<code>greedy</code> joins this ladder at its next batch boundary" in client.get(joined.headers["location"]).text
+    for agent, status, words in [("greedy", 409, "is in ladder"), ("nosuch", 400, "unknown agent 'nosuch'")]:
+        refused = client.post(f"/tournaments/{ladder_id}/agents", data={"agent": agent, "form_token": player.form})
+        shown = re.search(r'<p class="error" id="error" data-field="agent">([^<]*)</p>', refused.text)
+        assert refused.status_code == status and shown is not None and words in html.unescape(shown.group(1)), refused.text
+        assert f'name="agent" id="agent" value="{agent}"' in refused.text
+    assert client.post(f"/tournaments/{ladder_id}/agents", data={"agent": "minimax"}).status_code == 403  # no form token
+    assert client.post(f"/tournaments/{other}/agents", data={"agent": "greedy", "form_token": player.form}).status_code == 400
+    assert client.get(f"/api/v1/tournaments/{ladder_id}").status_code == 200
+    assert client.post("/tournaments/999/agents", data={"agent": "greedy", "form_token": player.form}).status_code == 404
+
+
 def test_a_game_is_held_by_its_server_from_its_first_write(tmp_path: Path) -> None:
     """A game lives in its server's memory: the row is written held by that server (claimed, under a lease), so that
     a server killed at any moment leaves no game running and held by nobody, which no server would cancel."""

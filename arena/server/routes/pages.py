@@ -18,8 +18,9 @@ from arena.leaderboard import rank_column
 from arena.library import analysis, catalog, figures
 from arena.library import matches as matches_library
 from arena.library import tournaments as tournaments_library
-from arena.library.storage import MAX_ID
+from arena.library.storage import MAX_ID, Database
 from arena.output import fmt
+from arena.plugins import Registry
 from arena.report import PLOT_KINDS
 from arena.server import people
 from arena.server.deps import DatabaseDep, RegistryDep
@@ -90,13 +91,25 @@ async def bots_page(request: Request) -> Response:  # async: the hub lives on th
 
 @router.get("/tournaments/{key}")
 def tournament_page(request: Request, key: str, database: DatabaseDep, registry: RegistryDep,
-                    offset: Annotated[int, Query(ge=0)] = 0) -> Response:  # fmt: skip
+                    offset: Annotated[int, Query(ge=0)] = 0,
+                    joined: Annotated[str | None, Query(max_length=2000)] = None) -> Response:  # fmt: skip
+    return tournament_view(request, key, database, registry, offset, join={"joined": joined} if joined else None)
+
+
+def tournament_view(request: Request, key: str, database: Database, registry: Registry, offset: int = 0,
+                    status_code: int = 200, join: dict[str, Any] | None = None) -> Response:  # fmt: skip
+    """A tournament's page. Signed in, its owner gets a Cancel button while it can be cancelled, and anyone a Join form
+    while it is a live ladder; `join`: what the form said (`agent` given and its `error`, or the label `joined`)."""
     t = tournaments_library.one(database, key)
-    data: dict[str, Any] = {"t": t, "rows": [], "heat": None, "kinds": PLOT_KINDS, "page": None, "cancel_token": None}
-    if t["owner"] is not None and t["status"] in CANCELLABLE:  # its owner, signed in, may cancel it here
-        holder = people.signed_in(request)
-        if holder is not None and holder.name == t["owner"]:
-            data["cancel_token"] = people.form_token(request, request.cookies.get(people.COOKIE, ""))
+    data: dict[str, Any] = {"t": t, "rows": [], "heat": None, "kinds": PLOT_KINDS, "page": None, "cancel_token": None,
+                            "join_token": None, "join": join or {}}  # fmt: skip
+    ladder = t["format"] == "ladder" and t["status"] in ("queued", "running")
+    owned = t["owner"] is not None and t["status"] in CANCELLABLE
+    holder = people.signed_in(request) if ladder or owned else None
+    if holder is not None:
+        token = people.form_token(request, request.cookies.get(people.COOKIE, ""))
+        data["cancel_token"] = token if owned and holder.name == t["owner"] else None
+        data["join_token"] = token if ladder else None
     if t["done"]:
         selection = analysis.select(database, registry, str(t["id"]))
         data["rows"], data["warning"] = analysis.leaderboard_and_warning(database, selection, "bt")
@@ -104,7 +117,7 @@ def tournament_page(request: Request, key: str, database: DatabaseDep, registry:
         data["matrix"] = analysis.matrix_of(database, selection, "net-wins")
         data["heat"] = heat(data["matrix"])
         data["page"] = matches_library.match_page(database, selection, None, PAGE, offset)
-    return render(request, "tournament.html", **data)
+    return render(request, "tournament.html", status_code, **data)
 
 
 @router.get("/tournaments/{key}/figures/{kind}.png")

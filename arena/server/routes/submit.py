@@ -1,6 +1,7 @@
 """Queueing a tournament from the browser: the form at `/new` for a signed-in person, the settings of `POST
 /api/v1/tournaments` (checked by the same library function, arena.library.tournaments.submit) as form fields; and
-cancelling one's own tournament from its page (`POST /tournaments/{id}/cancel`, as `POST /api/v1/tournaments/{id}/cancel`).
+cancelling one's own tournament from its page (`POST /tournaments/{id}/cancel`, as `POST /api/v1/tournaments/{id}/cancel`)
+and joining a ladder there (`POST /tournaments/{id}/agents`, as `POST /api/v1/tournaments/{id}/agents`).
 
 A refusal shows the form again with the message and the field it names (400); nothing is written. The person's user
 token's name is the tournament's owner, as over the API; the form token guards the post (arena.server.people).
@@ -9,19 +10,21 @@ token's name is the tournament's owner, as over the API; the form token guards t
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Form, Path, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
 
 from arena.errors import ArenaError
-from arena.library import tokens
+from arena.library import ladders, tokens
 from arena.library import tournaments as library
 from arena.server import people
 from arena.server.bodies import NUL, holds_nul
 from arena.server.errors import arena_status, error, guess_field, in_field_names, naming
-from arena.server.routes.pages import render
+from arena.server.routes.pages import render, tournament_view
 from arena.server.routes.play import form_choices
+from arena.server.routes.tournaments import join_refusal
 from arena.tournament import FORMATS
 
 router = APIRouter(include_in_schema=False)
@@ -105,3 +108,25 @@ async def cancel_tournament(request: Request, key: Annotated[str, Path(max_lengt
         message = str(exc)
         return error(request, 403 if isinstance(exc, tokens.NotOwner) else arena_status(message), message, "tournament")
     return RedirectResponse(f"/tournaments/{cancelled['id']}", 303)
+
+
+@router.post("/tournaments/{key}/agents")
+async def join_ladder(request: Request, key: Annotated[str, Path(max_length=200)], agent: Text = "",
+                      form_token: Annotated[str | None, Form(max_length=200)] = None) -> Response:  # fmt: skip
+    """Join a ladder with an agent (any person signed in, as `POST /api/v1/tournaments/{id}/agents`); back to its page,
+    which says the agent joins at the next batch boundary, or shows the form again with the refusal."""
+    await run_in_threadpool(people.person, request)
+    people.check_form(request, form_token)
+    state = request.app.state
+    try:
+        if holds_nul(agent):
+            raise ArenaError(f"agent: {NUL}", "agent")
+        joined = await run_in_threadpool(ladders.join, state.registry, state.database, key, agent, state.settings.reach)
+    except ArenaError as exc:
+        status, message, field = join_refusal(exc)
+        if status == 404:
+            return error(request, status, message, field)
+        join = {"agent": agent, "error": message, "field": field}
+        return await run_in_threadpool(tournament_view, request, key, state.database, state.registry, 0, status, join)
+    label = joined["joining"][-1] if joined.get("joining") else agent
+    return RedirectResponse(f"/tournaments/{joined['id']}?joined={quote(str(label))}", 303)

@@ -94,12 +94,17 @@ def join_ladder(key: Key, body: LadderJoin, request: Request, registry: Registry
     try:
         joined = ladders.join(registry, database, key, body.agent, settings.reach)
     except ArenaError as exc:
-        message = str(exc)
-        status = 409 if isinstance(exc, ladders.AlreadyIn) else 404 if message.startswith("no ") else 400
-        about_ladder = status == 404 or exc.field == "tournament" or re.match(r"(tournament|ladder) \d+ ", message)
-        field = "tournament" if about_ladder else "agent"
-        return error(request, status, message, field)
+        return error(request, *join_refusal(exc))
     return reply(joined, 201, {"Location": f"/api/v1/tournaments/{joined['id']}"})
+
+
+def join_refusal(exc: ArenaError) -> tuple[int, str, str]:
+    """(status, message, field) of a refused join: 409 for an agent in the ladder already, 404 for no such ladder, else
+    400; the field is `tournament` where the ladder is at fault (none, finished, full), else `agent`."""
+    message = str(exc)
+    status = 409 if isinstance(exc, ladders.AlreadyIn) else 404 if message.startswith("no ") else 400
+    about_ladder = status == 404 or exc.field == "tournament" or re.match(r"(tournament|ladder) \d+ ", message)
+    return status, message, "tournament" if about_ladder else "agent"
 
 
 def _existing(key: Key, database: DatabaseDep) -> int:
