@@ -357,6 +357,32 @@ def test_a_pull_bot_is_checked_once_at_a_time_and_its_timeouts_are_reported(stag
     assert len(report["problems"]) == 2 and all("timeout" in line for line in report["problems"])
 
 
+def test_a_person_plays_a_connected_bot_on_the_play_page(stage: Stage) -> None:
+    """The play page offers the connected bots as opponents (`pull:name=NAME`), and a person plays one through the
+    play API (a bearer token, as the page's script does with its cookie) to the end; the match is stored and rated."""
+    from arena.library.tokens import create
+
+    server = stage.serve()
+    stage.bot("robot")
+    alice = {"Authorization": f"Bearer {create(stage.database, 'alice')}"}
+    page = http.get(server.url + "/play", headers=alice)
+    assert page.status_code == 200 and '<option value="pull:name=robot">' in page.text
+    started = http.post(server.url + "/api/v1/play", json={"game": "tic_tac_toe", "against": "pull:name=robot", "seat": 0},
+                        headers=alice)  # fmt: skip
+    assert started.status_code == 201, started.text
+    game = server.url + started.headers["location"]
+    deadline = time.monotonic() + DEADLINE
+    state = http.get(game, headers=alice).json()
+    while state["status"] not in ("over", "cancelled", "failed"):
+        assert time.monotonic() < deadline, state
+        if state["status"] == "your_move":
+            moved = http.post(game + "/move", json={"action": state["legal"][0]["id"]}, headers=alice)
+            assert moved.status_code == 200, moved.text
+        state = http.get(game, params={"seen": state["version"], "wait": 5}, headers=alice).json()
+    assert state["status"] == "over" and state["end"]["reason"] == "normal", state
+    assert [s["agent"] for s in state["result"]["seats"]] == ["browser:name=alice", "pull:name=robot"]
+
+
 def test_arena_connect_serves_minimax_to_the_server(stage: Stage) -> None:
     """`arena connect` plays minimax:depth=3 from 'another machine' (a subprocess); it beats random. Its token comes
     from $ARENA_BOT_TOKEN, out of sight of `ps`."""

@@ -153,6 +153,11 @@ def connected(request: Request) -> dict[str, Any]:
     return bots_only(hub.status()) if hub is not None else {"bots": []}
 
 
+def bot_specs(request: Request) -> list[str]:
+    """`pull:name=NAME` of each bot connected now (the play page offers them as opponents): on the event loop's thread."""
+    return [f"pull:name={bot['name']}" for bot in connected(request)["bots"]]
+
+
 @router.get("/bots", summary="Pull bots connected now, by name (connections, seats in play)")
 async def connected_bots(request: Request) -> Response:  # async: the hub lives on the event loop's thread
     return reply(connected(request))

@@ -7,8 +7,10 @@ too, so a person may play from a script. Bad input is a 4xx whose message and `f
 
 from __future__ import annotations
 
+import functools
 import re
 import time
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Path, Query, Request
@@ -26,6 +28,7 @@ from arena.server.deps import TOKEN_RECHECK_SECONDS
 from arena.server.errors import error, guess_field
 from arena.server.play import Busy, Table, Tables
 from arena.server.reply import reply
+from arena.server.routes.bots import bot_specs
 from arena.server.routes.pages import render
 
 router = APIRouter(include_in_schema=False)
@@ -127,17 +130,21 @@ def form_choices(request: Request) -> dict[str, Any]:
     return {"games": catalog.games(registry), "agent_names": types + [a["name"] for a in agents["named"]]}
 
 
-def _new_page(request: Request, holder: tokens_library.Holder, status: int = 200, **data: Any) -> Response:
+def _new_page(request: Request, holder: tokens_library.Holder, status: int = 200, bots: Sequence[str] = (),
+              **data: Any) -> Response:  # fmt: skip
+    """The play form; `bots`: the connected pull bots' specs, offered first as opponents (read on the event loop)."""
     live = tables_of(request).live_of(holder.name)
     form = {"game": "tic_tac_toe", "against": "random", "seat": "0", **data.pop("form", {})}
     token = people.form_token(request, request.cookies.get(people.COOKIE, ""))
+    choices = form_choices(request)
+    choices["agent_names"] = [*bots, *choices["agent_names"]]
     return render(request, "play_new.html", status, person=holder.name, live=live, form=form, form_token=token,
-                  error=data.get("error"), field=data.get("field"), **form_choices(request))  # fmt: skip
+                  error=data.get("error"), field=data.get("field"), **choices)  # fmt: skip
 
 
 @router.get("/play")
 async def play_page(request: Request) -> Response:
-    return await people.page_for_person(request, "/play", _new_page)
+    return await people.page_for_person(request, "/play", functools.partial(_new_page, bots=bot_specs(request)))
 
 
 @router.post("/play")
@@ -161,7 +168,8 @@ async def play_start(request: Request, game: Annotated[str, Form(max_length=500)
     except ArenaError as exc:
         message = in_form_words(str(exc))
         status = 409 if isinstance(exc, Busy) else 400
-        return await run_in_threadpool(_new_page, request, holder, status, form=form, error=message, field=form_field(exc, message))
+        return await run_in_threadpool(functools.partial(_new_page, request, holder, status, bot_specs(request), form=form,
+                                                         error=message, field=form_field(exc, message)))  # fmt: skip
     return RedirectResponse(f"/play/{table.id}", 303)
 
 
