@@ -23,12 +23,12 @@ from arena.server.request_log import RequestLines, RequestLog
 from arena.server.routes import (
     agents,
     bots,
+    forms,
     games,
     matches,
     pages,
     play,
     results,
-    submit,
     tournaments,
 )
 from arena.server.runner import QueueRunner
@@ -40,7 +40,7 @@ HERE = Path(__file__).parent
 #: Every router of the app, in order; the pages come last (their paths are the least specific).
 #: Another capability adds its router here (one line).
 ROUTERS: list[APIRouter] = [games.router, agents.router, tournaments.router, results.router, matches.router, bots.router,
-                            play.api_router, play.router, submit.router, pages.router]  # fmt: skip
+                            play.api_router, play.router, forms.router, pages.router]  # fmt: skip
 #: Routers that check their own credentials (the pull bots' WebSocket: its token comes in its hello; signing in).
 OPEN_ROUTERS: list[APIRouter] = [bots.socket_router, play.signin_router]
 

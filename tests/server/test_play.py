@@ -253,6 +253,7 @@ def test_a_person_joins_a_ladder_from_its_page(player: Player) -> None:
                          follow_redirects=False)  # fmt: skip
     assert joined.status_code == 303 and joined.headers["location"] == f"/tournaments/{ladder_id}?joined=greedy"
     assert "<code>greedy</code> joins this ladder at its next batch boundary" in client.get(joined.headers["location"]).text
+    assert "joins this ladder" not in client.get(f"/tournaments/{ladder_id}", params={"joined": "mallory's-bot"}).text
     for agent, status, words in [("greedy", 409, "is in ladder"), ("nosuch", 400, "unknown agent 'nosuch'")]:
         refused = client.post(f"/tournaments/{ladder_id}/agents", data={"agent": agent, "form_token": player.form})
         shown = re.search(r'<p class="error" id="error" data-field="agent">([^<]*)</p>', refused.text)

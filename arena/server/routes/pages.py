@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from arena.errors import ArenaError
 from arena.leaderboard import rank_column
-from arena.library import analysis, catalog, figures
+from arena.library import analysis, catalog, figures, ladders
 from arena.library import matches as matches_library
 from arena.library import tournaments as tournaments_library
 from arena.library.storage import MAX_ID, Database
@@ -110,6 +110,8 @@ def tournament_view(request: Request, key: str, database: Database, registry: Re
         token = people.form_token(request, request.cookies.get(people.COOKIE, ""))
         data["cancel_token"] = token if owned and holder.name == t["owner"] else None
         data["join_token"] = token if ladder else None
+    if data["join"].get("joined") and data["join"]["joined"] not in t["agents"] + ladders.waiting(database, t["id"]):
+        data["join"] = {}  # (said only of an agent that did join: the address is anyone's to write)
     if t["done"]:
         selection = analysis.select(database, registry, str(t["id"]))
         data["rows"], data["warning"] = analysis.leaderboard_and_warning(database, selection, "bt")

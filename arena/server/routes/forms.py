@@ -1,10 +1,9 @@
-"""Queueing a tournament from the browser: the form at `/new` for a signed-in person, the settings of `POST
-/api/v1/tournaments` (checked by the same library function, arena.library.tournaments.submit) as form fields; and
-cancelling one's own tournament from its page (`POST /tournaments/{id}/cancel`, as `POST /api/v1/tournaments/{id}/cancel`)
-and joining a ladder there (`POST /tournaments/{id}/agents`, as `POST /api/v1/tournaments/{id}/agents`).
+"""The forms that write, for a person signed in with a user token: queue a tournament (`/new`: the settings of `POST
+/api/v1/tournaments` as form fields), cancel one's own from its page (`POST /tournaments/{id}/cancel`) and join a
+ladder there (`POST /tournaments/{id}/agents`). Each calls the library function its API route calls.
 
-A refusal shows the form again with the message and the field it names (400); nothing is written. The person's user
-token's name is the tournament's owner, as over the API; the form token guards the post (arena.server.people).
+A refusal shows the form again with the message and the field it names; nothing is written. The person's token's
+name is the tournament's owner, as over the API; the form token guards every post (arena.server.people).
 """
 
 from __future__ import annotations
