@@ -31,6 +31,20 @@ def test_pages_render_without_javascript(played: Server) -> None:
     assert client.get("/agents/greedy").status_code == 200  # its latest tournament by default
 
 
+def test_the_agents_page_lists_types_with_their_parameters_and_named_agents(server: Server) -> None:
+    assert "None yet" in server.client.get("/agents").text
+    registered = server.client.post("/api/v1/agents", json={"name": "deep", "type": "minimax", "params": {"depth": "3"}},
+                                    headers=server.auth)  # fmt: skip
+    assert registered.status_code == 201, registered.text
+    page = server.client.get("/agents")
+    assert page.status_code == 200 and 'href="/agents"' in page.text
+    assert '<a href="/agents/deep">deep</a></td><td class="text">minimax</td>' in page.text and "depth=3" in page.text
+    types = server.get("/api/v1/agents")["types"]
+    for agent_type in types:  # every type, with every parameter as the API gives it
+        assert f"<code>{agent_type['type']}</code>" in page.text
+        assert all(f"<code>{html.escape(param)}</code>" in page.text for param in agent_type["params"])
+
+
 def test_page_errors_are_pages(played: Server) -> None:
     for path in ("/tournaments/99", "/matches/999", "/agents/nobody", "/tournaments/1/figures/pie.png",
                  "/tournaments/1?offset=-1", "/matches/abc", "/leaderboard?system=best"):  # fmt: skip

@@ -83,6 +83,12 @@ def home(request: Request, database: DatabaseDep, registry: RegistryDep) -> Resp
     return render(request, "home.html", games=catalog.games(registry), live=live, recent=recent, played_games=played_games)
 
 
+@router.get("/agents")
+def agents_page(request: Request, database: DatabaseDep, registry: RegistryDep) -> Response:
+    """The agent types (with their parameters) and the named agents: what an agent spec may say."""
+    return render(request, "agents.html", **catalog.agents(registry, database))
+
+
 @router.get("/bots")
 async def bots_page(request: Request) -> Response:  # async: the hub lives on the event loop's thread
     server = str(request.base_url).rstrip("/")
