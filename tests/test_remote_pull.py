@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -333,6 +334,24 @@ def test_check_agent_checks_a_pull_bot_through_the_server_it_is_connected_to(sta
         result = check_agent(*args, token=token)
         lines = result.stderr.strip().splitlines()
         assert result.returncode == 2 and len(lines) == 1 and words in lines[0], (args, result.stderr)
+
+    # The browser's skin: the /bots page offers a person signed in a Check form per bot, answered with the report.
+    assert 'class="inline check-form"' not in http.get(server.url + "/bots").text  # not signed in
+    with httpx.Client(base_url=server.url, timeout=DEADLINE) as browser:
+        assert browser.post("/signin", data={"token": stage.writer["Authorization"][7:]}).status_code == 303
+        page = browser.get("/bots").text
+        assert page.count('class="inline check-form"') == 2 and 'action="/bots/goodbot/check"' in page
+        form = re.search(r'name="form_token" value="([0-9a-f]+)"', page).group(1)  # type: ignore[union-attr]
+        passed = browser.post("/bots/goodbot/check", data={"game": "tic_tac_toe", "seeds": "1", "form_token": form})
+        assert passed.status_code == 200 and "2 matches: passed" in passed.text and 'id="round-trips"' in passed.text
+        failed = browser.post("/bots/badbot/check", data={"game": "tic_tac_toe", "seeds": "1", "form_token": form})
+        assert "2 matches: FAILED (2 problems)" in failed.text and failed.text.count("illegal_action") == 2
+        for data, status, words in [({"game": "tic_tac_toe", "seeds": "11"}, 400, "seeds: a whole number from 1 to 10"),
+                                    ({"game": "nosuch", "seeds": "1"}, 400, "unknown game"),
+                                    ({"game": "tic_tac_toe", "seeds": "1", "form_token": "0" * 64}, 403, "form token")]:  # fmt: skip
+            refused = browser.post("/bots/goodbot/check", data={"form_token": form, **data})
+            assert refused.status_code == status and words in refused.text and "text/html" in refused.headers["content-type"]
+        assert browser.post("/bots/nobody/check", data={"game": "tic_tac_toe", "form_token": form}).status_code == 409
 
 
 def test_a_pull_bot_is_checked_once_at_a_time_and_its_timeouts_are_reported(stage: Stage) -> None:

@@ -30,7 +30,7 @@ from arena.remote.check import MAX_SERVER_SEEDS, MAX_SERVER_TIME_PER_MOVE, check
 from arena.remote.hub import Hub
 from arena.remote.protocol import PROTOCOL
 from arena.server.bodies import Body
-from arena.server.deps import TOKEN_RECHECK_SECONDS, DatabaseDep, RegistryDep, require_token
+from arena.server.deps import TOKEN_RECHECK_SECONDS, require_token
 from arena.server.errors import error
 from arena.server.reply import reply
 
@@ -179,10 +179,16 @@ AnyToken = Annotated[tokens.Holder, Depends(require_token(None))]
 
 @router.post("/bots/{name}/check",
              summary="Play a connected pull bot through `arena check-agent`'s checks (a user token, or the bot's own)")
-async def check_bot(name: BotName, body: BotCheck, request: Request, registry: RegistryDep, database: DatabaseDep,
-                    holder: AnyToken) -> Response:  # fmt: skip
+async def check_bot(name: BotName, body: BotCheck, request: Request, holder: AnyToken) -> Response:
     """The bot plays every seat of `seeds` matches against random on this server (nothing is stored); the answer is
     `arena check-agent --json`'s report. Async: the hub lives on the event loop's thread; the matches play in a thread."""
+    report = await check_report(request, holder, name, body)
+    return report if isinstance(report, Response) else reply(report)
+
+
+async def check_report(request: Request, holder: tokens.Holder, name: str, body: BotCheck) -> dict[str, Any] | Response:
+    """check_agent_spec's report for the bot `name` connected here, asked for by `holder` (a user, or the bot itself);
+    or the refusal (an error: JSON for the API, a page for a page). Call it on the event loop's thread."""
     check_name(name, "name: a bot's name", "name")
     if holder.kind != "user" and holder.name != name:
         return error(request, 403, f"name: a bot token checks only its own bot ('{holder.name}'), not '{name}'; a user "
@@ -195,13 +201,15 @@ async def check_bot(name: BotName, body: BotCheck, request: Request, registry: R
     if name in checking:
         return error(request, 409, f"name: '{name}' is being checked already; ask again when that check ends", "name")
     checking.add(name)
+    state = request.app.state
     try:
-        report = await run_in_threadpool(check_agent_spec, registry, database, f"pull:name={name}", body.game, body.seeds,
-                                         body.time_per_move, body.network_allowance / 1000.0)  # fmt: skip
+        report: dict[str, Any] = await run_in_threadpool(
+            check_agent_spec, state.registry, state.database, f"pull:name={name}", body.game, body.seeds,
+            body.time_per_move, body.network_allowance / 1000.0)  # fmt: skip
     except ServerStopping:
         return error(request, 503, "the server is stopping: check the bot again once it is back")
     except ArenaFault as exc:  # the server's own relay to its hub failed: no fault of the bot's
         return error(request, 503, f"the check could not be played: {exc}")
     finally:
         checking.discard(name)
-    return reply(report)
+    return report

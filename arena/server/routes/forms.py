@@ -1,6 +1,7 @@
-"""The forms that write, for a person signed in with a user token: queue a tournament (`/new`: the settings of `POST
-/api/v1/tournaments` as form fields), cancel one's own from its page (`POST /tournaments/{id}/cancel`) and join a
-ladder there (`POST /tournaments/{id}/agents`). Each calls the library function its API route calls.
+"""The forms that act, for a person signed in with a user token: queue a tournament (`/new`: the settings of `POST
+/api/v1/tournaments` as form fields), cancel one's own from its page (`POST /tournaments/{id}/cancel`), join a
+ladder there (`POST /tournaments/{id}/agents`), and check a connected bot (`POST /bots/{name}/check`). Each calls the
+function its API route calls.
 
 A refusal shows the form again with the message and the field it names; nothing is written. The person's token's
 name is the tournament's owner, as over the API; the form token guards every post (arena.server.people).
@@ -15,12 +16,14 @@ from fastapi import APIRouter, Form, Path, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, shown
 from arena.library import ladders, tokens
 from arena.library import tournaments as library
+from arena.remote.check import MAX_SERVER_SEEDS
 from arena.server import people
 from arena.server.bodies import NUL, holds_nul
 from arena.server.errors import arena_status, error, guess_field, in_field_names, naming
+from arena.server.routes.bots import BotCheck, check_report
 from arena.server.routes.pages import render, tournament_view
 from arena.server.routes.play import form_choices
 from arena.server.routes.tournaments import join_refusal
@@ -129,3 +132,18 @@ async def join_ladder(request: Request, key: Annotated[str, Path(max_length=200)
         return await run_in_threadpool(tournament_view, request, key, state.database, state.registry, 0, status, join)
     label = joined["joining"][-1] if joined.get("joining") else agent
     return RedirectResponse(f"/tournaments/{joined['id']}?joined={quote(str(label))}", 303)
+
+
+@router.post("/bots/{name}/check")
+async def check_bot(request: Request, name: Annotated[str, Path(max_length=200)], game: Text = "", seeds: Text = "3",
+                    form_token: Annotated[str | None, Form(max_length=200)] = None) -> Response:  # fmt: skip
+    """`arena check-agent` on a connected bot (as `POST /api/v1/bots/{name}/check`): a page with its report."""
+    holder = await run_in_threadpool(people.person, request)
+    people.check_form(request, form_token)
+    count = seeds.strip()
+    if not count.isdecimal() or not 1 <= int(count) <= MAX_SERVER_SEEDS:
+        return error(request, 400, f"seeds: a whole number from 1 to {MAX_SERVER_SEEDS}, got {shown(seeds)!r}", "seeds")
+    if not game.strip() or holds_nul(game):
+        return error(request, 400, "game: give a game spec, e.g. connect_four", "game")
+    report = await check_report(request, holder, name, BotCheck(game=game.strip(), seeds=int(count)))
+    return report if isinstance(report, Response) else render(request, "bot_check.html", r=report)

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request
 from fastapi import Path as PathParam
 from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from arena.errors import ArenaError
@@ -91,8 +92,12 @@ def agents_page(request: Request, database: DatabaseDep, registry: RegistryDep) 
 
 @router.get("/bots")
 async def bots_page(request: Request) -> Response:  # async: the hub lives on the event loop's thread
+    bots = connected(request)["bots"]
+    holder = await run_in_threadpool(people.signed_in, request) if bots else None
+    token = people.form_token(request, request.cookies.get(people.COOKIE, "")) if holder is not None else None
     server = str(request.base_url).rstrip("/")
-    return render(request, "bots.html", bots=connected(request)["bots"], server=server, socket="ws" + server[4:])
+    return render(request, "bots.html", bots=bots, server=server, socket="ws" + server[4:], form_token=token,
+                  games=catalog.games(request.app.state.registry))  # fmt: skip
 
 
 @router.get("/tournaments/{key}")
