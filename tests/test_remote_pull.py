@@ -378,7 +378,8 @@ def test_a_pull_bot_is_checked_once_at_a_time_and_its_timeouts_are_reported(stag
 
 def test_a_person_plays_a_connected_bot_on_the_play_page(stage: Stage) -> None:
     """The play page offers the connected bots as opponents (`pull:name=NAME`), and a person plays one through the
-    play API (a bearer token, as the page's script does with its cookie) to the end; the match is stored and rated."""
+    play API (a bearer token, as the page's script does with its cookie) to the end; the match is stored and rated.
+    The New tournament form offers them too, and queues a tournament the bot plays."""
     from arena.library.tokens import create
 
     server = stage.serve()
@@ -400,6 +401,14 @@ def test_a_person_plays_a_connected_bot_on_the_play_page(stage: Stage) -> None:
         state = http.get(game, params={"seen": state["version"], "wait": 5}, headers=alice).json()
     assert state["status"] == "over" and state["end"]["reason"] == "normal", state
     assert [s["agent"] for s in state["result"]["seats"]] == ["browser:name=alice", "pull:name=robot"]
+
+    # The New tournament form offers it too, and queues a tournament it plays in (a bearer needs no form token).
+    assert '<option value="pull:name=robot">' in http.get(server.url + "/new", headers=alice).text
+    queued = http.post(server.url + "/new", data={"game": "tic_tac_toe", "agents": "pull:name=robot,random", "rounds": "2"},
+                       headers=alice)  # fmt: skip
+    assert queued.status_code == 303, queued.text
+    tid = int(queued.headers["location"].rsplit("/", 1)[1])
+    assert stage.finished(tid)["owner"] == "alice" and {m["reason"] for m in stage.matches(tid)} == {"normal"}
 
 
 def test_arena_connect_serves_minimax_to_the_server(stage: Stage) -> None:

@@ -9,6 +9,8 @@ name is the tournament's owner, as over the API; the form token guards every pos
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -23,7 +25,7 @@ from arena.remote.check import MAX_SERVER_SEEDS
 from arena.server import people
 from arena.server.bodies import NUL, holds_nul
 from arena.server.errors import arena_status, error, guess_field, in_field_names, naming
-from arena.server.routes.bots import BotCheck, check_report
+from arena.server.routes.bots import BotCheck, bot_specs, check_report
 from arena.server.routes.pages import render, tournament_view
 from arena.server.routes.play import form_choices
 from arena.server.routes.tournaments import join_refusal
@@ -38,10 +40,11 @@ Text = Annotated[str, Form(max_length=2000)]
 
 
 def _page(request: Request, holder: tokens.Holder, status: int = 200, form: dict[str, str] | None = None,
-          error: str | None = None, field: str | None = None) -> Response:  # fmt: skip
+          error: str | None = None, field: str | None = None, bots: Sequence[str] = ()) -> Response:  # fmt: skip
+    """The New tournament form; `bots`: the connected pull bots' specs, offered first (read on the event loop)."""
     token = people.form_token(request, request.cookies.get(people.COOKIE, ""))
     return render(request, "tournament_new.html", status, person=holder.name, form={**DEFAULTS, **(form or {})},
-                  formats=FORMATS, form_token=token, error=error, field=field, **form_choices(request))  # fmt: skip
+                  formats=FORMATS, form_token=token, error=error, field=field, **form_choices(request, bots))  # fmt: skip
 
 
 def _number(form: dict[str, str], field: str, kind: type[int] | type[float]) -> Any:
@@ -73,7 +76,7 @@ def settings(form: dict[str, str]) -> dict[str, Any]:
 
 @router.get("/new")
 async def new_page(request: Request) -> Response:
-    return await people.page_for_person(request, "/new", _page)
+    return await people.page_for_person(request, "/new", functools.partial(_page, bots=bot_specs(request)))
 
 
 @router.post("/new")
@@ -94,7 +97,8 @@ async def new_tournament(request: Request, game: Text = "", agents: Text = "", r
     except ArenaError as exc:
         message = str(exc)
         field = exc.field or guess_field(message)
-        return await run_in_threadpool(_page, request, holder, 400, form, naming(field, in_field_names(message)), field)
+        return await run_in_threadpool(_page, request, holder, 400, form, naming(field, in_field_names(message)), field,
+                                       bot_specs(request))  # fmt: skip
     return RedirectResponse(f"/tournaments/{created['id']}", 303)
 
 

@@ -123,11 +123,13 @@ def signout(request: Request, form_token: Annotated[str | None, Form(max_length=
 # ---- the pages ----
 
 
-def form_choices(request: Request) -> dict[str, Any]:
+def form_choices(request: Request, bots: Sequence[str] = ()) -> dict[str, Any]:
+    """The games and the agents a form offers: `bots` (the connected pull bots' specs, read on the event loop) first,
+    then the agent types that play unattended, then the named agents."""
     registry, database = request.app.state.registry, request.app.state.database
     agents = catalog.agents(registry, database)
     types = [t["type"] for t in agents["types"] if t["type"] not in ("browser", "human", "pull", "http")]
-    return {"games": catalog.games(registry), "agent_names": types + [a["name"] for a in agents["named"]]}
+    return {"games": catalog.games(registry), "agent_names": [*bots, *types, *(a["name"] for a in agents["named"])]}
 
 
 def _new_page(request: Request, holder: tokens_library.Holder, status: int = 200, bots: Sequence[str] = (),
@@ -136,10 +138,8 @@ def _new_page(request: Request, holder: tokens_library.Holder, status: int = 200
     live = tables_of(request).live_of(holder.name)
     form = {"game": "tic_tac_toe", "against": "random", "seat": "0", **data.pop("form", {})}
     token = people.form_token(request, request.cookies.get(people.COOKIE, ""))
-    choices = form_choices(request)
-    choices["agent_names"] = [*bots, *choices["agent_names"]]
     return render(request, "play_new.html", status, person=holder.name, live=live, form=form, form_token=token,
-                  error=data.get("error"), field=data.get("field"), **choices)  # fmt: skip
+                  error=data.get("error"), field=data.get("field"), **form_choices(request, bots))  # fmt: skip
 
 
 @router.get("/play")
