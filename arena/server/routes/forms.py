@@ -40,11 +40,11 @@ Text = Annotated[str, Form(max_length=2000)]
 
 
 def _page(request: Request, holder: tokens.Holder, status: int = 200, form: dict[str, str] | None = None,
-          error: str | None = None, field: str | None = None, bots: Sequence[str] = ()) -> Response:  # fmt: skip
+          message: str | None = None, field: str | None = None, bots: Sequence[str] = ()) -> Response:  # fmt: skip
     """The New tournament form; `bots`: the connected pull bots' specs, offered first (read on the event loop)."""
     token = people.form_token(request, request.cookies.get(people.COOKIE, ""))
     return render(request, "tournament_new.html", status, person=holder.name, form={**DEFAULTS, **(form or {})},
-                  formats=FORMATS, form_token=token, error=error, field=field, **form_choices(request, bots))  # fmt: skip
+                  formats=FORMATS, form_token=token, error=message, field=field, **form_choices(request, bots))  # fmt: skip
 
 
 def _number(form: dict[str, str], field: str, kind: type[int] | type[float]) -> Any:
