@@ -294,7 +294,11 @@ def test_check_agent_checks_a_pull_bot_through_the_server_it_is_connected_to(sta
     server = stage.serve()
     stage.bot("goodbot")
     stage.bot("badbot", "illegal")
+    stage.bot("team/bot")  # a bot token's name may hold "/": its check's path holds it as %2F
     where = ("--server", server.url)
+    slashed = check_agent("pull:name=team/bot", "--game", "tic_tac_toe", "--seeds", "1", "--time-per-move", "60",
+                          "--server", server.url, token=stage.token("team/bot"))  # fmt: skip
+    assert slashed.returncode == 0 and "pull:name=team/bot on tic_tac_toe: 2 matches, passed" in slashed.stdout, slashed.stderr
     good = check_agent("pull:name=goodbot", "--game", "tic_tac_toe", "--seeds", "2", "--time-per-move", "60", *where,
                        token=stage.token("goodbot"))  # fmt: skip
     assert good.returncode == 0, good.stderr
@@ -340,10 +344,13 @@ def test_check_agent_checks_a_pull_bot_through_the_server_it_is_connected_to(sta
     with httpx.Client(base_url=server.url, timeout=DEADLINE) as browser:
         assert browser.post("/signin", data={"token": stage.writer["Authorization"][7:]}).status_code == 303
         page = browser.get("/bots").text
-        assert page.count('class="inline check-form"') == 2 and 'action="/bots/goodbot/check"' in page
+        assert page.count('class="inline check-form"') == 3 and 'action="/bots/goodbot/check"' in page
+        assert 'action="/bots/team%2Fbot/check"' in page
         form = re.search(r'name="form_token" value="([0-9a-f]+)"', page).group(1)  # type: ignore[union-attr]
         passed = browser.post("/bots/goodbot/check", data={"game": "tic_tac_toe", "seeds": "1", "form_token": form})
         assert passed.status_code == 200 and "2 matches: passed" in passed.text and 'id="round-trips"' in passed.text
+        slashed_page = browser.post("/bots/team%2Fbot/check", data={"game": "tic_tac_toe", "seeds": "1", "form_token": form})
+        assert "<code>pull:name=team/bot</code>" in slashed_page.text and "2 matches: passed" in slashed_page.text
         failed = browser.post("/bots/badbot/check", data={"game": "tic_tac_toe", "seeds": "1", "form_token": form})
         assert "2 matches: FAILED (2 problems)" in failed.text and failed.text.count("illegal_action") == 2
         for data, status, words in [({"game": "tic_tac_toe", "seeds": "11"}, 400, "seeds: a whole number from 1 to 10"),

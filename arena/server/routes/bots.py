@@ -177,7 +177,7 @@ BotName = Annotated[str, Path(min_length=1, max_length=MAX_NAME_LENGTH, descript
 AnyToken = Annotated[tokens.Holder, Depends(require_token(None))]
 
 
-@router.post("/bots/{name}/check",
+@router.post("/bots/{name:path}/check",  # (a path: a bot token's name may hold "/", sent as %2F)
              summary="Play a connected pull bot through `arena check-agent`'s checks (a user token, or the bot's own)")
 async def check_bot(name: BotName, body: BotCheck, request: Request, holder: AnyToken) -> Response:
     """The bot plays every seat of `seeds` matches against random on this server (nothing is stored); the answer is

@@ -138,7 +138,7 @@ async def join_ladder(request: Request, key: Annotated[str, Path(max_length=200)
     return RedirectResponse(f"/tournaments/{joined['id']}?joined={quote(str(label))}", 303)
 
 
-@router.post("/bots/{name}/check")
+@router.post("/bots/{name:path}/check")  # (a bot's name may hold "/")
 async def check_bot(request: Request, name: Annotated[str, Path(max_length=200)], game: Text = "", seeds: Text = "3",
                     form_token: Annotated[str | None, Form(max_length=200)] = None) -> Response:  # fmt: skip
     """`arena check-agent` on a connected bot (as `POST /api/v1/bots/{name}/check`): a page with its report."""
