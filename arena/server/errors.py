@@ -194,14 +194,20 @@ def arena_status(message: str) -> int:
     return 404 if message.startswith("no ") else 400
 
 
+def refusal(exc: ArenaError) -> tuple[int, str, str | None]:
+    """(status, message, field) of a library refusal, in the API's words: 403 for another's row, 404 for "no ...", else
+    400; the field the error names, or the one its message is about, which the message then leads with."""
+    message = str(exc)
+    status = 403 if isinstance(exc, NotOwner) else arena_status(message)
+    missing = re.match(r"no (\w+)", message)  # "no tournament with id or name 'x'" is about the tournament
+    field = exc.field or (missing.group(1) if missing and missing.group(1) in FIELDS else guess_field(message))
+    return status, naming(field, in_field_names(message)), field
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(ArenaError)
     async def arena_error(request: Request, exc: ArenaError) -> Response:
-        message = str(exc)
-        status = 403 if isinstance(exc, NotOwner) else arena_status(message)
-        missing = re.match(r"no (\w+)", message)  # "no tournament with id or name 'x'" is about the tournament
-        field = exc.field or (missing.group(1) if missing and missing.group(1) in FIELDS else guess_field(message))
-        return error(request, status, naming(field, in_field_names(message)), field)
+        return error(request, *refusal(exc))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:

@@ -24,7 +24,7 @@ from arena.library import tournaments as library
 from arena.remote.check import MAX_SERVER_SEEDS
 from arena.server import people
 from arena.server.bodies import NUL, holds_nul
-from arena.server.errors import arena_status, error, guess_field, in_field_names, naming
+from arena.server.errors import error, refusal
 from arena.server.routes.bots import BotCheck, bot_specs, check_report
 from arena.server.routes.pages import render, tournament_view
 from arena.server.routes.play import form_choices
@@ -94,25 +94,20 @@ async def new_tournament(request: Request, game: Text = "", agents: Text = "", r
     try:
         created = await run_in_threadpool(lambda: library.submit(request.app.state.registry, request.app.state.database,
                                                                  **settings(form), owner=holder.name, reach=reach))  # fmt: skip
-    except ArenaError as exc:
-        message = str(exc)
-        field = exc.field or guess_field(message)
-        return await run_in_threadpool(_page, request, holder, 400, form, naming(field, in_field_names(message)), field,
-                                       bot_specs(request))  # fmt: skip
+    except ArenaError as exc:  # the form again, as a form's refusal (400), in the API's words
+        _status, message, field = refusal(exc)
+        return await run_in_threadpool(_page, request, holder, 400, form, message, field, bot_specs(request))
     return RedirectResponse(f"/tournaments/{created['id']}", 303)
 
 
 @router.post("/tournaments/{key}/cancel")
 async def cancel_tournament(request: Request, key: Annotated[str, Path(max_length=200)],
                             form_token: Annotated[str | None, Form(max_length=200)] = None) -> Response:  # fmt: skip
-    """Cancel the person's own tournament (another's: 403, a page saying whose it is), then back to its page."""
+    """Cancel the person's own tournament (another's: 403, a page saying whose it is: the app's refusal, as over the
+    API), then back to its page."""
     holder = await run_in_threadpool(people.person, request)
     people.check_form(request, form_token)
-    try:
-        cancelled = await run_in_threadpool(library.cancel, request.app.state.database, key, holder.name)
-    except ArenaError as exc:
-        message = str(exc)
-        return error(request, 403 if isinstance(exc, tokens.NotOwner) else arena_status(message), message, "tournament")
+    cancelled = await run_in_threadpool(library.cancel, request.app.state.database, key, holder.name)
     return RedirectResponse(f"/tournaments/{cancelled['id']}", 303)
 
 
